@@ -1,0 +1,58 @@
+"""The injectable clock.
+
+Pure code never reads the time: the shell asks a :class:`Clock` and passes the value down.
+``ORBITAL_NOW`` pins "now" for reproducible runs and tests.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from orbital.errors import InvalidInput
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current instant, timezone-aware, in UTC."""
+        ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class FixedClock:
+    at: datetime
+
+    def now(self) -> datetime:
+        return self.at
+
+
+def parse_instant(text: str) -> datetime:
+    """Parse an ISO 8601 instant; a naive value is taken as UTC."""
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise InvalidInput(
+            f"{text!r} is not an ISO 8601 date or time (e.g. 2026-11-01 or 2026-11-01T09:30:00Z)"
+        ) from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def clock_from_env(environ: dict[str, str] | None = None) -> Clock:
+    """``ORBITAL_NOW`` set: a fixed clock at that instant; otherwise the system clock."""
+    env = os.environ if environ is None else environ
+    pinned = env.get("ORBITAL_NOW", "").strip()
+    if pinned:
+        try:
+            return FixedClock(parse_instant(pinned))
+        except InvalidInput as exc:
+            raise InvalidInput(f"ORBITAL_NOW: {exc}") from None
+    return SystemClock()

@@ -1,0 +1,1 @@
+"""The pure core: deciders and folds. No I/O, no clock, no framework imports."""

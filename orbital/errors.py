@@ -1,0 +1,71 @@
+"""One small error hierarchy for the whole service.
+
+Errors carry data (which stream, which versions) rather than only text, so the HTTP and CLI
+layers can map them to status codes and exit codes without parsing messages.
+"""
+
+from __future__ import annotations
+
+
+class OrbitalError(Exception):
+    """Base of every error Orbital raises on purpose."""
+
+
+class UnknownProject(OrbitalError):
+    """A project id or path that is not registered in the store."""
+
+    def __init__(self, project: str) -> None:
+        self.project = project
+        super().__init__(
+            f"unknown project {project!r}: register it first with `orbital init --project PATH`"
+        )
+
+
+class Conflict(OrbitalError):
+    """Optimistic concurrency failure: the stream moved on since it was read."""
+
+    def __init__(self, stream: str, expected: int, actual: int) -> None:
+        self.stream = stream
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"stream {stream!r} is at version {actual}, not the expected {expected}: "
+            "someone else wrote it meanwhile; reload and retry"
+        )
+
+
+class MalformedEvent(OrbitalError):
+    """Event data that does not decode into the event catalogue."""
+
+    def __init__(self, detail: str, *, position: int | None = None) -> None:
+        self.detail = detail
+        self.position = position
+        where = f" at position {position}" if position is not None else ""
+        super().__init__(f"malformed event{where}: {detail}")
+
+
+class DuplicateEventId(OrbitalError):
+    """An event id was reused for different content (a retry must resend the same batch)."""
+
+    def __init__(self, event_id: str) -> None:
+        self.event_id = event_id
+        super().__init__(
+            f"event id {event_id!r} is already recorded with different content; "
+            "a retry must resend exactly the same batch"
+        )
+
+
+class StoreLocked(OrbitalError):
+    """The database stayed locked by another writer for longer than the busy timeout."""
+
+    def __init__(self, url: str, timeout_ms: int) -> None:
+        self.url = url
+        self.timeout_ms = timeout_ms
+        super().__init__(
+            f"the store {url} stayed locked by another writer for more than {timeout_ms} ms; "
+            "nothing was written. Retry, or raise ORBITAL_BUSY_TIMEOUT_MS"
+        )
+
+
+class InvalidInput(OrbitalError):
+    """Bad input from a person or an agent (a malformed date, an empty text, a bad name)."""

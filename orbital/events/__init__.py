@@ -1,0 +1,82 @@
+"""The event vocabulary: every event type, the actors, and the stored-event envelope.
+
+All payloads form one msgspec tagged union (tag field ``type``), so one decoder validates any
+stored event. This package is the bottom layer: it imports nothing else from Orbital.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Union
+
+import msgspec
+
+from orbital.errors import MalformedEvent
+from orbital.events._base import Actor, Event, event_type
+from orbital.events.asks import ASK_EVENTS, AskClosed, AskOpened, AskOpenRefused, AskReopened
+from orbital.events.entries import ENTRY_EVENTS
+from orbital.events.files import FILE_EVENTS
+from orbital.events.migration import MIGRATION_EVENTS
+from orbital.events.project import PROJECT_EVENTS, ProjectRegistered
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    PROJECT_EVENTS + ASK_EVENTS + ENTRY_EVENTS + FILE_EVENTS + MIGRATION_EVENTS
+)
+#: The runtime union used for decoding; statically, decoded values are ``Event``.
+AnyEvent: Any = Union[EVENT_TYPES]  # noqa: UP007 - built from a tuple at runtime
+
+_decoder = msgspec.json.Decoder(AnyEvent)
+_encoder = msgspec.json.Encoder()
+
+
+class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """An event as stored: payload plus its place in the log."""
+
+    position: int
+    project: str
+    stream: str
+    version: int
+    event: Event
+    actor: Actor
+    session: str | None
+    recorded_at: dt.datetime
+    event_id: str
+
+    @property
+    def type(self) -> str:
+        return event_type(type(self.event))
+
+
+def encode_event(event: Event) -> bytes:
+    """JSON bytes of a payload, including its ``type`` tag."""
+    if not isinstance(event, EVENT_TYPES):
+        raise MalformedEvent(f"{type(event).__name__} is not in the event catalogue")
+    return _encoder.encode(event)
+
+
+def decode_event(data: bytes | str, *, position: int | None = None) -> Event:
+    """Decode and validate stored JSON into its event type."""
+    try:
+        event: Event = _decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise MalformedEvent(str(exc), position=position) from None
+    except msgspec.DecodeError as exc:
+        raise MalformedEvent(f"not JSON: {exc}", position=position) from None
+    return event
+
+
+__all__ = [
+    "EVENT_TYPES",
+    "Actor",
+    "AnyEvent",
+    "AskClosed",
+    "AskOpenRefused",
+    "AskOpened",
+    "AskReopened",
+    "Event",
+    "ProjectRegistered",
+    "RecordedEvent",
+    "decode_event",
+    "encode_event",
+    "event_type",
+]

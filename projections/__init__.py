@@ -1,0 +1,1 @@
+"""The read side: pure markdown grammars (parse and render) and other read models."""
