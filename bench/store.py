@@ -1,0 +1,221 @@
+"""Event-store benchmark: the store against raw sqlite3 on the same machine and pragmas.
+
+Run: ``python bench/store.py`` (``--quick`` for a smaller run). Prints medians and ratios:
+
+1. one durable append (its own transaction) through the store vs a raw sqlite3
+   INSERT + COMMIT loop (target: ratio <= 2x);
+2. one append of a 10,000-event batch vs raw ``executemany`` of the same rows in one
+   transaction (target: >= 50% of the raw rate);
+3. reading current state (materialised) of a project with 1k vs 100k events
+   (target: flat), beside a full replay of the log for contrast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sqlite3
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+
+from orbital.events import Actor, AskOpened, RecordedEvent, encode_event
+from orbital.store import EventStore, Reducer
+
+DAY = dt.date(2026, 9, 19)
+PRAGMAS = ("journal_mode = WAL", "synchronous = FULL", "foreign_keys = ON", "busy_timeout = 5000")
+
+
+class Tally(msgspec.Struct):
+    count: int
+    last_position: int
+
+
+def tally(state: Tally | None, event: RecordedEvent) -> Tally:
+    return Tally((state.count if state else 0) + 1, event.position)
+
+
+def event(i: int) -> AskOpened:
+    return AskOpened(ask_id=f"{i % 100:06x}", text=f"ask number {i}", date=DAY)
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def raw_connection(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None)
+    for pragma in PRAGMAS:
+        conn.execute(f"PRAGMA {pragma}")
+    conn.execute(
+        "CREATE TABLE events (position INTEGER PRIMARY KEY, project_id TEXT NOT NULL,"
+        " stream TEXT NOT NULL, version INTEGER NOT NULL, type TEXT NOT NULL,"
+        " data TEXT NOT NULL, actor TEXT NOT NULL, session TEXT, recorded_at TEXT NOT NULL,"
+        " event_id TEXT NOT NULL UNIQUE, UNIQUE (project_id, stream, version))"
+    )
+    return conn
+
+
+def raw_row(i: int, version: int) -> tuple[object, ...]:
+    return (
+        "p",
+        f"ask:{i % 100:06x}",
+        version,
+        "ask.opened",
+        encode_event(event(i)).decode(),
+        "agent",
+        None,
+        dt.datetime.now(dt.UTC).isoformat(),
+        uuid.uuid4().hex,
+    )
+
+
+INSERT = (
+    "INSERT INTO events (project_id, stream, version, type, data, actor, session,"
+    " recorded_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def bench_single(tmp: Path, n: int) -> tuple[float, float]:
+    raw = raw_connection(tmp / "raw1.db")
+    counter = iter(range(10**9))
+
+    def raw_once() -> None:
+        i = next(counter)
+        raw.execute("BEGIN IMMEDIATE")
+        raw.execute(INSERT, raw_row(i, i + 1))
+        raw.execute("COMMIT")
+
+    raw_samples = timed(raw_once, n)
+    raw.close()
+
+    store = EventStore(f"sqlite:///{tmp / 'store1.db'}", reducers={"ask": Reducer(Tally, tally)})
+    project = store.register_project(tmp / "p1").project_id
+    versions: dict[str, int] = {}
+    numbers = iter(range(10**9))
+
+    def store_once() -> None:
+        i = next(numbers)
+        stream = f"ask:{i % 100:06x}"
+        result = store.append(
+            project,
+            stream,
+            [event(i)],
+            expected_version=versions.get(stream, 0),
+            actor=Actor.AGENT,
+        )
+        versions[stream] = result.version
+
+    store_samples = timed(store_once, n)
+    store.close()
+    return median_ms(raw_samples), median_ms(store_samples)
+
+
+def bench_batch(tmp: Path, size: int, repeat: int) -> tuple[float, float]:
+    raw = raw_connection(tmp / "raw2.db")
+    rounds = iter(range(10**9))
+
+    def raw_batch() -> None:
+        r = next(rounds)
+        rows = [raw_row(i, r * size + i + 1) for i in range(size)]
+        raw.execute("BEGIN IMMEDIATE")
+        raw.executemany(INSERT, rows)
+        raw.execute("COMMIT")
+
+    raw_samples = timed(raw_batch, repeat)
+    raw.close()
+
+    store = EventStore(f"sqlite:///{tmp / 'store2.db'}", reducers={"ask": Reducer(Tally, tally)})
+    project = store.register_project(tmp / "p2").project_id
+    batch = [event(i) for i in range(size)]
+
+    def store_batch() -> None:
+        store.append(project, "ask:batch", batch, expected_version=None, actor=Actor.AGENT)
+
+    store_samples = timed(store_batch, repeat)
+    store.close()
+    return size / statistics.median(raw_samples), size / statistics.median(store_samples)
+
+
+def bench_state(tmp: Path, total: int, repeat: int) -> tuple[float, float, float]:
+    store = EventStore(
+        f"sqlite:///{tmp / f'state{total}.db'}", reducers={"ask": Reducer(Tally, tally)}
+    )
+    project = store.register_project(tmp / f"p{total}").project_id
+    chunk = 1000
+    for start in range(0, total, chunk):
+        with store.writing() as writer:
+            for stream_no in range(100):
+                batch = [event(i) for i in range(start, start + chunk) if i % 100 == stream_no]
+                if batch:
+                    writer.append(
+                        project,
+                        f"ask:{stream_no:06x}",
+                        batch,
+                        expected_version=None,
+                        actor=Actor.AGENT,
+                    )
+    one = median_ms(timed(lambda: store.state(project, "ask:000007"), repeat))
+    every = median_ms(timed(lambda: store.states(project, "ask:"), repeat))
+
+    def replay() -> None:
+        states: dict[str, Tally | None] = {}
+        for recorded in store.read_project(project, stream_prefix="ask:"):
+            states[recorded.stream] = tally(states.get(recorded.stream), recorded)
+
+    replayed = median_ms(timed(replay, max(3, repeat // 20)))
+    store.close()
+    return one, every, replayed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer samples, smaller logs")
+    args = parser.parse_args()
+    n_single = 300 if args.quick else 2000
+    batch_repeat = 3 if args.quick else 7
+    sizes = (1_000, 10_000) if args.quick else (1_000, 100_000)
+    with tempfile.TemporaryDirectory(prefix="orbital-bench-") as name:
+        tmp = Path(name)
+        print(f"SQLite {sqlite3.sqlite_version}, pragmas: {', '.join(PRAGMAS)}")
+        raw_ms, store_ms = bench_single(tmp, n_single)
+        print(f"\n1. single durable append, median of {n_single}:")
+        print(f"   raw sqlite3 INSERT+COMMIT  {raw_ms:8.3f} ms")
+        print(f"   EventStore.append          {store_ms:8.3f} ms")
+        print(f"   ratio store/raw            {store_ms / raw_ms:8.2f}x   (target <= 2x)")
+        raw_rate, store_rate = bench_batch(tmp, 10_000, batch_repeat)
+        print(f"\n2. one batch of 10,000 events, median of {batch_repeat}:")
+        print(f"   raw executemany            {raw_rate:10,.0f} events/s")
+        print(f"   EventStore.append          {store_rate:10,.0f} events/s")
+        print(f"   store / raw                {store_rate / raw_rate:9.0%}   (target >= 50%)")
+        print("\n3. current state of a project (100 asks), median:")
+        results = {total: bench_state(tmp, total, 200) for total in sizes}
+        for total, (one, every, replayed) in results.items():
+            print(
+                f"   {total:>7,} events: one stream {one:6.3f} ms, all 100 streams "
+                f"{every:6.3f} ms, full replay {replayed:9.1f} ms"
+            )
+        small, large = (results[s] for s in sizes)
+        print(
+            f"   {sizes[1]:,} vs {sizes[0]:,}: one stream {large[0] / small[0]:.2f}x, "
+            f"all streams {large[1] / small[1]:.2f}x (target: flat, ~1x); "
+            f"replay {large[2] / small[2]:.0f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,8 @@
+"""The application service: one entry point per use case, each one transaction.
+
+The CLI and the HTTP app call these and hold no rules themselves.
+"""
+
+from orbital.service._service import HistoryQuery, Orbital
+
+__all__ = ["HistoryQuery", "Orbital"]

@@ -1,0 +1,5 @@
+"""The event store (shell layer). Public API: :class:`EventStore` and its value types."""
+
+from orbital.store._store import AppendResult, EventStore, Project, Reducer, Writer, category
+
+__all__ = ["AppendResult", "EventStore", "Project", "Reducer", "Writer", "category"]

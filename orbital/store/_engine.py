@@ -1,0 +1,96 @@
+"""Engines for the event store.
+
+SQLite needs care to be a safe multi-process store (DESIGN.md §8):
+
+* writes start with ``BEGIN IMMEDIATE``, taking the write lock before the first read, so a
+  read-decide-append transaction waits for ``busy_timeout`` instead of failing with
+  "database is locked" when another process committed meanwhile (pysqlite's deferred BEGIN
+  would). This is SQLAlchemy's documented recipe: disable pysqlite's own transaction handling
+  on connect and emit BEGIN in the ``begin`` event;
+* reads use a second engine with plain deferred transactions, so they never take the lock;
+* ``journal_mode=WAL`` lets readers run beside the single writer; ``synchronous=FULL`` makes a
+  returned commit durable across power loss, which is what we acknowledge (ARCHITECTURE.md);
+* ``foreign_keys=ON`` so an event can never name an unregistered project.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+
+def default_url() -> str:
+    """``ORBITAL_DB`` if set, else a SQLite file in the user data directory."""
+    configured = os.environ.get("ORBITAL_DB", "").strip()
+    if configured:
+        return configured
+    data_dir = Path(platformdirs.user_data_dir("orbital", appauthor=False))
+    return f"sqlite:///{data_dir / 'orbital.db'}"
+
+
+def busy_timeout_ms() -> int:
+    raw = os.environ.get("ORBITAL_BUSY_TIMEOUT_MS", "").strip()
+    return int(raw) if raw.isdigit() else DEFAULT_BUSY_TIMEOUT_MS
+
+
+def _prepare_sqlite_file(url: sa.URL) -> None:
+    database = url.database
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+
+def _sqlite_pragmas(engine: Engine, timeout_ms: int, *, immediate: bool) -> None:
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = FULL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    begin = "BEGIN IMMEDIATE" if immediate else "BEGIN"
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(connection: sa.Connection) -> None:
+        connection.exec_driver_sql(begin)
+
+
+def _create(url: str, *, immediate: bool, timeout_ms: int | None) -> Engine:
+    parsed = sa.make_url(url)
+    timeout = busy_timeout_ms() if timeout_ms is None else timeout_ms
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        _prepare_sqlite_file(parsed)
+        engine = sa.create_engine(parsed, connect_args={"timeout": timeout / 1000})
+        _sqlite_pragmas(engine, timeout, immediate=immediate)
+        return engine
+    if backend == "postgresql":
+        if parsed.drivername == "postgresql":
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        given = parsed.query.get("options", "")
+        options = " ".join([*([given] if isinstance(given, str) else given), "-c"])
+        return sa.create_engine(
+            parsed.difference_update_query(["options"]),
+            pool_pre_ping=True,
+            connect_args={"options": f"{options} lock_timeout={int(timeout)}".strip()},
+        )
+    raise ValueError(
+        f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql+psycopg://…"
+    )
+
+
+def create_write_engine(url: str, *, timeout_ms: int | None = None) -> Engine:
+    return _create(url, immediate=True, timeout_ms=timeout_ms)
+
+
+def create_read_engine(url: str, *, timeout_ms: int | None = None) -> Engine:
+    return _create(url, immediate=False, timeout_ms=timeout_ms)

@@ -1,0 +1,48 @@
+"""SQLAlchemy Core table definitions the store queries through.
+
+The schema itself is created and changed only by the Alembic migrations in ``migrations/``;
+these objects describe it for queries and must match the newest migration (a test checks it).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+projects = sa.Table(
+    "projects",
+    metadata,
+    sa.Column("project_id", sa.String(64), primary_key=True),
+    sa.Column("root", sa.Text, nullable=False, unique=True),
+    sa.Column("timezone", sa.String(64), nullable=False, server_default=""),
+    sa.Column("registered_at", sa.DateTime, nullable=False),
+)
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("position", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), nullable=False),
+    sa.Column("stream", sa.String(200), nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("type", sa.String(64), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Column("actor", sa.String(16), nullable=False),
+    sa.Column("session", sa.String(200), nullable=True),
+    sa.Column("recorded_at", sa.DateTime, nullable=False),
+    sa.Column("event_id", sa.String(64), nullable=False, unique=True),
+    sa.UniqueConstraint("project_id", "stream", "version", name="uq_events_stream_version"),
+    sa.Index("ix_events_project_position", "project_id", "position"),
+    sa.Index("ix_events_project_recorded_at", "project_id", "recorded_at"),
+)
+
+streams = sa.Table(
+    "streams",
+    metadata,
+    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    sa.Column("stream", sa.String(200), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("last_position", sa.BigInteger, nullable=False),
+    sa.Column("state", sa.Text, nullable=True),
+)

@@ -1,0 +1,25 @@
+"""One-line summaries of events for history listings (pure)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from orbital.events import Event, event_type
+
+_KEY_FIELDS = ("ask_id", "entry_id", "file", "kind", "by", "due")
+_TEXT_FIELDS = ("text", "note", "reason", "pointer", "root")
+_CLIP = 80
+
+
+def _clip(text: str) -> str:
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= _CLIP else one_line[: _CLIP - 1].rstrip() + "…"
+
+
+def summarize(event: Event) -> str:
+    """``<type> <key fields>: <text>``, clipped to one readable line."""
+    fields = msgspec.structs.asdict(event)
+    keys = [str(fields[name]) for name in _KEY_FIELDS if fields.get(name)]
+    texts = [_clip(str(fields[name])) for name in _TEXT_FIELDS if fields.get(name)]
+    head = " ".join([event_type(type(event)), *keys])
+    return f"{head}: {texts[0]}" if texts else head

@@ -1,0 +1,185 @@
+"""Concurrent writers: nothing lost, positions gapless, acknowledged appends durable."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from orbital.errors import Conflict
+from orbital.events import Actor, AskOpened
+from orbital.store import EventStore
+
+WRITER = Path(__file__).with_name("writer_process.py")
+DAY = dt.date(2026, 9, 19)
+
+pytestmark = pytest.mark.slow
+
+
+def _event(text: str) -> AskOpened:
+    return AskOpened(ask_id="x", text=text, date=DAY)
+
+
+def _append_retrying(store: EventStore, project: str, stream: str, texts: list[str]) -> None:
+    """Decide against the version the writer read; on a Conflict reload and retry."""
+    while True:
+        version = store.stream_version(project, stream)
+        try:
+            store.append(
+                project,
+                stream,
+                [_event(t) for t in texts],
+                expected_version=version,
+                actor=Actor.AGENT,
+            )
+            return
+        except Conflict:
+            continue
+
+
+operations = st.lists(
+    st.tuples(st.integers(0, 1), st.integers(0, 2), st.integers(1, 4), st.booleans()),
+    min_size=1,
+    max_size=25,
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(ops=operations)
+def test_any_interleaving_of_two_writers_loses_nothing(
+    store_url: str, tmp_path_factory: pytest.TempPathFactory, ops: list[tuple[int, int, int, bool]]
+) -> None:
+    writers = [EventStore(store_url), EventStore(store_url, upgrade=False)]
+    try:
+        project = writers[0].register_project(tmp_path_factory.mktemp("p")).project_id
+        stale: dict[tuple[int, str], int] = defaultdict(int)
+        expected: dict[str, list[str]] = defaultdict(list)
+        for n, (who, stream_no, size, use_stale_version) in enumerate(ops):
+            store, stream = writers[who], f"ask:{stream_no}"
+            texts = [f"{n}.{k}" for k in range(size)]
+            if use_stale_version:
+                # Decide against what this writer saw last: the other may have moved on.
+                try:
+                    result = store.append(
+                        project,
+                        stream,
+                        [_event(t) for t in texts],
+                        expected_version=stale[who, stream],
+                        actor=Actor.AGENT,
+                    )
+                except Conflict:
+                    _append_retrying(store, project, stream, texts)
+                else:
+                    stale[who, stream] = result.version
+            else:
+                _append_retrying(store, project, stream, texts)
+            expected[stream].extend(texts)
+        recorded = list(writers[1].read_project(project))
+        head = writers[0].head()
+        everything = [e.position for e in writers[0].read_project(project)]
+        assert everything == list(range(everything[0], head + 1))  # gapless, in order
+        for stream, texts in expected.items():
+            events = [e for e in recorded if e.stream == stream]
+            assert [e.event.text for e in events] == texts  # type: ignore[attr-defined]
+            assert [e.version for e in events] == list(range(1, len(texts) + 1))
+    finally:
+        for store in writers:
+            store.close()
+
+
+def test_threads_appending_to_the_same_stream_lose_nothing(store_url: str, tmp_path: Path) -> None:
+    stores = [EventStore(store_url), EventStore(store_url, upgrade=False)]
+    project = stores[0].register_project(tmp_path).project_id
+    errors: list[BaseException] = []
+
+    def work(who: int) -> None:
+        try:
+            for i in range(100):
+                _append_retrying(stores[who], project, "ask:shared", [f"{who}:{i}"])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == []
+        events = stores[0].read_stream(project, "ask:shared")
+        texts = [e.event.text for e in events]  # type: ignore[attr-defined]
+        assert sorted(texts) == sorted(f"{w}:{i}" for w in (0, 1) for i in range(100))
+        assert [e.version for e in events] == list(range(1, 201))
+        positions = [e.position for e in stores[0].read_project(project)]
+        assert positions == list(range(1, 202))
+    finally:
+        for store in stores:
+            store.close()
+
+
+def _spawn(url: str, project: str, writer: int, count: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, str(WRITER), url, project, str(writer), str(count)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "error"},
+    )
+
+
+def test_four_processes_append_concurrently_to_one_sqlite_file(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'orbital.db'}"
+    with EventStore(url) as store:
+        project = store.register_project(tmp_path / "p").project_id
+    procs = [_spawn(url, project, w, 500) for w in range(4)]
+    outputs = [p.communicate(timeout=240)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0]
+    acknowledged = {int(line.split()[1]) for out in outputs for line in out.splitlines()}
+    assert len(acknowledged) == 2000
+    with EventStore(url) as store:
+        events = list(store.read_project(project))
+        assert [e.position for e in events] == list(range(1, 2002))
+        assert acknowledged == {e.position for e in events[1:]}
+        for w in range(4):
+            texts = [e.event.text for e in store.read_stream(project, f"ask:w{w}")]  # type: ignore[attr-defined]
+            assert texts == [f"{w}:{i}" for i in range(500)]
+
+
+def test_a_killed_writer_loses_no_acknowledged_append(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'orbital.db'}"
+    with EventStore(url) as store:
+        project = store.register_project(tmp_path / "p").project_id
+    proc = _spawn(url, project, 0, 100_000)
+    assert proc.stdout is not None
+    acknowledged: dict[int, int] = {}
+    for line in proc.stdout:
+        i, position = map(int, line.split())
+        acknowledged[i] = position
+        if len(acknowledged) >= 300:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    for line in proc.stdout.read().splitlines():  # acknowledged before the kill landed
+        i, position = map(int, line.split())
+        acknowledged[i] = position
+    proc.stdout.close()
+    assert proc.returncode == -signal.SIGKILL
+    with sqlite3.connect(tmp_path / "orbital.db") as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    with EventStore(url) as store:
+        events = {e.position: e for e in store.read_stream(project, "ask:w0")}
+        for i, position in acknowledged.items():
+            assert events[position].event.text == f"0:{i}"  # type: ignore[attr-defined]
+        positions = [e.position for e in store.read_project(project)]
+        assert positions == list(range(1, len(positions) + 1))

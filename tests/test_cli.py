@@ -1,0 +1,74 @@
+"""The CLI skeleton end to end on a temporary store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from orbital.cli import cli
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'store.db'}")
+    monkeypatch.setenv("ORBITAL_NOW", "2026-11-01T09:30:00Z")
+    return CliRunner()
+
+
+def test_init_registers_creates_the_memory_dir_and_is_idempotent(
+    run: CliRunner, tmp_path: Path
+) -> None:
+    project = tmp_path / "My Site"
+    project.mkdir()
+    first = run.invoke(cli, ["init", "--project", str(project)], obj={})
+    assert first.exit_code == 0, first.output
+    assert first.output == f"project my-site at {project}\n"
+    assert (project / "orbital").is_dir()
+    again = run.invoke(cli, ["init", "--project", str(project)], obj={})
+    assert again.output == first.output
+    listed = run.invoke(cli, ["history", "--project", str(project / "orbital"), "--json"], obj={})
+    assert listed.exit_code == 0, listed.output
+    rows = [json.loads(line) for line in listed.output.splitlines()]
+    assert [(r["position"], r["stream"], r["actor"]) for r in rows] == [(1, "project", "system")]
+    assert rows[0]["event"] == {"type": "project.registered", "root": str(project)}
+    assert rows[0]["recorded_at"] == "2026-11-01T09:30:00Z"
+
+
+def test_history_table_and_time_filters(run: CliRunner, tmp_path: Path) -> None:
+    run.invoke(cli, ["init", "--project", str(tmp_path)], obj={})
+    table = run.invoke(cli, ["history", "--project", str(tmp_path)], obj={})
+    assert table.exit_code == 0
+    assert "project.registered" in table.output
+    assert "2026-11-01 09:30:00" in table.output
+    later = run.invoke(
+        cli, ["history", "--project", str(tmp_path), "--since", "2026-11-02", "--json"], obj={}
+    )
+    assert later.exit_code == 0
+    assert later.output == ""
+
+
+def test_errors_are_one_line_and_exit_1(run: CliRunner, tmp_path: Path) -> None:
+    unknown = run.invoke(cli, ["history", "--project", str(tmp_path)], obj={})
+    assert unknown.exit_code == 1
+    assert unknown.stderr == (
+        f"error: unknown project '{tmp_path}': register it first with "
+        "`orbital init --project PATH`\n"
+    )
+    run.invoke(cli, ["init", "--project", str(tmp_path)], obj={})
+    bad_time = run.invoke(cli, ["history", "--project", str(tmp_path), "--since", "soon"], obj={})
+    assert bad_time.exit_code == 1
+    assert "'soon' is not an ISO 8601 date or time" in bad_time.stderr
+    missing = run.invoke(cli, ["init", "--project", str(tmp_path / "absent")], obj={})
+    assert missing.exit_code == 1
+    assert "is not a directory" in missing.stderr
+    bad_tz = run.invoke(cli, ["init", "--project", str(tmp_path), "--timezone", "Nowhere"], obj={})
+    assert bad_tz.exit_code == 1
+
+
+def test_db_upgrade_reports_the_backend(run: CliRunner) -> None:
+    result = run.invoke(cli, ["db", "upgrade"], obj={})
+    assert result.exit_code == 0
+    assert result.output == "schema up to date (sqlite)\n"
