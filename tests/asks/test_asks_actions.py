@@ -1,4 +1,4 @@
-"""Programmatic actions (reference §11.1 cases 21–25)."""
+"""Programmatic actions (reference §11.1 cases 21-25)."""
 
 from __future__ import annotations
 

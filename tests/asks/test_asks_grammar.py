@@ -1,4 +1,4 @@
-"""Fold and grammar (reference §11.1 cases 1–6, 59, 61) and the file projection."""
+"""Fold and grammar (reference §11.1 cases 1-6, 59, 61) and the file projection."""
 
 from __future__ import annotations
 
@@ -91,7 +91,9 @@ def test_due_token_anywhere_and_bracketed_ids_are_tolerated() -> None:
 
 
 def test_render_round_trips() -> None:
-    event = AskOpened(ask_id="a1b2c3", text="Send the deck", date=dt.date(2026, 9, 1), due="2026-10-01")
+    event = AskOpened(
+        ask_id="a1b2c3", text="Send the deck", date=dt.date(2026, 9, 1), due="2026-10-01"
+    )
     line = render_event(event)
     assert line == "- open a1b2c3 2026-09-01 due:2026-10-01 Send the deck"
     assert parse_file(f"{line}\n", TODAY) == [event]
@@ -157,7 +159,10 @@ def test_crlf_log_keeps_one_line_per_event() -> None:
 def test_undecodable_bytes_are_replaced_and_audited() -> None:
     raw = b"- open a1b2c3 2026-09-01 Caf\xe9\r\nprose \xff\xfe\n- open d4e5f6 2026-09-02 ok\n"
     text, audits = decode_asks_bytes(raw)
-    assert text == "- open a1b2c3 2026-09-01 Caf\ufffd\nprose \ufffd\ufffd\n- open d4e5f6 2026-09-02 ok\n"
+    assert (
+        text
+        == "- open a1b2c3 2026-09-01 Caf\ufffd\nprose \ufffd\ufffd\n- open d4e5f6 2026-09-02 ok\n"
+    )
     assert audits == [
         AskBytesReplaced(line=1, raw_hex=b"- open a1b2c3 2026-09-01 Caf\xe9".hex()),
         AskBytesReplaced(line=2, raw_hex=b"prose \xff\xfe".hex()),

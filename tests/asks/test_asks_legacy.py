@@ -1,4 +1,4 @@
-"""Legacy conversion (reference §11.1 cases 26–28), retractions.md (§11.5) and migration."""
+"""Legacy conversion (reference §11.1 cases 26-28), retractions.md (§11.5) and migration."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The agent write path (reference §11.1 cases 7–20) and the fuzzy dropped refusal."""
+"""The agent write path (reference §11.1 cases 7-20) and the fuzzy dropped refusal."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ def test_new_open_is_stamped_and_appended() -> None:
     (event,) = result.events
     assert isinstance(event, AskOpened)
     assert (event.date, event.due, event.text) == (TODAY, "2026-10-02", "Book the flights")
-    assert result.text == PREV + f"- open {event.ask_id} 2026-09-19 due:2026-10-02 Book the flights\n"
+    assert (
+        result.text == PREV + f"- open {event.ask_id} 2026-09-19 due:2026-10-02 Book the flights\n"
+    )
     assert any(f"[{event.ask_id}]" in w for w in result.warnings)
     assert asks_of(result.text)[event.ask_id].opened == TODAY
 
@@ -28,7 +30,9 @@ def test_note_quotes_the_stamped_last_line_for_the_next_edit() -> None:
     last = result.text.rstrip("\n").split("\n")[-1]
     assert result.lines == [last]
     assert result.warnings[-1].endswith(f"ends with: {last}")
-    assert result.warnings[-1].startswith(f"ASKS.md: opened [{result.events[0].ask_id}].")
+    (event,) = result.events
+    assert isinstance(event, AskOpened)
+    assert result.warnings[-1].startswith(f"ASKS.md: opened [{event.ask_id}].")
 
 
 def test_deleted_and_altered_lines_are_restored_with_a_warning() -> None:
@@ -166,9 +170,7 @@ def test_done_text_may_be_opened_again() -> None:
 def test_rewording_a_known_id_is_refused() -> None:
     result = write(PREV + "- open a1b2c3 2026-09-19 Choose the rooftop\n")
     assert result.text == PREV
-    message = (
-        "ASKS.md: [a1b2c3] can't be reworded — close it and open a new ask if it changed."
-    )
+    message = "ASKS.md: [a1b2c3] can't be reworded — close it and open a new ask if it changed."
     assert result.warnings == [message]
     assert [a.reason for a in result.audit if isinstance(a, AskOpenRefused)] == ["reworded"]
 
@@ -216,7 +218,8 @@ def test_moved_line_is_not_reprocessed() -> None:
     swapped = "\n".join([lines[0], lines[2], lines[1], ""])
     result = write(swapped)
     assert result.text == PREV
-    assert result.events == result.audit == result.warnings == []
+    assert result.events == result.audit == []
+    assert result.warnings == []
 
 
 def test_unchanged_file_is_byte_identical() -> None:
