@@ -94,11 +94,13 @@ def fold(events: Iterable[tuple[int, Event]], initial: Asks | None = None) -> di
     for seq, event in events:
         if isinstance(event, AskOpened):
             known = asks.get(event.ask_id)
+            if not event.text:
+                continue
             if known is not None:
                 asks[known.id] = replace(
                     known, state="open", closed_by=None, note="", updated=event.date, seq=seq
                 )
-            elif event.text:
+            else:
                 asks[event.ask_id] = Ask(
                     id=event.ask_id,
                     text=event.text,

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 
-from orbital.events.asks import AskBytesReplaced, AskClosed, AskFileLine, AskOpened
+from orbital.domain.asks import fold
+from orbital.domain.asks_legacy import Retraction, plan_migration
+from orbital.events import decode_event, encode_event
+from orbital.events.asks import (
+    AskBytesReplaced,
+    AskClosed,
+    AskFileLine,
+    AskOpened,
+    AskOpenRefused,
+    stream_of,
+)
 from projections.asks_md import (
     FORMAT_HEADER,
     AskLine,
@@ -16,7 +26,7 @@ from projections.asks_md import (
     render_file,
     synthetic_id,
 )
-from tests.asks.helpers import TODAY, asks_of
+from tests.asks.helpers import TODAY, asks_of, minter
 
 TRIGGER = (
     'or a decision the user put off for later ("I\'ll decide after …") while you carry on. '
@@ -173,3 +183,19 @@ def test_undecodable_bytes_are_replaced_and_audited() -> None:
 
 def test_audit_events_have_no_line() -> None:
     assert render_event(AskBytesReplaced(line=1, raw_hex="ff")) is None
+
+
+def test_ask_events_survive_the_store_encoding() -> None:
+    plan = plan_migration({}, [Retraction("5e55c9", "t", "2026-07-26", "no")], [], TODAY, minter())
+    events = [e for _, batch in plan for e in batch]
+    events += [AskOpenRefused(text="t", reason="dropped", message="m", ask_id="5e55c9")]
+    events += [AskFileLine(text="# prose"), AskBytesReplaced(line=2, raw_hex="ff")]
+    assert [decode_event(encode_event(e)) for e in events] == events
+    assert [stream_of(e) for e in events] == ["ask:5e55c9", "ask:5e55c9", "asks", "asks", "asks"]
+
+
+def test_open_without_text_is_ignored_even_for_a_known_id() -> None:
+    opened = AskOpened(ask_id="a1b2c3", text="x", date=TODAY)
+    closed = AskClosed(ask_id="a1b2c3", kind="done", date=TODAY, by="user")
+    asks = fold([(1, opened), (2, closed), (3, AskOpened(ask_id="a1b2c3", text="", date=TODAY))])
+    assert asks["a1b2c3"].state == "done"
