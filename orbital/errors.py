@@ -69,3 +69,11 @@ class StoreLocked(OrbitalError):
 
 class InvalidInput(OrbitalError):
     """Bad input from a person or an agent (a malformed date, an empty text, a bad name)."""
+
+
+class UnknownAsk(OrbitalError):
+    """An ask id that no ask in the project has."""
+
+    def __init__(self, ask_id: str) -> None:
+        self.ask_id = ask_id
+        super().__init__(f"no ask with id {ask_id!r}: use an id from `orbital asks`")

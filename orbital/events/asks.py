@@ -1,7 +1,16 @@
-"""Ask events (stream ``ask:<id>``; audit events on stream ``asks``).
+"""Ask events.
 
-An ask's state is its last event. ``date`` is the project-local calendar day the event
-carries in ASKS.md (it can differ from ``recorded_at``, e.g. for migrated legacy lines).
+Streams:
+
+* ``ask:<id>`` — :class:`AskOpened`, :class:`AskClosed`, :class:`AskReopened`: the life of one
+  ask. Its state is its last event.
+* ``asks`` — log-level events that belong to no single ask: :class:`AskOpenRefused` (audit of
+  an agent's refused open; changes no state), :class:`AskFileLine` (a line of a hand-written
+  ASKS.md that is not an ask event, kept so the file round-trips) and
+  :class:`AskBytesReplaced` (audit: undecodable bytes of an imported ASKS.md, kept verbatim).
+
+:func:`stream_of` says which stream an event goes to. ``date`` is the project-local calendar
+day the event carries in ASKS.md (it can differ from ``recorded_at``, e.g. for migrated lines).
 """
 
 from __future__ import annotations
@@ -9,7 +18,22 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
+import msgspec
+
 from orbital.events._base import Event
+
+ASKS_STREAM = "asks"
+
+
+class LegacyRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """What a migrated legacy record said, verbatim, so history shows where an ask came from."""
+
+    legacy_id: str = ""
+    #: The date as written in the legacy source (it may not be a valid date).
+    date: str = ""
+    title: str = ""
+    reason: str = ""
+    line: int = 0
 
 
 class AskOpened(Event, frozen=True, tag="ask.opened"):
@@ -19,6 +43,7 @@ class AskOpened(Event, frozen=True, tag="ask.opened"):
     due: str | None = None
     #: Where the ask came from when it was not typed as an ``- open`` line (legacy migration).
     provenance: str | None = None
+    legacy: LegacyRecord | None = None
 
 
 class AskClosed(Event, frozen=True, tag="ask.closed"):
@@ -26,8 +51,10 @@ class AskClosed(Event, frozen=True, tag="ask.closed"):
     kind: Literal["done", "dropped"]
     date: dt.date
     #: The ``by:`` written in ASKS.md (user/agent/editor); derived from the actor on new writes.
+    #: Empty means unattributed and folds as "agent" (a close nobody signed stays undoable).
     by: str
     note: str = ""
+    legacy: LegacyRecord | None = None
 
 
 class AskReopened(Event, frozen=True, tag="ask.reopened"):
@@ -41,9 +68,44 @@ class AskOpenRefused(Event, frozen=True, tag="ask.open_refused"):
     """Audit: an agent tried to open an ask and was refused (nothing else changed)."""
 
     text: str
+    #: ``duplicate_open``, ``dropped`` or ``reworded``.
     reason: str
     message: str
+    #: The ask the refusal names (the open duplicate, the dropped ask, the reworded id).
     ask_id: str | None = None
+    due: str | None = None
 
 
-ASK_EVENTS: tuple[type[Event], ...] = (AskOpened, AskClosed, AskReopened, AskOpenRefused)
+class AskFileLine(Event, frozen=True, tag="ask.file_line"):
+    """A non-event line of ASKS.md (prose, heading, blank, unresolvable event), kept verbatim."""
+
+    text: str
+
+
+class AskBytesReplaced(Event, frozen=True, tag="ask.bytes_replaced"):
+    """Audit: line ``line`` (1-based) of an imported ASKS.md held bytes that are not UTF-8.
+
+    The projection carries U+FFFD in their place; ``raw_hex`` keeps the original line's bytes.
+    """
+
+    line: int
+    raw_hex: str
+
+
+ASK_EVENTS: tuple[type[Event], ...] = (
+    AskOpened,
+    AskClosed,
+    AskReopened,
+    AskOpenRefused,
+    AskFileLine,
+    AskBytesReplaced,
+)
+
+
+def stream_of(event: Event) -> str:
+    """The stream an ask event is appended to."""
+    if isinstance(event, AskOpened | AskClosed | AskReopened):
+        return f"ask:{event.ask_id}"
+    if isinstance(event, AskOpenRefused | AskFileLine | AskBytesReplaced):
+        return ASKS_STREAM
+    raise TypeError(f"{type(event).__name__} is not an ask event")

@@ -1,0 +1,331 @@
+"""Asks: the record, the fold, and the deciders for every way an ask changes.
+
+Pure: time ("today") and id minting are arguments. The fold follows the reference (§6.4):
+an ask's state is its last event. The deciders return events to append and never touch
+storage; the agent write path over ASKS.md text (projections/asks_write.py) is built on the
+agent deciders here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from collections.abc import Callable, Container, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from rapidfuzz import fuzz
+
+from orbital.errors import InvalidInput, UnknownAsk
+from orbital.events import Event
+from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused, AskReopened
+
+AskState = Literal["open", "done", "dropped"]
+CloseKind = Literal["done", "dropped"]
+#: Returns a candidate id (6 lowercase hex); callers retry until it is unused.
+Minter = Callable[[], str]
+
+WRITERS = ("user", "agent", "editor")
+DROPPED_SIMILARITY = 0.75
+_QUOTES = ('"', "\u201c", "\u201d", "\u300c", "\u300d", "\u300e", "\u300f")
+_NON_WORD = re.compile(r"[\W_]+")
+_HEX6 = re.compile(r"[0-9a-f]{6}")
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """One ask as of its last event. ``seq`` orders events (the store's global position)."""
+
+    id: str
+    text: str
+    due: str | None
+    opened: dt.date
+    state: AskState
+    updated: dt.date
+    closed_by: str | None
+    note: str
+    seq: int
+
+
+Asks = Mapping[str, Ask]
+
+
+def one_line(text: str) -> str:
+    """Collapse every run of Unicode whitespace (newlines included) to one space."""
+    return " ".join(text.split())
+
+
+def norm(text: str) -> str:
+    """The identity key of an ask text: one-lined and casefolded (punctuation kept)."""
+    return one_line(text).casefold()
+
+
+def fuzzy_key(text: str) -> str:
+    """Lowercase with every run of non-word characters removed (for the dropped refusal)."""
+    return _NON_WORD.sub("", text.lower())
+
+
+def is_hex_id(value: str) -> bool:
+    return _HEX6.fullmatch(value) is not None
+
+
+def random_minter(rng: random.Random) -> Minter:
+    """A minter drawing 6-hex ids from ``rng`` (seed it for reproducible ids)."""
+    return lambda: f"{rng.getrandbits(24):06x}"
+
+
+def mint_id(mint: Minter, taken: Container[str], attempts: int = 10_000) -> str:
+    """Draw ids from ``mint`` until one is not ``taken``: an id is never reused."""
+    for _ in range(attempts):
+        candidate = mint()
+        if candidate not in taken:
+            return candidate
+    raise RuntimeError(f"the id minter produced no unused id in {attempts} attempts")
+
+
+def fold(events: Iterable[tuple[int, Event]], initial: Asks | None = None) -> dict[str, Ask]:
+    """Apply ``(seq, event)`` pairs in order; the result keeps first-appearance order.
+
+    Events that are not ask events, opens without text and events for unknown ids are ignored.
+    A second open of a known id acts as a reopen (the first open's text and due are kept).
+    """
+    asks = dict(initial or {})
+    for seq, event in events:
+        if isinstance(event, AskOpened):
+            known = asks.get(event.ask_id)
+            if not event.text:
+                continue
+            if known is not None:
+                asks[known.id] = replace(
+                    known, state="open", closed_by=None, note="", updated=event.date, seq=seq
+                )
+            else:
+                asks[event.ask_id] = Ask(
+                    id=event.ask_id,
+                    text=event.text,
+                    due=event.due,
+                    opened=event.date,
+                    state="open",
+                    updated=event.date,
+                    closed_by=None,
+                    note="",
+                    seq=seq,
+                )
+        elif isinstance(event, AskClosed):
+            known = asks.get(event.ask_id)
+            if known is not None:
+                asks[known.id] = replace(
+                    known,
+                    state=event.kind,
+                    closed_by=event.by or "agent",
+                    note=event.note,
+                    updated=event.date,
+                    seq=seq,
+                )
+        elif isinstance(event, AskReopened):
+            known = asks.get(event.ask_id)
+            if known is not None:
+                asks[known.id] = replace(
+                    known,
+                    state="open",
+                    closed_by=None,
+                    note=event.note,
+                    updated=event.date,
+                    seq=seq,
+                )
+    return asks
+
+
+def open_with_text(asks: Asks, text: str) -> Ask | None:
+    """The currently open ask whose normalised text equals ``text``'s, if any."""
+    key = norm(text)
+    return next((a for a in asks.values() if a.state == "open" and norm(a.text) == key), None)
+
+
+def ask_with_text(asks: Asks, text: str) -> Ask | None:
+    """Any ask (any state) whose normalised text equals ``text``'s, if any."""
+    key = norm(text)
+    return next((a for a in asks.values() if norm(a.text) == key), None)
+
+
+def dropped_match(asks: Asks, text: str) -> Ask | None:
+    """The dropped ask ``text`` repeats: same normalised text, else the closest fuzzy match.
+
+    Exact matches win (the latest one); otherwise the best ``fuzz.ratio`` of the fuzzy keys at
+    or above :data:`DROPPED_SIMILARITY` (latest wins ties). Empty keys never fuzzy-match.
+    """
+    key, fkey = norm(text), fuzzy_key(text)
+    dropped = sorted((a for a in asks.values() if a.state == "dropped"), key=lambda a: a.seq)
+    exact = [a for a in dropped if norm(a.text) == key or (fkey and fuzzy_key(a.text) == fkey)]
+    if exact:
+        return exact[-1]
+    best: Ask | None = None
+    best_score = DROPPED_SIMILARITY
+    for ask in dropped:
+        other = fuzzy_key(ask.text)
+        if not fkey or not other:
+            continue
+        score = fuzz.ratio(fkey, other) / 100
+        if score >= best_score:
+            best, best_score = ask, score
+    return best
+
+
+# --- the agent path ---------------------------------------------------------------------------
+
+
+@dataclass
+class Decision:
+    """What a decider concluded.
+
+    ``events`` change state (append them to their ask streams); ``audit`` are log-level events
+    (stream ``asks``) that record what was refused; ``warnings`` go back to the agent.
+    """
+
+    events: list[Event] = field(default_factory=list)
+    audit: list[Event] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def extend(self, other: Decision) -> None:
+        self.events += other.events
+        self.audit += other.audit
+        self.warnings += other.warnings
+
+
+def _refuse_open(text: str, due: str | None, reason: str, ask_id: str, message: str) -> Decision:
+    audit = AskOpenRefused(text=text, reason=reason, message=message, ask_id=ask_id, due=due)
+    return Decision(audit=[audit], warnings=[message])
+
+
+def decide_agent_open(
+    asks: Asks,
+    text: str,
+    due: str | None,
+    today: dt.date,
+    mint: Minter,
+    typed_id: str | None = None,
+) -> Decision:
+    """An agent's ``- open`` (§6.5): refused when it rewords a known id, repeats an open ask or
+    repeats a dropped one (exactly or fuzzily); otherwise a fresh id and today's date.
+
+    ``typed_id`` is the id the agent wrote on the line, if any: only used to detect rewording.
+    """
+    text = one_line(text)
+    if not text:
+        return Decision()
+    if typed_id is not None and typed_id in asks:
+        return _refuse_open(
+            text,
+            due,
+            "reworded",
+            typed_id,
+            f"ASKS.md: [{typed_id}] can't be reworded — close it and open a new ask if it changed.",
+        )
+    duplicate = open_with_text(asks, text)
+    if duplicate is not None:
+        return _refuse_open(
+            text,
+            due,
+            "duplicate_open",
+            duplicate.id,
+            f"ASKS.md: [{duplicate.id}] is already open with that text — not added again.",
+        )
+    dropped = dropped_match(asks, text)
+    if dropped is not None:
+        return _refuse_open(
+            text,
+            due,
+            "dropped",
+            dropped.id,
+            f"ASKS.md: not added — the user dropped this as [{dropped.id}] on "
+            f"{dropped.updated.isoformat()}; never re-propose it. If the user asked for it "
+            f'again, add `- reopen {dropped.id} "<their words>"`.',
+        )
+    ask_id = mint_id(mint, asks)
+    return Decision(events=[AskOpened(ask_id=ask_id, text=text, date=today, due=due)])
+
+
+def decide_agent_change(
+    asks: Asks,
+    kind: Literal["done", "dropped", "reopen"],
+    ask_id: str | None,
+    note: str,
+    today: dt.date,
+) -> Decision:
+    """An agent's close or reopen (§6.5), always stamped ``by:agent`` and dated today.
+
+    A close without any quotation mark in its note is kept but warned about.
+    """
+    ask = asks.get(ask_id) if ask_id is not None else None
+    if ask is None:
+        return Decision(
+            warnings=[
+                f"ASKS.md: ignored `{kind}` — no ask with id {ask_id or '(missing)'}; use an id "
+                "from the Open asks list."
+            ]
+        )
+    note = one_line(note)
+    if kind == "reopen":
+        if ask.state == "open":
+            return Decision(warnings=[f"ASKS.md: [{ask.id}] is already open."])
+        return Decision(events=[AskReopened(ask_id=ask.id, date=today, by="agent", note=note)])
+    if ask.state != "open":
+        return Decision(
+            warnings=[f"ASKS.md: [{ask.id}] is already {ask.state} — not closed again."]
+        )
+    decision = Decision(
+        events=[AskClosed(ask_id=ask.id, kind=kind, date=today, by="agent", note=note)]
+    )
+    if not any(q in note for q in _QUOTES):
+        decision.warnings.append(
+            f"ASKS.md: closed [{ask.id}] without quoting the user — close an ask only with the "
+            "user's own words in quotes."
+        )
+    return decision
+
+
+# --- Workbench / CLI / editor actions (§6.6) -------------------------------------------------
+
+
+def decide_open(
+    asks: Asks, text: str, due: str | None, today: dt.date, mint: Minter
+) -> AskOpened | None:
+    """Open an ask on request; ``None`` when an ask with the same text is already open."""
+    text = one_line(text)
+    if not text:
+        raise InvalidInput("an ask needs a text")
+    if open_with_text(asks, text) is not None:
+        return None
+    return AskOpened(ask_id=mint_id(mint, asks), text=text, date=today, due=due)
+
+
+def decide_change(
+    asks: Asks,
+    kind: str,
+    ask_id: str,
+    today: dt.date,
+    by: str = "user",
+    note: str = "",
+) -> AskClosed | AskReopened | None:
+    """Close (``done``/``dropped``) or ``reopen`` an ask on request.
+
+    Closing a closed ask or reopening an open one is a no-op (``None``). Raises
+    :class:`InvalidInput` for a bad kind or writer and :class:`UnknownAsk` for an unknown id.
+    """
+    if kind not in ("done", "dropped", "reopen"):
+        raise InvalidInput(f"unknown ask action {kind!r}: use done, dropped or reopen")
+    if by not in WRITERS:
+        raise InvalidInput(f"unknown writer {by!r}: use one of {', '.join(WRITERS)}")
+    ask = asks.get(ask_id.strip().lower())
+    if ask is None:
+        raise UnknownAsk(ask_id)
+    note = one_line(note)
+    if kind == "reopen":
+        if ask.state == "open":
+            return None
+        return AskReopened(ask_id=ask.id, date=today, by=by, note=note)
+    if ask.state != "open":
+        return None
+    close_kind: CloseKind = "done" if kind == "done" else "dropped"
+    return AskClosed(ask_id=ask.id, kind=close_kind, date=today, by=by, note=note)

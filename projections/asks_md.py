@@ -1,0 +1,230 @@
+"""ASKS.md: the line grammar, the file projection and the import of a hand-written file.
+
+The file is one event per line, oldest first, under a code-owned format header (line 1):
+
+    - open <id> <YYYY-MM-DD> [due:YYYY-MM-DD[THH:MM]] <text>
+    - done|dropped <id> <YYYY-MM-DD> by:<writer> [<note>]
+    - reopen <id> <YYYY-MM-DD> by:<writer> [<note>]
+
+Parsing is lenient (``*`` bullets, leading spaces, bracketed or upper-case ids, the due token
+anywhere, date and ``by:`` in either order); rendering is canonical. Lines that are not ask
+events are kept verbatim as :class:`AskFileLine` events so a hand-written file round-trips.
+
+Bytes: ASKS.md is UTF-8 with ``\\n`` line ends. :func:`decode_asks_bytes` turns ``\\r\\n`` and
+lone ``\\r`` into ``\\n`` and replaces undecodable bytes with U+FFFD, returning one
+:class:`AskBytesReplaced` audit event per affected line with that line's original bytes, so the
+shell records them and nothing is silently dropped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from orbital.domain.asks import norm, one_line
+from orbital.events import Event
+from orbital.events.asks import (
+    AskBytesReplaced,
+    AskClosed,
+    AskFileLine,
+    AskOpened,
+    AskReopened,
+)
+
+LineKind = Literal["open", "done", "dropped", "reopen"]
+
+FORMAT_HEADER = (
+    "<!--format ASKS is an append-only log of what waits on the user: one event per line, "
+    "oldest first, and Orbital puts back any line you change or delete. Open an ask only for "
+    "something that must outlive this conversation: a date to keep, something the user will "
+    'do, or a decision the user put off for later ("I\'ll decide after …") while you carry '
+    "on. A TBD note in a file or in chat is not an ask — only ASKS.md reaches the user's "
+    "Workbench. Open with `- open <text>` or `- open due:YYYY-MM-DD <text>`; Orbital adds the "
+    "id and date. Close only with the user's own words in quotes: `- done <id> \"<the user's "
+    'words>"` or `- dropped <id> "<their words>"`; without them, leave it open. Never '
+    "re-propose a dropped ask. An ask's state is its last line.-->"
+)
+
+_EVENT = re.compile(r"\s*[-*]\s+(open|done|dropped|reopen)(?=\s|$)(.*)")
+_OPEN_ID = re.compile(r"\s*\[?([0-9a-fA-F]{6})\]?\s+(\d{4}-\d{2}-\d{2})(?=\s|$)")
+_DUE = re.compile(r"(?<!\S)\[?due:(\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2})?)\]?(?!\S)")
+_CLOSE_ID = re.compile(r"\s*\[?([0-9a-fA-F]{6})\]?(?=\s|$)")
+_DATE = re.compile(r"\s*(\d{4}-\d{2}-\d{2})(?=\s|$)")
+_BY = re.compile(r"\s*by:(\S+)")
+
+
+@dataclass(frozen=True, slots=True)
+class AskLine:
+    """One parsed event line. ``text`` is the ask text for ``open``, else the note."""
+
+    kind: LineKind
+    ask_id: str | None
+    date: dt.date | None
+    text: str
+    due: str | None = None
+    by: str | None = None
+
+
+def _date(value: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def parse_line(line: str) -> AskLine | None:
+    """Parse one line leniently; ``None`` when it is not an ask event."""
+    match = _EVENT.fullmatch(line)
+    if match is None:
+        return None
+    kind: LineKind = match[1]  # type: ignore[assignment]
+    rest = match[2]
+    date: dt.date | None = None
+    if kind == "open":
+        ask_id = None
+        head = _OPEN_ID.match(rest)
+        if head is not None:
+            ask_id, date, rest = head[1].lower(), _date(head[2]), rest[head.end() :]
+        due_match = _DUE.search(rest)
+        due = None
+        if due_match is not None:
+            due = due_match[1]
+            rest = rest[: due_match.start()] + " " + rest[due_match.end() :]
+        return AskLine(kind, ask_id, date, one_line(rest), due=due)
+    id_match = _CLOSE_ID.match(rest)
+    if id_match is None:
+        return AskLine(kind, None, None, one_line(rest))
+    ask_id, rest = id_match[1].lower(), rest[id_match.end() :]
+    by: str | None = None
+    seen_date = False
+    while True:
+        if not seen_date and (m := _DATE.match(rest)):
+            seen_date, date, rest = True, _date(m[1]), rest[m.end() :]
+        elif by is None and (m := _BY.match(rest)):
+            by, rest = m[1].lower(), rest[m.end() :]
+        else:
+            break
+    return AskLine(kind, ask_id, date, one_line(rest), by=by)
+
+
+def render_event(event: Event) -> str | None:
+    """The canonical ASKS.md line of one event (no newline); ``None`` for audit events."""
+    if isinstance(event, AskOpened):
+        due = f"due:{event.due}" if event.due else ""
+        parts = ["- open", event.ask_id, event.date.isoformat(), due, one_line(event.text)]
+    elif isinstance(event, AskClosed | AskReopened):
+        kind = event.kind if isinstance(event, AskClosed) else "reopen"
+        by = f"by:{event.by or 'agent'}"
+        parts = [f"- {kind}", event.ask_id, event.date.isoformat(), by, one_line(event.note)]
+    elif isinstance(event, AskFileLine):
+        return event.text
+    else:
+        return None
+    return " ".join(p for p in parts if p)
+
+
+def render_file(events: Iterable[Event]) -> str:
+    """The whole ASKS.md for events in log order: the header, then one line per event."""
+    lines = [FORMAT_HEADER]
+    for event in events:
+        line = render_event(event)
+        if line is not None:
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def append_lines(text: str, lines: Iterable[str]) -> str:
+    """``text`` with ``lines`` appended, one per line (a missing final newline is added first).
+
+    Empty ``text`` (no file yet) gets the format header first.
+    """
+    new = "".join(line + "\n" for line in lines)
+    if not new:
+        return text
+    if not text:
+        return FORMAT_HEADER + "\n" + new
+    return text + new if text.endswith("\n") else text + "\n" + new
+
+
+def normalize_newlines(text: str) -> tuple[str, bool]:
+    """``\\r\\n`` and lone ``\\r`` become ``\\n``; the flag says whether anything changed."""
+    fixed = text.replace("\r\n", "\n").replace("\r", "\n")
+    return fixed, fixed != text
+
+
+def decode_asks_bytes(raw: bytes) -> tuple[str, list[AskBytesReplaced]]:
+    """Decode ASKS.md bytes: newlines normalised, bad bytes replaced, each bad line audited."""
+    audits: list[AskBytesReplaced] = []
+    lines = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+    for number, line in enumerate(lines, start=1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            audits.append(AskBytesReplaced(line=number, raw_hex=line.hex()))
+    return b"\n".join(lines).decode("utf-8", errors="replace"), audits
+
+
+def synthetic_id(text: str, taken: set[str]) -> str:
+    """The deterministic id of an id-less open: ``sha1("ask:" + norm(text))[:6]``.
+
+    On a collision with ``taken`` the seeds ``norm(text) + "#1"``, ``"#2"``, … are tried.
+    """
+    seed, attempt = norm(text), 0
+    while True:
+        candidate = hashlib.sha1(f"ask:{seed}".encode()).hexdigest()[:6]
+        if candidate not in taken:
+            return candidate
+        attempt += 1
+        seed = f"{norm(text)}#{attempt}"
+
+
+def parse_file(text: str, today: dt.date) -> list[Event]:
+    """The events a (possibly hand-written) ASKS.md stands for, in file order.
+
+    A format header on line 1 is code-owned and dropped. Id-less opens get their synthetic id,
+    undated lines ``today``, closes without ``by:`` count as ``agent`` (not the user's consent).
+    Lines the fold could not use — prose, blanks, opens without text, closes of an id not
+    opened above them — become :class:`AskFileLine` so :func:`render_file` keeps them.
+    """
+    text, _ = normalize_newlines(text)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if lines and lines[0].lstrip().startswith("<!--format"):
+        lines.pop(0)
+    parsed = [parse_line(line) for line in lines]
+    taken = {p.ask_id for p in parsed if p and p.kind == "open" and p.ask_id}
+    known: set[str] = set()
+    events: list[Event] = []
+    for line, item in zip(lines, parsed, strict=True):
+        event = _event_of(item, today, taken, known)
+        events.append(event if event is not None else AskFileLine(text=line))
+    return events
+
+
+def _event_of(
+    item: AskLine | None, today: dt.date, taken: set[str], known: set[str]
+) -> Event | None:
+    if item is None:
+        return None
+    if item.kind == "open":
+        if not item.text:
+            return None
+        ask_id = item.ask_id
+        if ask_id is None:
+            ask_id = synthetic_id(item.text, taken)
+            taken.add(ask_id)
+        known.add(ask_id)
+        return AskOpened(ask_id=ask_id, text=item.text, date=item.date or today, due=item.due)
+    if item.ask_id is None or item.ask_id not in known:
+        return None
+    by = item.by or "agent"
+    if item.kind == "reopen":
+        return AskReopened(ask_id=item.ask_id, date=item.date or today, by=by, note=item.text)
+    return AskClosed(
+        ask_id=item.ask_id, kind=item.kind, date=item.date or today, by=by, note=item.text
+    )
