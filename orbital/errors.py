@@ -77,3 +77,44 @@ class UnknownAsk(OrbitalError):
     def __init__(self, ask_id: str) -> None:
         self.ask_id = ask_id
         super().__init__(f"no ask with id {ask_id!r}: use an id from `orbital asks`")
+
+
+class UnknownFile(OrbitalError):
+    """A name that is not one of the project's memory files."""
+
+    def __init__(self, name: str, known: tuple[str, ...]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(f"{name!r} is not a memory file; use one of {', '.join(known)}")
+
+
+class UnsafePath(OrbitalError):
+    """A path that would leave the project's ``orbital/`` directory (``..``, a symlink…)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"refused {path!r}: {reason}; nothing was written")
+
+
+class TooLarge(OrbitalError):
+    """A write over the size limit."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"the content is {size:,} bytes, over the {limit:,}-byte limit for a memory file; "
+            "nothing was changed (raise ORBITAL_MAX_FILE_BYTES if this is intended)"
+        )
+
+
+class InvalidEncoding(OrbitalError):
+    """Content that is not valid UTF-8."""
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+        super().__init__(
+            f"the content is not valid UTF-8 (first bad byte at offset {offset}); "
+            "nothing was changed"
+        )

@@ -46,3 +46,18 @@ streams = sa.Table(
     sa.Column("last_position", sa.BigInteger, nullable=False),
     sa.Column("state", sa.Text, nullable=True),
 )
+
+#: What Orbital last wrote for each projected file: the position it was rendered at, the
+#: hash of the bytes (NULL after an incremental append, when it was not recomputed) and the
+#: file's size and mtime, so a hand edit is detected with one ``stat``.
+checkpoints = sa.Table(
+    "checkpoints",
+    metadata,
+    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("position", sa.BigInteger, nullable=False),
+    sa.Column("sha256", sa.String(64), nullable=True),
+    sa.Column("size", sa.BigInteger, nullable=False),
+    sa.Column("mtime_ns", sa.BigInteger, nullable=False),
+    sa.Column("written_at", sa.DateTime, nullable=False),
+)

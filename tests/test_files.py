@@ -1,0 +1,93 @@
+"""The file gateway: names, containment, atomic writes, stamps."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from orbital.errors import InvalidEncoding, TooLarge, UnknownFile, UnsafePath
+from orbital.files import FileGateway, check_size, decode_utf8, memory_file, projected_file, sha256
+
+
+@pytest.mark.parametrize("name", ["ASKS.md", "asks.md", "Asks.MD", "aSkS.Md"])
+def test_case_variants_reach_the_same_file(name: str) -> None:
+    assert memory_file(name).name == "ASKS.md"
+    assert memory_file(name).key == "asks"
+
+
+def test_decisions_case_variant_and_archives() -> None:
+    assert memory_file("Decisions.MD").name == "DECISIONS.md"
+    assert projected_file("decisions_archive.md").name == "DECISIONS_ARCHIVE.md"
+    with pytest.raises(UnknownFile):
+        memory_file("DECISIONS_ARCHIVE.md")
+
+
+@pytest.mark.parametrize(
+    "name", ["../ASKS.md", "/etc/passwd", "orbital/ASKS.md", "..", "a\x00b", "", "x\\ASKS.md"]
+)
+def test_names_with_paths_are_refused(name: str) -> None:
+    with pytest.raises(UnsafePath) as info:
+        memory_file(name)
+    assert "nothing was written" in str(info.value)
+
+
+def test_unknown_name_lists_the_memory_files() -> None:
+    with pytest.raises(UnknownFile) as info:
+        memory_file("NOTES.md")
+    assert str(info.value) == (
+        "'NOTES.md' is not a memory file; use one of PROJECT_STATE.md, DECISIONS.md, "
+        "LESSONS.md, INDEX.md, ASKS.md"
+    )
+
+
+def test_atomic_write_and_append_stamp_the_file(tmp_path: Path) -> None:
+    files = FileGateway(tmp_path)
+    stamp = files.write("asks.md", b"one\n")
+    path = tmp_path / "orbital" / "ASKS.md"
+    assert path.read_bytes() == b"one\n"
+    assert stamp.sha256 == sha256(b"one\n")
+    assert (stamp.size, stamp.mtime_ns) == (path.stat().st_size, path.stat().st_mtime_ns)
+    appended = files.append("ASKS.md", b"two\n")
+    assert path.read_bytes() == b"one\ntwo\n"
+    assert appended.sha256 is None
+    assert files.stat("ASKS.md") == (appended.size, appended.mtime_ns)
+    assert [p.name for p in (tmp_path / "orbital").iterdir()] == ["ASKS.md"]  # no temp left
+
+
+def test_a_symlinked_memory_file_is_refused_and_untouched(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret")
+    (tmp_path / "proj" / "orbital").mkdir(parents=True)
+    (tmp_path / "proj" / "orbital" / "DECISIONS.md").symlink_to(outside)
+    files = FileGateway(tmp_path / "proj")
+    with pytest.raises(UnsafePath, match="may not be symlinks"):
+        files.write("DECISIONS.md", b"x")
+    with pytest.raises(UnsafePath):
+        files.append("DECISIONS.md", b"x")
+    assert outside.read_text() == "secret"
+
+
+def test_an_orbital_dir_symlinked_out_of_the_project_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "proj").mkdir()
+    os.symlink(elsewhere, tmp_path / "proj" / "orbital")
+    with pytest.raises(UnsafePath, match="resolves outside the project"):
+        FileGateway(tmp_path / "proj").write("ASKS.md", b"x")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_size_limit_and_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ORBITAL_MAX_FILE_BYTES", "10")
+    with pytest.raises(TooLarge) as info:
+        check_size(b"x" * 11)
+    assert (info.value.size, info.value.limit) == (11, 10)
+    check_size(b"x" * 10)
+    with pytest.raises(InvalidEncoding) as bad:
+        decode_utf8(b"ok \xff\xfe")
+    assert bad.value.offset == 3
+    assert str(bad.value) == (
+        "the content is not valid UTF-8 (first bad byte at offset 3); nothing was changed"
+    )
