@@ -6,6 +6,7 @@ import datetime as dt
 import re
 
 from entry_helpers import TODAY, Memory, header
+
 from projections.state_blocks import strip_mem_comments
 
 LATER = dt.date(2026, 9, 25)
@@ -33,7 +34,12 @@ def test_plain_bullet_gets_a_hex_id_and_todays_dates_directly_under_it() -> None
 def test_numbered_marker_kept_and_flagged_or_dated_bullets_stamped() -> None:
     mem = _state("3. numbered\n12) paren\n- [due:2026-10-01] dated\n- [user] flagged\n")
     lines = mem.body.splitlines()
-    assert lines[0::2] == ["3. numbered", "12) paren", "- [due:2026-10-01] dated", "- [user] flagged"]
+    assert lines[0::2] == [
+        "3. numbered",
+        "12) paren",
+        "- [due:2026-10-01] dated",
+        "- [user] flagged",
+    ]
     assert all(HEX.fullmatch(line.strip()) for line in lines[1::2])
 
 
@@ -46,7 +52,10 @@ def test_continuation_lines_stay_in_their_block_with_one_comment() -> None:
 
 
 def test_pointer_lines_and_prose_are_not_stamped() -> None:
-    text = "## Now\nprose line\n[archived 2026-09-01 id:abc] old → PROJECT_STATE_ARCHIVE.md\n* star\n"
+    text = (
+        "## Now\nprose line\n"
+        "[archived 2026-09-01 id:abc] old → PROJECT_STATE_ARCHIVE.md\n* star\n"
+    )
     mem = _state(text)
     assert mem.text == header("state") + text
     assert mem.state.entries == {}
@@ -61,8 +70,9 @@ def test_comment_stripped_rewrite_is_the_previous_bytes() -> None:
 
 
 def test_legacy_fields_are_carried_verbatim() -> None:
-    mem = _state('- a\n  <!--mem id:abc123 from:user evidence:"she said so" created:2026-09-01-->\n')
-    assert '<!--mem id:abc123 from:user evidence:"she said so" created:2026-09-01 touched:2026-09-01-->' in mem.text
+    fields = 'id:abc123 from:user evidence:"she said so" created:2026-09-01'
+    mem = _state(f"- a\n  <!--mem {fields}-->\n")
+    assert f"<!--mem {fields} touched:2026-09-01-->" in mem.text
     mem.write(strip_mem_comments(mem.text), LATER)
     assert 'from:user evidence:"she said so"' in mem.text
 
@@ -117,8 +127,9 @@ def test_duplicated_line_second_copy_gets_a_new_id() -> None:
 def test_new_comment_fields_win() -> None:
     mem = _state("- a\n")
     old = _id(mem)
-    mem.write(mem.text.replace("touched:2026-09-18-->", "touched:2026-09-18 resolved:2026-09-20-->"))
-    assert f"<!--mem id:{old} created:2026-09-18 touched:2026-09-18 resolved:2026-09-20-->" in mem.text
+    dates = "created:2026-09-18 touched:2026-09-18"
+    mem.write(mem.text.replace(f"{dates}-->", f"{dates} resolved:2026-09-20-->"))
+    assert f"<!--mem id:{old} {dates} resolved:2026-09-20-->" in mem.text
 
 
 def test_unknown_id_in_new_content_is_kept_with_its_dates() -> None:
@@ -127,7 +138,9 @@ def test_unknown_id_in_new_content_is_kept_with_its_dates() -> None:
 
 
 def test_duplicate_ids_in_new_content_are_split() -> None:
-    mem = _state("- one\n  <!--mem id:0a0b0c created:2026-01-02-->\n- two\n  <!--mem id:0a0b0c-->\n")
+    mem = _state(
+        "- one\n  <!--mem id:0a0b0c created:2026-01-02-->\n- two\n  <!--mem id:0a0b0c-->\n"
+    )
     ids = re.findall(r"id:(\w+)", mem.text)
     assert ids[0] == "0a0b0c" and ids[1] != "0a0b0c"
 

@@ -73,7 +73,8 @@ def test_state_field_grammar_and_render_order() -> None:
         "created": "c",
     }
     assert render_fields({**fields, "touched": "t", "empty": ""}) == (
-        '<!--mem id:abc123 from:"the user \\"said\\"" created:c touched:t resolved:2026-09-19 x:1-->'
+        '<!--mem id:abc123 from:"the user \\"said\\"" '
+        "created:c touched:t resolved:2026-09-19 x:1-->"
     )
 
 
@@ -161,4 +162,5 @@ def test_legacy_idless_stub_is_a_pointer_too() -> None:
 def test_pointer_summary() -> None:
     assert pointer_summary("**bold**   text") == "bold text"
     assert pointer_summary("x" * 70) == "x" * 59 + "…"
-    assert pointer_line(dt.date(2026, 9, 19), [], "  ", "A.md") == "[archived 2026-09-19] older entry → A.md"
+    idless = pointer_line(dt.date(2026, 9, 19), [], "  ", "A.md")
+    assert idless == "[archived 2026-09-19] older entry → A.md"

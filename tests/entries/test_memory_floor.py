@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from entry_helpers import TODAY, Memory, est
+
 from orbital.events.entries import EntryArchived, EntryPointerDropped, EntryRestored
 from orbital.events.files import FileLayoutSet
 from projections.backstop import demote_durable, floor_state, plan_backstop
@@ -57,7 +58,9 @@ def test_floor_moves_oldest_first_and_leaves_id_pointers() -> None:
 
 
 def test_floor_keeps_the_pointer_where_the_bullet_was() -> None:
-    mem = _state(f"- {OLD_TEXT}\n" + _c("2026-07-01", "old001") + "- second\n" + _c("2026-09-17", "sec001"))
+    mem = _state(
+        f"- {OLD_TEXT}\n" + _c("2026-07-01", "old001") + "- second\n" + _c("2026-09-17", "sec001")
+    )
     mem.apply(floor_state(mem.state, TODAY, est, target=5).events)
     lines = mem.body.splitlines()
     assert lines[0].startswith("[archived 2026-09-18 id:old001] ")
@@ -121,7 +124,7 @@ def test_replay_recent_booth_prep_survives_the_floor() -> None:
         + "- Confirm the delivery of the conference display monitors with the vendor, including "
         "the cables, the stands and the spare remote controls for both of the booth screens\n"
         + _c("2026-08-03", "cdm001")
-        + "- GOAI 展位准备：海报、演示机、传单都要在周五前确认\n"
+        + "- GOAI 展位准备, 海报、演示机、传单都要在周五前确认\n"
         + _c("2026-09-14", "booth1")
     )
     plan = floor_state(mem.state, TODAY, est, target=60)
@@ -195,7 +198,10 @@ def test_state_demotion_then_restore_is_byte_identical() -> None:
 
 STATE_VIEW = (
     "## Now\n"
-    + "".join(f"- old one {i} " + "padding " * 6 + "\n" + _c(f"2026-0{i}-01", f"old00{i}") for i in range(1, 5))
+    + "".join(
+        f"- old one {i} " + "padding " * 6 + "\n" + _c(f"2026-0{i}-01", f"old00{i}")
+        for i in range(1, 5)
+    )
     + "- NEWEST LINE\n" + _c("2026-09-18", "new001")
 )
 

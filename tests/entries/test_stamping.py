@@ -6,8 +6,8 @@ import datetime as dt
 import re
 
 import msgspec
-
 from entry_helpers import TODAY, Memory, header
+
 from orbital.events import decode_event, encode_event
 from orbital.events.entries import (
     EntryCreated,
@@ -19,7 +19,10 @@ from orbital.events.entries import (
 from orbital.events.files import FileLayoutSet, FileStoredRaw
 
 LATER = dt.date(2026, 9, 30)
-DECISIONS = "# DECISIONS\n\n## Use Postgres for storage\nChose: Postgres.\n\n## Ship weekly\nReason: cadence.\n"
+DECISIONS = (
+    "# DECISIONS\n\n## Use Postgres for storage\nChose: Postgres.\n\n"
+    "## Ship weekly\nReason: cadence.\n"
+)
 
 
 def _strip_comments(text: str) -> str:
@@ -93,7 +96,8 @@ def test_retitle_with_comment_kept_is_a_retitle_without_touch() -> None:
 def test_retitle_without_comment_is_a_new_entry_and_the_old_one_retires() -> None:
     mem = Memory("decisions")
     mem.write(DECISIONS)
-    decision = mem.write(_strip_comments(mem.text).replace("## Ship weekly", "## Ship daily"), LATER)
+    retitled = _strip_comments(mem.text).replace("## Ship weekly", "## Ship daily")
+    decision = mem.write(retitled, LATER)
     kinds = [type(e) for e in decision.events]
     assert kinds == [EntryCreated, EntryRetired, FileLayoutSet]
     assert "## Ship daily <!--mem id:ship-daily created:2026-09-30 touched:2026-09-30-->" in (
@@ -122,7 +126,8 @@ def test_a_new_slug_never_reuses_an_id_the_project_ever_had() -> None:
 
 def test_unknown_own_id_is_kept_with_its_dates() -> None:
     mem = Memory("decisions")
-    mem.write("## Restored <!--mem id:restored created:2026-01-02 touched:2026-03-04 tag:pinned-->\nx\n")
+    comment = "<!--mem id:restored created:2026-01-02 touched:2026-03-04 tag:pinned-->"
+    mem.write(f"## Restored {comment}\nx\n")
     assert "<!--mem id:restored created:2026-01-02 touched:2026-03-04 tag:pinned-->" in mem.text
     assert mem.state.entries["restored"].pinned
 
