@@ -106,3 +106,14 @@ def fold_file(key: str, events: Iterable[Event], state: FileState | None = None)
     for event in events:
         current = fold(current, event)
     return current
+
+
+def stream_for(event: Event) -> str:
+    """The stream an entry or file event is appended to: ``entry:<id>`` or ``file:<KEY>``."""
+    entry_id = getattr(event, "entry_id", None)
+    if isinstance(entry_id, str):
+        return f"entry:{entry_id}"
+    file_key = getattr(event, "file", None)
+    if isinstance(file_key, str):
+        return f"file:{file_key}"
+    raise ValueError(f"{type(event).__name__} is not an entry or file event")
