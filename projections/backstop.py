@@ -81,9 +81,7 @@ def demote_durable(
         first, _, rest = entry.text.partition("\n")
         title = strip_marker(parse_title_line(first)[0], state.key)
         pointer = pointer_line(today, [eid], pointer_summary(title, 80), _archive_name(state.key))
-        body = "\n".join(
-            line for line in [first, *rest.splitlines()] if not is_pointer_line(line)
-        )
+        body = "\n".join(line for line in [first, *rest.splitlines()] if not is_pointer_line(line))
         if count(pointer) >= count(body.strip()):
             continue
         shown = render_pointer_slot(replace(entry, pointer=pointer), state.key)

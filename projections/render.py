@@ -89,9 +89,7 @@ def archive_body(entry: Entry, key: str) -> str:
     """How a demoted entry reads in the archive: with its id comment, without pointer lines."""
     text = render_entry(entry, key)
     if key != "state":
-        text = "".join(
-            line for line in text.splitlines(keepends=True) if not is_pointer_line(line)
-        )
+        text = "".join(line for line in text.splitlines(keepends=True) if not is_pointer_line(line))
     return text.rstrip("\n") + "\n"
 
 

@@ -139,11 +139,7 @@ def render_block(text: str, fields: Mapping[str, str]) -> str:
 
 def strip_comments_from_block(raw: str) -> str:
     """Block text without mem comments; lines left blank by a removed comment are dropped."""
-    kept = [
-        line
-        for line in _COMMENT_ANY.sub("", raw).splitlines(keepends=True)
-        if line.strip()
-    ]
+    kept = [line for line in _COMMENT_ANY.sub("", raw).splitlines(keepends=True) if line.strip()]
     return "".join(kept)
 
 

@@ -94,9 +94,7 @@ class _Ids:
         return candidate
 
 
-def _plan_durable(
-    state: FileState, doc: ParsedDoc, live: list[str], ids: _Ids
-) -> dict[int, _Plan]:
+def _plan_durable(state: FileState, doc: ParsedDoc, live: list[str], ids: _Ids) -> dict[int, _Plan]:
     """DECISIONS/LESSONS: own id first (whole write), then first unclaimed same title."""
     plans: dict[int, _Plan] = {}
     claimed: set[str] = set()

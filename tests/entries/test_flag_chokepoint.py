@@ -53,8 +53,7 @@ def test_continuation_lines_stay_in_their_block_with_one_comment() -> None:
 
 def test_pointer_lines_and_prose_are_not_stamped() -> None:
     text = (
-        "## Now\nprose line\n"
-        "[archived 2026-09-01 id:abc] old → PROJECT_STATE_ARCHIVE.md\n* star\n"
+        "## Now\nprose line\n[archived 2026-09-01 id:abc] old → PROJECT_STATE_ARCHIVE.md\n* star\n"
     )
     mem = _state(text)
     assert mem.text == header("state") + text

@@ -28,9 +28,12 @@ OLD_TEXT = (
     "its pointer line is much shorter than the whole of this bullet text"
 )
 THREE = (
-    "- newest line, written yesterday\n" + _c("2026-09-17", "new001")
-    + "- middle line from August\n" + _c("2026-08-01", "mid001")
-    + f"- {OLD_TEXT}\n" + _c("2026-07-01", "old001")
+    "- newest line, written yesterday\n"
+    + _c("2026-09-17", "new001")
+    + "- middle line from August\n"
+    + _c("2026-08-01", "mid001")
+    + f"- {OLD_TEXT}\n"
+    + _c("2026-07-01", "old001")
 )
 
 
@@ -202,7 +205,8 @@ STATE_VIEW = (
         f"- old one {i} " + "padding " * 6 + "\n" + _c(f"2026-0{i}-01", f"old00{i}")
         for i in range(1, 5)
     )
-    + "- NEWEST LINE\n" + _c("2026-09-18", "new001")
+    + "- NEWEST LINE\n"
+    + _c("2026-09-18", "new001")
 )
 
 
@@ -240,8 +244,14 @@ def test_trim_volatile_without_pointers_is_the_legacy_head_trim() -> None:
 
 def test_hard_caps_state_floor_archives_with_ids_and_notes_when_protected() -> None:
     mem = _state(
-        "- old " + "o" * 3000 + "\n" + _c("2026-01-01", "old777")
-        + "- young " + "y" * 9000 + "\n" + _c("2026-09-18", "yng777")
+        "- old "
+        + "o" * 3000
+        + "\n"
+        + _c("2026-01-01", "old777")
+        + "- young "
+        + "y" * 9000
+        + "\n"
+        + _c("2026-09-18", "yng777")
     )
     plan = plan_backstop({"state": mem.state}, TODAY, est)
     mem.apply([e for e in plan.events if not (isinstance(e, FileLayoutSet) and e.file == "index")])
