@@ -3,6 +3,7 @@
 The CLI and the HTTP app call these and hold no rules themselves.
 """
 
+from orbital.service._context import EventSummary, WriteOutcome
 from orbital.service._service import HistoryQuery, Orbital
 
-__all__ = ["HistoryQuery", "Orbital"]
+__all__ = ["EventSummary", "HistoryQuery", "Orbital", "WriteOutcome"]

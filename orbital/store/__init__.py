@@ -5,9 +5,19 @@ from orbital.store._store import (
     Checkpoint,
     EventStore,
     Project,
+    Reader,
     Reducer,
     Writer,
     category,
 )
 
-__all__ = ["AppendResult", "Checkpoint", "EventStore", "Project", "Reducer", "Writer", "category"]
+__all__ = [
+    "AppendResult",
+    "Checkpoint",
+    "EventStore",
+    "Project",
+    "Reader",
+    "Reducer",
+    "Writer",
+    "category",
+]
