@@ -19,6 +19,7 @@ import msgspec
 from orbital.domain.asks_view import runtime_block, subagent_dropped_line
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entries import fold_file, stream_for
+from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
 from orbital.domain.model import FileState
 from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event, RecordedEvent, event_type
@@ -225,6 +226,12 @@ class MemoryService:
                     f"file is saved as orbital/{copy} and {name} was regenerated from events."
                 )
                 continue
+            if key == "state":
+                text, moved, ask_warnings = self.asks.take_legacy_flags(
+                    w, project, text, today, actor, None
+                )
+                summaries += moved
+                warnings += ask_warnings
             decision = decide_file_write(
                 memory.files[key],
                 text,
@@ -366,6 +373,22 @@ class MemoryService:
             self._views.clear()
         self._views[key] = view
         return view
+
+    def entry_action(
+        self, project: Project, entry_id: str, action: EntryAction, actor: Actor
+    ) -> WriteOutcome:
+        """Pin, unpin or restore one entry (a restored entry returns to its old slot)."""
+        pid = project.project_id
+        today = self.ctx.today(project)
+        with self.ctx.store.writing() as w:
+            before = self.load(w, pid)
+            memory, warnings, summaries = self._take_in_hand_edits(w, project, before, today)
+            events = decide_entry_action(memory.files, entry_id, action, today)
+            summaries += self._append(w, pid, events, actor, None)
+            after = self.load(w, pid)
+            self._write_files(w, project, before, after)
+        key = find_entry(after.files, entry_id).file
+        return WriteOutcome(render_file(after.files[key]), warnings, summaries)
 
     def session_end(self, project: Project) -> SessionEndReport:
         """The deterministic backstop (reference §7): demote the coldest entries of files over

@@ -10,9 +10,10 @@ from pathlib import Path
 from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
+from orbital.domain.entry_actions import EntryAction
 from orbital.errors import InvalidInput
 from orbital.events import Actor, RecordedEvent
-from orbital.files import MEMORY_DIR, memory_file
+from orbital.files import ARCHIVE_FILES, MEMORY_DIR, memory_file, projected_file
 from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
 from orbital.service._context import Context, WriteOutcome, mint_hex
 from orbital.service._memory import MemoryService, SessionEndReport
@@ -156,6 +157,19 @@ class Orbital:
             raise InvalidInput(f"the context window must be a positive token count, not {window}")
         return self._memory.view(self.store.project(project), window=window, audience=audience)
 
+    def entry_action(
+        self, project: str, entry_id: str, action: EntryAction, *, actor: Actor
+    ) -> WriteOutcome:
+        """Pin, unpin or restore a durable entry (the person's Workbench actions)."""
+        return self._memory.entry_action(self.store.project(project), entry_id, action, actor)
+
+    def read_archive(self, project: str, name: str) -> str:
+        """The archive of DECISIONS, LESSONS or PROJECT_STATE as Orbital renders it."""
+        key = projected_file(name).key.removesuffix("_archive")
+        if key not in ARCHIVE_FILES:
+            raise InvalidInput(f"{name} has no archive")
+        return self._memory.read_archive(self.store.project(project), key)
+
     def session_end(self, project: str) -> SessionEndReport:
         """The deterministic session-end backstop (no model)."""
         return self._memory.session_end(self.store.project(project))
@@ -215,6 +229,8 @@ class Orbital:
         dry_run: bool = False,
         progress: bool = False,
     ) -> MigrationReport:
-        return self._asks.migrate_retractions(
-            self.store.project(project), path, dry_run=dry_run, progress=progress
-        )
+        found = self.store.project(project)
+        report = self._asks.migrate_retractions(found, path, dry_run=dry_run, progress=progress)
+        if not dry_run:
+            self._memory.sync(found)  # [user] lines now asks leave PROJECT_STATE.md
+        return report
