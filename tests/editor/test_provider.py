@@ -49,9 +49,9 @@ def test_no_tools_means_no_tools_key_and_no_key_means_no_auth_header() -> None:
 
 
 def test_tool_calls_are_decoded() -> None:
-    with serving([reply(None, [tool_call("grep", {"pattern": "x"}, "c9")])]) as fake:
-        with client(fake.url) as llm:
-            answer = llm.complete(HELLO, None)
+    script = [reply(None, [tool_call("grep", {"pattern": "x"}, "c9")])]
+    with serving(script) as fake, client(fake.url) as llm:
+        answer = llm.complete(HELLO, None)
     assert answer.content is None
     assert answer.tool_calls is not None
     assert answer.tool_calls[0].id == "c9"
@@ -68,18 +68,24 @@ def test_one_transient_500_is_retried_after_the_delay() -> None:
 
 
 def test_500_twice_fails_after_one_retry() -> None:
-    with serving([failure(500), failure(503), reply("late")]) as fake, client(fake.url) as llm:
-        with pytest.raises(ProviderError) as caught:
-            llm.complete(HELLO, None)
+    with (
+        serving([failure(500), failure(503), reply("late")]) as fake,
+        client(fake.url) as llm,
+        pytest.raises(ProviderError) as caught,
+    ):
+        llm.complete(HELLO, None)
     assert len(fake.requests) == 2
     assert (caught.value.status, caught.value.transient) == (503, True)
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 429])
 def test_4xx_is_not_retried(status: int) -> None:
-    with serving([failure(status, "no"), reply("x")]) as fake, client(fake.url) as llm:
-        with pytest.raises(ProviderError) as caught:
-            llm.complete(HELLO, None)
+    with (
+        serving([failure(status, "no"), reply("x")]) as fake,
+        client(fake.url) as llm,
+        pytest.raises(ProviderError) as caught,
+    ):
+        llm.complete(HELLO, None)
     assert len(fake.requests) == 1
     assert (caught.value.status, caught.value.transient) == (status, False)
     assert "sk-test" not in str(caught.value)
@@ -94,9 +100,12 @@ def test_a_timeout_is_transient_and_retried() -> None:
 
 @pytest.mark.parametrize("body", [{"choices": []}, {"nope": 1}, "not json at all"])
 def test_a_malformed_reply_fails_without_retry(body: object) -> None:
-    with serving([Scripted(body=body), reply("x")]) as fake, client(fake.url) as llm:
-        with pytest.raises(ProviderError):
-            llm.complete(HELLO, None)
+    with (
+        serving([Scripted(body=body), reply("x")]) as fake,
+        client(fake.url) as llm,
+        pytest.raises(ProviderError),
+    ):
+        llm.complete(HELLO, None)
     assert len(fake.requests) == 1
 
 
