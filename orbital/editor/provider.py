@@ -82,10 +82,8 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> ProviderConfig:
     env = os.environ if environ is None else environ
     url = env.get("ORBITAL_EDITOR_URL", "").strip()
     model = env.get("ORBITAL_EDITOR_MODEL", "").strip()
-    missing = tuple(
-        name for name, value in (("ORBITAL_EDITOR_URL", url), ("ORBITAL_EDITOR_MODEL", model))
-        if not value
-    )  # fmt: skip
+    required = {"ORBITAL_EDITOR_URL": url, "ORBITAL_EDITOR_MODEL": model}
+    missing = tuple(name for name, value in required.items() if not value)
     if missing:
         raise EditorNotConfigured(missing)
     return ProviderConfig(url, model, env.get("ORBITAL_EDITOR_KEY", "").strip())

@@ -87,6 +87,7 @@ def test_bad_items_are_rejected_one_by_one() -> None:
                 {"file": "INDEX.md", "id": "i1"},
                 {"file": "NOTES.md", "id": "n1"},
                 {"file": "DECISIONS.md"},
+                {"id": "nf"},
                 {"file": "DECISIONS.md", "id": "ok"},
             ],
             "merge": [
@@ -107,6 +108,7 @@ def test_bad_items_are_rejected_one_by_one() -> None:
         "archive i1: INDEX.md cannot be edited by id",
         "archive n1: NOTES.md cannot be edited by id",
         "archive ?: missing id",
+        "archive nf: missing file",
         "merge: not an object",
         "merge ?: ids must be a non-empty list of distinct ids",
         "merge a,a: ids must be a non-empty list of distinct ids",

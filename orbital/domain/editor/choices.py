@@ -130,6 +130,12 @@ def _text(item: Mapping[str, object], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _bad_file(label: str, file: object) -> str:
+    if not isinstance(file, str) or not file.strip():
+        return f"{label}: missing file"
+    return f"{label}: {file.strip()} cannot be edited by id"
+
+
 def _archive(item: object) -> ArchiveChoice | str:
     if not isinstance(item, Mapping):
         return "archive: not an object"
@@ -137,7 +143,7 @@ def _archive(item: object) -> ArchiveChoice | str:
     label = f"archive {entry_id or '?'}"
     file = entry_file(item.get("file"))
     if file is None:
-        return f"{label}: {item.get('file')!s} cannot be edited by id"
+        return _bad_file(label, item.get("file"))
     if not entry_id:
         return f"{label}: missing id"
     return ArchiveChoice(file=file, id=entry_id, pointer=clean_pointer(_text(item, "pointer")))
@@ -153,7 +159,7 @@ def _merge(item: object) -> MergeChoice | str:
     label = f"merge {','.join(ids) or '?'}"
     file = entry_file(item.get("file"))
     if file is None:
-        return f"{label}: {item.get('file')!s} cannot be edited by id"
+        return _bad_file(label, item.get("file"))
     if (
         not isinstance(raw_ids, list)
         or len(ids) != len(raw_ids)
