@@ -73,3 +73,15 @@ snapshots = sa.Table(
     sa.Column("position", sa.BigInteger, primary_key=True, autoincrement=False),
     sa.Column("state", sa.LargeBinary, nullable=False),
 )
+
+#: Every distinct content Orbital wrote for a projected file, with the position it rendered:
+#: a file on disk that matches one of them is that version (e.g. an older one brought back by
+#: ``git checkout``), and a hand edit is merged against the version it most resembles.
+projections_written = sa.Table(
+    "projections_written",
+    metadata,
+    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("sha256", sa.String(64), primary_key=True),
+    sa.Column("position", sa.BigInteger, nullable=False),
+)

@@ -37,7 +37,14 @@ from orbital.store._engine import (
     default_url,
 )
 from orbital.store._migrate import upgrade_schema
-from orbital.store._schema import checkpoints, events, projects, snapshots, streams
+from orbital.store._schema import (
+    checkpoints,
+    events,
+    projections_written,
+    projects,
+    snapshots,
+    streams,
+)
 
 PROJECT_STREAM = "project"
 
@@ -187,6 +194,40 @@ class Reader:
     def project(self, project: str) -> Project:
         return self._store._project(self._conn, project)
 
+    def count(
+        self, project: str, stream_prefix: str, *, until_position: int, types: Sequence[str]
+    ) -> int:
+        """How many events of the given types a stream prefix holds up to a position."""
+        found = self._conn.scalar(
+            sa.select(sa.func.count()).where(
+                events.c.project_id == project,
+                events.c.stream >= stream_prefix,
+                events.c.stream < stream_prefix + "\U0010ffff",
+                events.c.position <= until_position,
+                events.c.type.in_(list(types)),
+            )
+        )
+        return int(found or 0)
+
+    def position_at(self, project: str, when: dt.datetime) -> int:
+        """The project's last position recorded at or before ``when`` (0: none)."""
+        found = self._conn.scalar(
+            sa.select(sa.func.max(events.c.position)).where(
+                events.c.project_id == project, events.c.recorded_at <= _naive_utc(when)
+            )
+        )
+        return int(found or 0)
+
+    def written_versions(self, project: str, name: str) -> dict[str, int]:
+        """Every content hash written for projection ``name``, with its position."""
+        rows = self._conn.execute(
+            sa.select(projections_written.c.sha256, projections_written.c.position).where(
+                projections_written.c.project_id == project,
+                projections_written.c.name == name,
+            )
+        ).all()
+        return {r.sha256: int(r.position) for r in rows}
+
 
 class Writer(Reader):
     """One write transaction: reads inside it see a stable state, appends commit together.
@@ -209,7 +250,27 @@ class Writer(Reader):
         )
 
     def set_checkpoint(self, project: str, name: str, checkpoint: Checkpoint) -> None:
-        """Record what was written for a projection, in this transaction."""
+        """Record what was written for a projection, in this transaction (and, for a whole
+        write, its hash among the versions ever written)."""
+        table = projections_written
+        if checkpoint.sha256 is not None and (
+            self._conn.scalar(
+                sa.select(table.c.position).where(
+                    table.c.project_id == project,
+                    table.c.name == name,
+                    table.c.sha256 == checkpoint.sha256,
+                )
+            )
+            is None
+        ):
+            self._conn.execute(
+                projections_written.insert().values(
+                    project_id=project,
+                    name=name,
+                    sha256=checkpoint.sha256,
+                    position=checkpoint.position,
+                )
+            )
         table = checkpoints
         values = {
             "position": checkpoint.position,
