@@ -3,6 +3,7 @@
 The CLI and the HTTP app call these and hold no rules themselves.
 """
 
+from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
 from orbital.service._service import HistoryQuery, Orbital
 
-__all__ = ["HistoryQuery", "Orbital"]
+__all__ = ["Audience", "Credential", "Credentials", "HistoryQuery", "IssuedToken", "Orbital"]

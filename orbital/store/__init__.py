@@ -1,5 +1,15 @@
 """The event store (shell layer). Public API: :class:`EventStore` and its value types."""
 
+from orbital.store._schema import credential_projects, credentials
 from orbital.store._store import AppendResult, EventStore, Project, Reducer, Writer, category
 
-__all__ = ["AppendResult", "EventStore", "Project", "Reducer", "Writer", "category"]
+__all__ = [
+    "AppendResult",
+    "EventStore",
+    "Project",
+    "Reducer",
+    "Writer",
+    "category",
+    "credential_projects",
+    "credentials",
+]
