@@ -1,15 +1,31 @@
-"""File-level events (stream ``file:<NAME>``): content Orbital keeps verbatim and hand edits."""
+"""File-level events (stream ``file:<KEY>``, KEY one of ``decisions``, ``lessons``, ``state``,
+``index``): what Orbital keeps verbatim around the entries, and hand edits.
+
+The live file is ``format contract + "\\n" + body``; the contract is code-owned and never
+stored. The body is either the ``FileStoredRaw`` text (a write that parsed into no entries) or
+the concatenation of the current layout's slots, each rendered on its own: a text slot as its
+text, an entry slot as the entry with its id comment (or its pointer line when archived).
+"""
 
 from __future__ import annotations
+
+import msgspec
 
 from orbital.events._base import Event
 
 
-class FilePreambleSet(Event, frozen=True, tag="file.preamble_set"):
-    """The text before the first entry (title, prose), format contract excluded."""
+class Slot(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One piece of a file body: an entry (by id) or verbatim text (preamble, prose, blanks)."""
+
+    entry: str = ""
+    text: str = ""
+
+
+class FileLayoutSet(Event, frozen=True, tag="file.layout_set"):
+    """The body's order: entries by id and the verbatim text between them."""
 
     file: str
-    text: str
+    slots: tuple[Slot, ...] = ()
 
 
 class FileStoredRaw(Event, frozen=True, tag="file.stored_raw"):
@@ -36,7 +52,7 @@ class HandEditConflict(Event, frozen=True, tag="file.hand_edit_conflict"):
 
 
 FILE_EVENTS: tuple[type[Event], ...] = (
-    FilePreambleSet,
+    FileLayoutSet,
     FileStoredRaw,
     HandEditDetected,
     HandEditConflict,

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from orbital.clock import Clock, clock_from_env
+from orbital.domain.asks import Ask, CloseKind
 from orbital.errors import InvalidInput
-from orbital.events import RecordedEvent
+from orbital.events import Actor, RecordedEvent
+from orbital.files import MEMORY_DIR, memory_file
+from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
+from orbital.service._context import Context, WriteOutcome, mint_hex
 from orbital.store import EventStore, Project
 
-MEMORY_DIR = "orbital"
+#: Materialised state per stream category, kept by the store in the append transaction.
+REDUCERS = {"ask": ASK_REDUCER}
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,16 +33,26 @@ class HistoryQuery:
 class Orbital:
     """The composition root's view of the service: a store and a clock."""
 
-    def __init__(self, store: EventStore, clock: Clock) -> None:
+    def __init__(
+        self, store: EventStore, clock: Clock, *, mint: Callable[[], str] = mint_hex
+    ) -> None:
         self.store = store
         self.clock = clock
+        self._ctx = Context(store, clock, mint)
+        self._asks = AsksService(self._ctx)
 
     @classmethod
-    def open(cls, db_url: str | None = None, *, clock: Clock | None = None) -> Orbital:
+    def open(
+        cls,
+        db_url: str | None = None,
+        *,
+        clock: Clock | None = None,
+        mint: Callable[[], str] = mint_hex,
+    ) -> Orbital:
         """Open (and upgrade) the store at ``db_url`` (default: ``ORBITAL_DB`` or the user
         data directory), with ``ORBITAL_NOW`` honoured unless a clock is given."""
         clock = clock or clock_from_env()
-        return cls(EventStore(db_url, clock=clock), clock)
+        return cls(EventStore(db_url, clock=clock, reducers=REDUCERS), clock, mint=mint)
 
     def close(self) -> None:
         self.store.close()
@@ -86,3 +101,92 @@ class Orbital:
             if query.exact_stream and event.stream != query.stream:
                 continue
             yield event
+
+    # -- memory files ---------------------------------------------------------------------
+
+    def write_file(
+        self,
+        project: str,
+        name: str,
+        content: bytes,
+        *,
+        actor: Actor,
+        session: str | None = None,
+    ) -> WriteOutcome:
+        """Apply a proposed full content of ``orbital/<name>``: events, then the file."""
+        target = memory_file(name)
+        found = self.store.project(project)
+        if target.key == "asks":
+            return self._asks.write(found, content, actor, session)
+        raise InvalidInput(f"{target.name} is not wired to the store yet")
+
+    def read_file(self, project: str, name: str) -> str:
+        """The projected file as Orbital writes it (taking in any hand edit first)."""
+        target = memory_file(name)
+        found = self.store.project(project)
+        if target.key == "asks":
+            return self._asks.read(found)
+        raise InvalidInput(f"{target.name} is not wired to the store yet")
+
+    def sync(self, project: str) -> list[WriteOutcome]:
+        """Take in hand edits of every projected file and rewrite what is stale."""
+        return [self._asks.sync(self.store.project(project))]
+
+    # -- asks -----------------------------------------------------------------------------
+
+    def asks(self, project: str, state: StateFilter = "open") -> list[Ask]:
+        return self._asks.list(self.store.project(project), state)
+
+    def asks_block(self, project: str) -> str:
+        return self._asks.block(self.store.project(project))
+
+    def ask_open(
+        self,
+        project: str,
+        text: str,
+        due: str | None = None,
+        *,
+        actor: Actor,
+        session: str | None = None,
+    ) -> WriteOutcome:
+        return self._asks.open(self.store.project(project), text, due, actor, session)
+
+    def ask_close(
+        self,
+        project: str,
+        ask_id: str,
+        kind: str,
+        note: str = "",
+        *,
+        actor: Actor,
+        session: str | None = None,
+    ) -> WriteOutcome:
+        if kind not in ("done", "dropped"):
+            raise InvalidInput(f"an ask is closed as done or dropped, not {kind!r}")
+        close: CloseKind = "done" if kind == "done" else "dropped"
+        return self._asks.change(self.store.project(project), ask_id, close, note, actor, session)
+
+    def ask_reopen(
+        self,
+        project: str,
+        ask_id: str,
+        note: str = "",
+        *,
+        actor: Actor,
+        session: str | None = None,
+    ) -> WriteOutcome:
+        return self._asks.change(
+            self.store.project(project), ask_id, "reopen", note, actor, session
+        )
+
+    def migrate_retractions(
+        self,
+        project: str,
+        path: Path | None = None,
+        *,
+        dry_run: bool = False,
+        progress: bool = False,
+    ) -> MigrationReport:
+        return self._asks.migrate_retractions(
+            self.store.project(project), path, dry_run=dry_run, progress=progress
+        )

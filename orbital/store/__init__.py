@@ -1,10 +1,19 @@
 """The event store (shell layer). Public API: :class:`EventStore` and its value types."""
 
 from orbital.store._schema import credential_projects, credentials
-from orbital.store._store import AppendResult, EventStore, Project, Reducer, Writer, category
+from orbital.store._store import (
+    AppendResult,
+    Checkpoint,
+    EventStore,
+    Project,
+    Reducer,
+    Writer,
+    category,
+)
 
 __all__ = [
     "AppendResult",
+    "Checkpoint",
     "EventStore",
     "Project",
     "Reducer",

@@ -36,7 +36,7 @@ from orbital.store._engine import (
     default_url,
 )
 from orbital.store._migrate import upgrade_schema
-from orbital.store._schema import events, projects, streams
+from orbital.store._schema import checkpoints, events, projects, streams
 
 PROJECT_STREAM = "project"
 
@@ -92,6 +92,17 @@ class AppendResult:
     version: int
     #: True when the batch was already recorded (an idempotent retry appended nothing).
     duplicate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """What Orbital last wrote for a projection: the position rendered, and the file's
+    size, mtime and hash (``sha256`` None after an incremental append)."""
+
+    position: int
+    size: int
+    mtime_ns: int
+    sha256: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +170,37 @@ class Writer:
 
     def read_stream(self, project: str, stream: str) -> list[RecordedEvent]:
         return list(self._store._read_stream(self._conn, project, stream))
+
+    def read_project(self, project: str, **window: Any) -> list[RecordedEvent]:
+        """Like :meth:`EventStore.read_project`, seeing this transaction's own appends."""
+        return list(self._store._read_project(self._conn, project, **window))
+
+    def states_after(self, project: str, prefix: str, after: int) -> dict[str, Any]:
+        return self._store._states(self._conn, project, prefix, after)
+
+    def prefix_head(self, project: str, prefix: str) -> int:
+        return self._store._prefix_head(self._conn, project, prefix)
+
+    def checkpoint(self, project: str, name: str) -> Checkpoint | None:
+        return self._store._checkpoint(self._conn, project, name)
+
+    def set_checkpoint(self, project: str, name: str, checkpoint: Checkpoint) -> None:
+        """Record what was written for a projection, in this transaction."""
+        table = checkpoints
+        values = {
+            "position": checkpoint.position,
+            "sha256": checkpoint.sha256,
+            "size": checkpoint.size,
+            "mtime_ns": checkpoint.mtime_ns,
+            "written_at": _naive_utc(self._store.clock.now()),
+        }
+        updated = self._conn.execute(
+            table.update()
+            .where(table.c.project_id == project, table.c.name == name)
+            .values(**values)
+        )
+        if updated.rowcount == 0:
+            self._conn.execute(table.insert().values(project_id=project, name=name, **values))
 
     def project(self, project: str) -> Project:
         return self._store._project(self._conn, project)
@@ -520,17 +562,40 @@ class EventStore:
         )
         return self._decode_state(stream, raw)
 
-    def _states(self, conn: Connection, project: str, prefix: str) -> dict[str, Any]:
+    def _states(
+        self, conn: Connection, project: str, prefix: str, after: int = 0
+    ) -> dict[str, Any]:
         rows = conn.execute(
             sa.select(streams.c.stream, streams.c.state)
             .where(
                 streams.c.project_id == project,
                 streams.c.stream >= prefix,
                 streams.c.stream < prefix + "\U0010ffff",
+                streams.c.last_position > after,
             )
             .order_by(streams.c.last_position)
         ).all()
         return {r.stream: self._decode_state(r.stream, r.state) for r in rows}
+
+    def _prefix_head(self, conn: Connection, project: str, prefix: str) -> int:
+        head = conn.scalar(
+            sa.select(sa.func.max(streams.c.last_position)).where(
+                streams.c.project_id == project,
+                streams.c.stream >= prefix,
+                streams.c.stream < prefix + "\U0010ffff",
+            )
+        )
+        return int(head or 0)
+
+    def _checkpoint(self, conn: Connection, project: str, name: str) -> Checkpoint | None:
+        row = conn.execute(
+            sa.select(checkpoints).where(
+                checkpoints.c.project_id == project, checkpoints.c.name == name
+            )
+        ).first()
+        if row is None:
+            return None
+        return Checkpoint(row.position, row.size, row.mtime_ns, row.sha256)
 
     def stream_version(self, project: str, stream: str) -> int:
         with self.reading() as conn:
@@ -600,7 +665,6 @@ class EventStore:
         since_time: dt.datetime | None = None,
         until_time: dt.datetime | None = None,
         stream_prefix: str | None = None,
-        batch_size: int = 2000,
     ) -> Iterator[RecordedEvent]:
         """Events of a project in position order.
 
@@ -608,33 +672,53 @@ class EventStore:
         are inclusive. Rows stream in batches; the generator holds a read transaction until
         it is exhausted or closed."""
         with self.reading() as conn:
-            self._require_project(conn, project)
-            query = sa.select(events).where(
-                events.c.project_id == project, events.c.position > from_position
+            yield from self._read_project(
+                conn,
+                project,
+                from_position=from_position,
+                until_position=until_position,
+                since_time=since_time,
+                until_time=until_time,
+                stream_prefix=stream_prefix,
             )
-            if until_position is not None:
-                query = query.where(events.c.position <= until_position)
-            if since_time is not None:
-                query = query.where(events.c.recorded_at >= _naive_utc(since_time))
-            if until_time is not None:
-                query = query.where(events.c.recorded_at <= _naive_utc(until_time))
-            if stream_prefix:
-                query = query.where(
-                    events.c.stream >= stream_prefix,
-                    events.c.stream < stream_prefix + "\U0010ffff",
-                )
-            result = conn.execution_options(yield_per=batch_size).execute(
-                query.order_by(events.c.position)
+
+    def _read_project(
+        self,
+        conn: Connection,
+        project: str,
+        *,
+        from_position: int = 0,
+        until_position: int | None = None,
+        since_time: dt.datetime | None = None,
+        until_time: dt.datetime | None = None,
+        stream_prefix: str | None = None,
+    ) -> Iterator[RecordedEvent]:
+        self._require_project(conn, project)
+        query = sa.select(events).where(
+            events.c.project_id == project, events.c.position > from_position
+        )
+        if until_position is not None:
+            query = query.where(events.c.position <= until_position)
+        if since_time is not None:
+            query = query.where(events.c.recorded_at >= _naive_utc(since_time))
+        if until_time is not None:
+            query = query.where(events.c.recorded_at <= _naive_utc(until_time))
+        if stream_prefix:
+            query = query.where(
+                events.c.stream >= stream_prefix,
+                events.c.stream < stream_prefix + "\U0010ffff",
             )
-            try:
-                for row in result:
-                    yield self._to_recorded(row)
-            finally:
-                result.close()
+        result = conn.execution_options(yield_per=2000).execute(query.order_by(events.c.position))
+        try:
+            for row in result:
+                yield self._to_recorded(row)
+        finally:
+            result.close()
 
 
 __all__ = [
     "AppendResult",
+    "Checkpoint",
     "EventStore",
     "OrbitalError",
     "Project",

@@ -1,0 +1,102 @@
+"""The folded state of one memory file, and a proposed write as the grammars parsed it.
+
+The domain never reads markdown itself: ``projections`` parses a proposed text into a
+:class:`ParsedDoc` (entries with their identity keys already computed) and renders a
+:class:`FileState` back to text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from orbital.events.files import Slot
+
+Status = Literal["live", "archived", "merged", "retired"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One durable entry as of the last folded event."""
+
+    entry_id: str
+    file: str
+    text: str
+    created: dt.date
+    touched: dt.date
+    #: Comment fields other than id/created/touched, in writer order.
+    meta: Mapping[str, str] = field(default_factory=dict)
+    status: Status = "live"
+    #: The line shown in the entry's slot while it is archived or merged.
+    pointer: str = ""
+    archived_on: dt.date | None = None
+    #: The pointer aged out of the live file (the entry itself stays archived).
+    pointer_dropped: bool = False
+
+    @property
+    def pinned(self) -> bool:
+        return self.meta.get("tag") == "pinned"
+
+
+@dataclass(frozen=True)
+class FileState:
+    """One memory file: its entries (any status), the live layout, and raw as-is content."""
+
+    key: str
+    entries: Mapping[str, Entry] = field(default_factory=dict)
+    layout: tuple[Slot, ...] = ()
+    #: Set when the last write could not be parsed into entries and was kept as-is.
+    raw: str | None = None
+    #: Archived entry ids in the order they were archived (the archive file's order).
+    archive: tuple[str, ...] = ()
+
+    def live_ids(self) -> list[str]:
+        """Ids of the live entries in file order."""
+        return [
+            s.entry
+            for s in self.layout
+            if s.entry and s.entry in self.entries and self.entries[s.entry].status == "live"
+        ]
+
+
+@dataclass(frozen=True)
+class ParsedEntry:
+    """An entry of a proposed write, with the identity keys the grammar computed."""
+
+    #: Entry text without any id comment (LESSONS: numbered by its position).
+    text: str
+    #: Fields of the writer's own id comment (empty when stripped).
+    fields: Mapping[str, str]
+    #: Re-attachment key: normalised title (DECISIONS/LESSONS), ``match_key`` (PROJECT_STATE).
+    match: str
+    #: Slug a new DECISIONS/LESSONS entry is named after ("" for PROJECT_STATE: ids are minted).
+    base_id: str = ""
+    #: Text modulo what rendering recomputes (LESSONS numbers); equal ⇒ nothing to record.
+    shape: str = ""
+    #: DECISIONS/LESSONS title without marker; a change alone is a retitle.
+    title: str = ""
+    #: DECISIONS/LESSONS ``body.strip()``; a change bumps ``touched``.
+    body: str = ""
+
+
+@dataclass(frozen=True)
+class Carved:
+    """The writer kept an archived entry's pointer line: the entry keeps its slot here."""
+
+    entry_id: str
+
+
+Piece = ParsedEntry | Carved | str
+
+
+@dataclass(frozen=True)
+class ParsedDoc:
+    """A proposed file body (contract removed) as pieces, or raw text that has no entries."""
+
+    pieces: tuple[Piece, ...] = ()
+    #: Previous live entries parsed by the same grammar, by id (for comparisons).
+    previous: Mapping[str, ParsedEntry] = field(default_factory=dict)
+    stored_raw: str | None = None
+    warnings: tuple[str, ...] = ()

@@ -1,0 +1,284 @@
+"""The decider for a writer's full-file rewrite: which entry and layout events it means.
+
+Ids survive a rewrite that stripped the id comments: DECISIONS/LESSONS entries re-attach by
+their own id, then by normalised title; PROJECT_STATE lines by exact ``match_key`` (§5.3 of the
+reference). Every previous entry is claimed at most once, so duplicates get distinct ids, and a
+new id never reuses one the project ever had. Entries the rewrite dropped are retired, not lost.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+
+from orbital.domain.model import Carved, Entry, FileState, ParsedDoc, ParsedEntry
+from orbital.events._base import Event
+from orbital.events.entries import (
+    EntryCreated,
+    EntryMetaSet,
+    EntryPinned,
+    EntryRestored,
+    EntryRetired,
+    EntryRetitled,
+    EntryRevised,
+    EntryTouched,
+)
+from orbital.events.files import FileLayoutSet, FileStoredRaw, Slot
+
+_DATE_KEYS = ("id", "created", "touched")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Events to append (in order) and warnings for the writer."""
+
+    events: tuple[Event, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass
+class _Plan:
+    """How one proposed entry is recorded: matched, restored or new, with its comment fields."""
+
+    entry_id: str
+    kind: str  # "match" | "restore" | "new"
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+def _date(value: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def _fields_of(entry: Entry) -> dict[str, str]:
+    return {
+        "id": entry.entry_id,
+        **entry.meta,
+        "created": entry.created.isoformat(),
+        "touched": entry.touched.isoformat(),
+    }
+
+
+def _meta(fields: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in fields.items() if k not in _DATE_KEYS}
+
+
+def _entries(doc: ParsedDoc) -> Iterator[tuple[int, ParsedEntry]]:
+    for i, piece in enumerate(doc.pieces):
+        if isinstance(piece, ParsedEntry):
+            yield i, piece
+
+
+class _Ids:
+    """Id bookkeeping for one write: what is taken, what this write has used."""
+
+    def __init__(self, state: FileState, ever_used: AbstractSet[str]) -> None:
+        self.taken = set(ever_used) | set(state.entries)
+        self.used: set[str] = set()
+
+    def fresh_slug(self, base: str) -> str:
+        candidate, n = base, 1
+        while candidate in self.taken or candidate in self.used:
+            n += 1
+            candidate = f"{base}-{n}"
+        return candidate
+
+    def fresh_minted(self, mint: Callable[[], str]) -> str:
+        candidate = mint()
+        while candidate in self.taken or candidate in self.used:
+            candidate = mint()
+        return candidate
+
+
+def _plan_durable(state: FileState, doc: ParsedDoc, live: list[str], ids: _Ids) -> dict[int, _Plan]:
+    """DECISIONS/LESSONS: own id first (whole write), then first unclaimed same title."""
+    plans: dict[int, _Plan] = {}
+    claimed: set[str] = set()
+    for i, p in _entries(doc):
+        own = p.fields.get("id", "")
+        if own in live and own not in claimed:
+            plans[i] = _Plan(own, "match")
+            claimed.add(own)
+    for i, p in _entries(doc):
+        if i in plans:
+            continue
+        for lid in live:
+            if lid not in claimed and doc.previous[lid].match == p.match:
+                plans[i] = _Plan(lid, "match")
+                claimed.add(lid)
+                break
+    ids.used |= claimed
+    for i, p in _entries(doc):
+        if i in plans:
+            continue
+        own = p.fields.get("id", "")
+        if own and own not in ids.used and own in state.entries:
+            plans[i] = _Plan(own, "restore", dict(p.fields))
+        elif own and own not in ids.used and own not in ids.taken:
+            plans[i] = _Plan(own, "new", dict(p.fields))
+        else:
+            tag = {"tag": p.fields["tag"]} if p.fields.get("tag") else {}
+            plans[i] = _Plan(ids.fresh_slug(p.base_id), "new", tag)
+        ids.used.add(plans[i].entry_id)
+    return plans
+
+
+def _plan_state(
+    state: FileState,
+    doc: ParsedDoc,
+    live: list[str],
+    ids: _Ids,
+    mint: Callable[[], str],
+) -> dict[int, _Plan]:
+    """PROJECT_STATE (§5.3): own id with the same match_key (writer's fields win), else the
+    first unclaimed line with the same match_key, else a foreign id kept, else a fresh id."""
+    plans: dict[int, _Plan] = {}
+    claimed: set[str] = set()
+    for i, p in _entries(doc):
+        own = p.fields.get("id", "")
+        foreign = bool(own) and own not in live and own not in ids.used
+        plan: _Plan | None = None
+        if (
+            own in live
+            and own not in claimed
+            and own not in ids.used
+            and doc.previous[own].match == p.match
+        ):
+            plan = _Plan(own, "match", {**_fields_of(state.entries[own]), **p.fields})
+        elif not foreign:
+            free = (i for i in live if i not in claimed and i not in ids.used)
+            lid = next((i for i in free if doc.previous[i].match == p.match), None)
+            if lid is not None:
+                plan = _Plan(lid, "match", _fields_of(state.entries[lid]))
+        if plan is None and foreign and own in state.entries:
+            plan = _Plan(own, "restore", dict(p.fields))
+        elif plan is None and foreign and own not in ids.taken:
+            plan = _Plan(own, "new", dict(p.fields))
+        elif plan is None:
+            plan = _Plan(ids.fresh_minted(mint), "new", {})
+        if plan.kind == "match":
+            claimed.add(plan.entry_id)
+        ids.used.add(plan.entry_id)
+        plans[i] = plan
+    return plans
+
+
+def _matched_durable(
+    entry: Entry, old: ParsedEntry, p: ParsedEntry, plan: _Plan, today: dt.date
+) -> list[Event]:
+    events: list[Event] = []
+    eid = entry.entry_id
+    if p.shape != old.shape:
+        if p.body != old.body:
+            events.append(EntryRevised(entry_id=eid, text=p.text, touched=today))
+        elif p.title != old.title:
+            events.append(EntryRetitled(entry_id=eid, text=p.text))
+        else:
+            events.append(EntryRevised(entry_id=eid, text=p.text))
+    tag = p.fields.get("tag", "")
+    if tag and tag != entry.meta.get("tag"):
+        if tag == "pinned":
+            events.append(EntryPinned(entry_id=eid))
+        else:
+            events.append(EntryMetaSet(entry_id=eid, meta={**entry.meta, "tag": tag}))
+    return events
+
+
+def _matched_state(entry: Entry, old: ParsedEntry, p: ParsedEntry, plan: _Plan) -> list[Event]:
+    events: list[Event] = []
+    eid = entry.entry_id
+    if p.shape != old.shape:
+        events.append(EntryRevised(entry_id=eid, text=p.text))
+    created = _date(plan.fields.get("created")) or entry.created
+    touched = _date(plan.fields.get("touched")) or entry.touched
+    if (created, touched) != (entry.created, entry.touched):
+        new_created = created if created != entry.created else None
+        events.append(EntryTouched(entry_id=eid, touched=touched, created=new_created))
+    meta = _meta(plan.fields)
+    if meta != dict(entry.meta):
+        events.append(EntryMetaSet(entry_id=eid, meta=meta))
+    return events
+
+
+def _restored(entry: Entry, p: ParsedEntry, plan: _Plan, today: dt.date) -> list[Event]:
+    events: list[Event] = [EntryRestored(entry_id=entry.entry_id, date=today)]
+    if p.text != entry.text:
+        events.append(EntryRevised(entry_id=entry.entry_id, text=p.text, touched=today))
+    meta = {**entry.meta, **_meta(plan.fields)}
+    if meta != dict(entry.meta):
+        events.append(EntryMetaSet(entry_id=entry.entry_id, meta=meta))
+    return events
+
+
+def _created(key: str, p: ParsedEntry, plan: _Plan, today: dt.date) -> EntryCreated:
+    created = _date(plan.fields.get("created")) or today
+    touched = _date(plan.fields.get("touched")) or created
+    return EntryCreated(
+        file=key,
+        entry_id=plan.entry_id,
+        text=p.text,
+        created=created,
+        touched=touched,
+        meta=_meta(plan.fields),
+    )
+
+
+def decide_write(
+    state: FileState,
+    doc: ParsedDoc,
+    today: dt.date,
+    *,
+    mint: Callable[[], str],
+    ever_used: AbstractSet[str],
+) -> Decision:
+    """Events that make ``state`` render ``doc``; none when the write changes nothing.
+
+    ``mint`` returns a fresh random id (6 lowercase hex for PROJECT_STATE); it is retried until
+    the id is neither in ``ever_used`` (every id the project ever had) nor used in this write.
+    """
+    live = state.live_ids() if state.raw is None else []
+    today_retire = [EntryRetired(entry_id=i, date=today) for i in live]
+    if doc.stored_raw is not None:
+        raw_events: list[Event] = list(today_retire)
+        if state.raw != doc.stored_raw:
+            raw_events.append(FileStoredRaw(file=state.key, text=doc.stored_raw))
+        return Decision(tuple(raw_events), doc.warnings)
+
+    ids = _Ids(state, ever_used)
+    if state.key == "state":
+        plans = _plan_state(state, doc, live, ids, mint)
+    else:
+        plans = _plan_durable(state, doc, live, ids)
+
+    kept = {p.entry_id for p in plans.values()}
+    events: list[Event] = []
+    slots: list[Slot] = []
+    for i, piece in enumerate(doc.pieces):
+        if isinstance(piece, str):
+            slots.append(Slot(text=piece))
+            continue
+        if isinstance(piece, Carved):
+            if piece.entry_id not in kept:  # a pasted-back entry wins over its pointer
+                slots.append(Slot(entry=piece.entry_id))
+            continue
+        plan = plans[i]
+        slots.append(Slot(entry=plan.entry_id))
+        if plan.kind == "new":
+            events.append(_created(state.key, piece, plan, today))
+            continue
+        entry = state.entries[plan.entry_id]
+        if plan.kind == "restore":
+            events.extend(_restored(entry, piece, plan, today))
+        elif state.key == "state":
+            events.extend(_matched_state(entry, doc.previous[entry.entry_id], piece, plan))
+        else:
+            old = doc.previous[entry.entry_id]
+            events.extend(_matched_durable(entry, old, piece, plan, today))
+    events.extend(r for r in today_retire if r.entry_id not in kept)
+    if state.raw is not None or tuple(slots) != state.layout:
+        events.append(FileLayoutSet(file=state.key, slots=tuple(slots)))
+    return Decision(tuple(events), doc.warnings)

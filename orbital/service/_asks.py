@@ -1,0 +1,466 @@
+"""Asks use cases: the agent's ASKS.md write, person and agent actions, the ASKS.md
+projection (incremental append, full regenerate, hand-edit intake) and the legacy migration.
+
+Every use case is one write transaction (the store's lock serialises writers): load state →
+decide (pure, ``orbital.domain.asks``) → append → write the projection → record the checkpoint.
+The file is written inside the transaction, after the appends, so two writers can never
+interleave lines; if the commit then fails the file is put back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+from tqdm import tqdm
+
+from orbital.domain.asks import (
+    Ask,
+    AskState,
+    CloseKind,
+    decide_agent_change,
+    decide_agent_open,
+    decide_change,
+    decide_open,
+    fold,
+)
+from orbital.domain.asks_legacy import (
+    LegacyFlag,
+    Retraction,
+    UnparsedLine,
+    extract_legacy_flags,
+    parse_retractions,
+    plan_migration,
+)
+from orbital.domain.asks_view import runtime_block
+from orbital.errors import UnknownAsk
+from orbital.events import Actor, Event, RecordedEvent
+from orbital.events.asks import AskClosed, AskOpened, AskReopened, stream_of
+from orbital.events.files import HandEditConflict, HandEditDetected
+from orbital.events.migration import LegacyItemMigrated, MigrationCompleted
+from orbital.files import FileGateway, check_size, decode_utf8, sha256
+from orbital.service._context import Context, EventSummary, WriteOutcome
+from orbital.store import Checkpoint, Project, Reducer, Writer
+from projections.asks_md import decode_asks_bytes, parse_file, render_event, render_file
+from projections.asks_write import decide_agent_write
+
+ASKS_FILE = "ASKS.md"
+#: Stream prefix covering ``ask:<id>`` and the log-level ``asks`` stream.
+ASKS_PREFIX = "ask"
+StateFilter = Literal["open", "done", "dropped", "all"]
+
+
+def fold_ask_stream(state: Ask | None, recorded: RecordedEvent) -> Ask | None:
+    """Materialised state of one ``ask:<id>`` stream (the reference fold, one ask)."""
+    initial = {state.id: state} if state is not None else None
+    folded = fold([(recorded.position, recorded.event)], initial)
+    return next(iter(folded.values()), None)
+
+
+ASK_REDUCER = Reducer(Ask, fold_ask_stream)
+
+
+#: What a use case decided: state events, audit events, warnings.
+Decided = tuple[list[Event], list[Event], list[str]]
+DecideFn = Callable[[dict[str, Ask], dt.date], Decided]
+
+
+@dataclass
+class _Cached:
+    head: int
+    asks: dict[str, Ask]
+
+
+@dataclass
+class _Projection:
+    """The ASKS.md the decision is made against, and whether the disk copy is it exactly."""
+
+    text: str
+    #: True when the file on disk is exactly ``text`` (so new lines can be appended).
+    on_disk: bool
+    warnings: list[str] = field(default_factory=list)
+    events: list[EventSummary] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class MigrationReport:
+    opened: int
+    dropped: int
+    appended_events: int
+    already_migrated: bool
+    unparsed: list[UnparsedLine]
+    plan: list[str]
+    dry_run: bool
+
+
+def _by_for(actor: Actor) -> str:
+    return {Actor.USER: "user", Actor.EDITOR: "editor", Actor.FILE: "file"}.get(actor, "agent")
+
+
+def _restamp(events: Iterable[Event], actor: Actor) -> list[Event]:
+    """The agent deciders stamp ``by:agent``; a hand edit is stamped ``by:file`` instead, so
+    it never reads as the user's consent and stays undoable."""
+    if actor is not Actor.FILE:
+        return list(events)
+    return [
+        msgspec.structs.replace(e, by="file") if isinstance(e, AskClosed | AskReopened) else e
+        for e in events
+    ]
+
+
+class AsksService:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._cache: dict[str, _Cached] = {}
+
+    # -- state ----------------------------------------------------------------------------
+
+    def _asks(self, w: Writer, project: str) -> dict[str, Ask]:
+        """Current asks from the materialised stream states; only streams that changed since
+        the last call are read (O(change) in a long-running process)."""
+        head = w.prefix_head(project, ASKS_PREFIX)
+        cached = self._cache.get(project)
+        if cached is not None and cached.head == head:
+            return cached.asks
+        after = cached.head if cached is not None else 0
+        asks = dict(cached.asks) if cached is not None else {}
+        for state in w.states_after(project, "ask:", after).values():
+            if state is not None:
+                asks[state.id] = state
+        self._cache[project] = _Cached(head, asks)
+        return asks
+
+    def _render_full(self, w: Writer, project: str) -> str:
+        events = w.read_project(project, stream_prefix=ASKS_PREFIX)
+        return render_file(e.event for e in events)
+
+    def _append(
+        self,
+        w: Writer,
+        project: str,
+        events: Sequence[Event],
+        actor: Actor,
+        session: str | None,
+    ) -> list[EventSummary]:
+        appended = []
+        for event in events:
+            stream = stream_of(event)
+            result = w.append(
+                project, stream, [event], expected_version=None, actor=actor, session=session
+            )
+            appended.append(
+                EventSummary.of(
+                    RecordedEvent(
+                        position=result.positions[0],
+                        project=project,
+                        stream=stream,
+                        version=result.version,
+                        event=event,
+                        actor=actor,
+                        session=session,
+                        recorded_at=self.ctx.clock.now(),
+                        event_id="",
+                    )
+                )
+            )
+        return appended
+
+    # -- the projection -------------------------------------------------------------------
+
+    def _current(self, w: Writer, project: Project, today: dt.date) -> _Projection:
+        """The projected ASKS.md, taking in whatever changed on disk since Orbital wrote it."""
+        pid, files = project.project_id, self.ctx.files(project)
+        checkpoint = w.checkpoint(pid, ASKS_FILE)
+        head = w.prefix_head(pid, ASKS_PREFIX)
+        stat = files.stat(ASKS_FILE)
+        if (
+            checkpoint is not None
+            and stat == (checkpoint.size, checkpoint.mtime_ns)
+            and checkpoint.position == head
+        ):
+            raw = files.read_bytes(ASKS_FILE) or b""
+            return _Projection(raw.decode("utf-8"), on_disk=True)
+        if stat is None:
+            return _Projection(self._render_full(w, pid) if head else "", on_disk=head == 0)
+        raw = files.read_bytes(ASKS_FILE) or b""
+        if checkpoint is None and head == 0:
+            return self._import(w, project, raw, today)
+        expected = self._render_full(w, pid)
+        if raw == expected.encode() or not raw.strip():
+            # Unchanged content (touched, or a git checkout of the same bytes), or an editor's
+            # truncate-then-write caught half way: nothing to take in.
+            return _Projection(expected, on_disk=raw == expected.encode())
+        return self._hand_edit(w, project, expected, raw, today)
+
+    def _import(self, w: Writer, project: Project, raw: bytes, today: dt.date) -> _Projection:
+        """An ASKS.md that predates the store (upstream Orbital, another tool) becomes events,
+        kept as written (its ``by:`` included): it is history, not a new claim."""
+        text, replaced = decode_asks_bytes(raw)
+        events: list[Event] = [*replaced, *parse_file(text, today)]
+        summaries = self._append(w, project.project_id, events, Actor.SYSTEM, None)
+        warnings = [f"ASKS.md: imported {len(summaries)} line(s) written before Orbital's store."]
+        if replaced:
+            lines = ", ".join(str(r.line) for r in replaced)
+            warnings.append(
+                f"ASKS.md: line(s) {lines} held bytes that are not UTF-8; they show as \ufffd "
+                "and the original bytes are kept in history (ask.bytes_replaced)."
+            )
+        return _Projection(self._render_full(w, project.project_id), False, warnings, summaries)
+
+    def _hand_edit(
+        self, w: Writer, project: Project, expected: str, raw: bytes, today: dt.date
+    ) -> _Projection:
+        """A hand edit follows the append-only rules, attributed ``file``; if anything the
+        person typed would not survive, their file is saved beside it first."""
+        pid = project.project_id
+        text, _ = decode_asks_bytes(raw)
+        result = decide_agent_write(self._asks(w, pid), expected, text, today, self.ctx.mint)
+        events = _restamp(result.events, Actor.FILE)
+        found = sha256(raw)
+        detected = HandEditDetected(
+            file=ASKS_FILE, expected_sha256=sha256(expected.encode()), found_sha256=found
+        )
+        w.append(pid, f"file:{ASKS_FILE}", [detected], expected_version=None, actor=Actor.FILE)
+        summaries = self._append(w, pid, [*events, *result.audit], Actor.FILE, None)
+        new_text = self._render_full(w, pid)
+        warnings = [
+            f"ASKS.md was edited outside Orbital; took it in as a hand edit ({found[:12]})."
+        ]
+        warnings += result.warnings
+        kept = set(new_text.split("\n"))
+        lost = [line for line in text.split("\n") if line.strip() and line not in kept]
+        if lost:
+            copy = self._conflict_copy(self.ctx.files(project), raw)
+            conflict = HandEditConflict(file=ASKS_FILE, conflict_copy=copy, found_sha256=found)
+            w.append(pid, f"file:{ASKS_FILE}", [conflict], expected_version=None, actor=Actor.FILE)
+            warnings.append(
+                f"ASKS.md: {len(lost)} line(s) of the hand edit are not ask events or were "
+                f"refused; the edited file is saved as orbital/{copy} so nothing is lost."
+            )
+        return _Projection(new_text, False, warnings, summaries)
+
+    def _conflict_copy(self, files: FileGateway, raw: bytes) -> str:
+        stamp = self.ctx.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
+        name = f"ASKS.md.conflict-{stamp}.md"
+        files.ensure_dir()
+        (files.directory / name).write_bytes(raw)
+        return name
+
+    def _text_after(self, w: Writer, pid: str, current: _Projection, lines: list[str]) -> str:
+        """The file once ``lines`` are appended: cheap when the disk copy is current."""
+        if not lines:
+            return current.text
+        if current.on_disk and current.text:
+            return current.text + "".join(f"{line}\n" for line in lines)
+        return self._render_full(w, pid)
+
+    def _project(
+        self, w: Writer, project: Project, current: _Projection, lines: list[str], text: str
+    ) -> None:
+        """Bring ASKS.md to ``text``: append ``lines`` when the disk copy is current, else
+        rewrite it whole; then record the checkpoint in the same transaction."""
+        pid, files = project.project_id, self.ctx.files(project)
+        previous = w.checkpoint(pid, ASKS_FILE)
+        if current.on_disk and current.text and lines:
+            stamp = files.append(ASKS_FILE, "".join(f"{line}\n" for line in lines).encode())
+            checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
+        elif current.on_disk and (not lines) and previous is not None:
+            checkpoint = previous
+        elif not text:
+            return
+        else:
+            stamp = files.write(ASKS_FILE, text.encode())
+            checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
+        position = w.prefix_head(pid, ASKS_PREFIX)
+        w.set_checkpoint(pid, ASKS_FILE, dataclasses.replace(checkpoint, position=position))
+
+    # -- use cases ------------------------------------------------------------------------
+
+    def write(
+        self, project: Project, content: bytes, actor: Actor, session: str | None
+    ) -> WriteOutcome:
+        """The agent's (or a hand edit's) full proposed ASKS.md: append-only rules (§6.5)."""
+        check_size(content)
+        proposed = decode_utf8(content)
+        pid = project.project_id
+        today = self.ctx.today(project)
+        with self.ctx.store.writing() as w:
+            current = self._current(w, project, today)
+            result = decide_agent_write(
+                self._asks(w, pid), current.text, proposed, today, self.ctx.mint
+            )
+            events = _restamp(result.events, actor)
+            summaries = self._append(w, pid, [*events, *result.audit], actor, session)
+            lines = [line for line in map(render_event, events) if line is not None]
+            self._project(w, project, current, lines, result.text)
+        return WriteOutcome(
+            result.text, current.warnings + result.warnings, current.events + summaries
+        )
+
+    def sync(self, project: Project) -> WriteOutcome:
+        """Take in a changed ASKS.md and make the file match the store again."""
+        with self.ctx.store.writing() as w:
+            current = self._current(w, project, self.ctx.today(project))
+            self._project(w, project, current, [], current.text)
+        return WriteOutcome(current.text, current.warnings, current.events)
+
+    def read(self, project: Project) -> str:
+        return self.sync(project).content
+
+    def list(self, project: Project, state: StateFilter = "open") -> list[Ask]:
+        with self.ctx.store.writing() as w:
+            asks = self._asks(w, project.project_id)
+        chosen = [a for a in asks.values() if state == "all" or a.state == state]
+        return sorted(chosen, key=lambda a: (a.opened, a.seq))
+
+    def block(self, project: Project) -> str:
+        """The asks block of the injection view (reference §4.5)."""
+        with self.ctx.store.writing() as w:
+            asks = self._asks(w, project.project_id)
+        return runtime_block(asks, self.ctx.today(project), empty_cue=True)
+
+    def _act(
+        self, project: Project, decide: DecideFn, actor: Actor, session: str | None
+    ) -> WriteOutcome:
+        pid = project.project_id
+        today = self.ctx.today(project)
+        with self.ctx.store.writing() as w:
+            current = self._current(w, project, today)
+            events, audit, warnings = decide(self._asks(w, pid), today)
+            events = _restamp(events, actor)
+            summaries = self._append(w, pid, [*events, *audit], actor, session)
+            lines = [line for line in map(render_event, events) if line is not None]
+            text = self._text_after(w, pid, current, lines)
+            self._project(w, project, current, lines, text)
+        return WriteOutcome(text, current.warnings + warnings, current.events + summaries)
+
+    def open(
+        self,
+        project: Project,
+        text: str,
+        due: str | None,
+        actor: Actor,
+        session: str | None = None,
+    ) -> WriteOutcome:
+        """Open an ask. The agent path refuses duplicates and dropped texts (exact or fuzzy);
+        the person may open what they like, except an exact duplicate of an open ask."""
+
+        def decide(asks: dict[str, Ask], today: dt.date) -> Decided:
+            if actor is Actor.AGENT:
+                d = decide_agent_open(asks, text, due, today, self.ctx.mint)
+                return d.events, d.audit, d.warnings
+            event = decide_open(asks, text, due, today, self.ctx.mint)
+            if event is None:
+                return [], [], ["ASKS.md: an open ask already has that text — not added again."]
+            return [event], [], []
+
+        return self._act(project, decide, actor, session)
+
+    def change(
+        self,
+        project: Project,
+        ask_id: str,
+        kind: CloseKind | Literal["reopen"],
+        note: str,
+        actor: Actor,
+        session: str | None = None,
+    ) -> WriteOutcome:
+        """Close (done/dropped) or reopen an ask. Unknown id: :class:`UnknownAsk`.
+        Closing a closed ask or reopening an open one changes nothing."""
+        ask_id = ask_id.strip().lower()
+
+        def decide(asks: dict[str, Ask], today: dt.date) -> Decided:
+            if ask_id not in asks:
+                raise UnknownAsk(ask_id)
+            if actor is Actor.AGENT:
+                d = decide_agent_change(asks, kind, ask_id, note, today)
+                return d.events, d.audit, d.warnings
+            event = decide_change(asks, kind, ask_id, today, by=_by_for(actor), note=note)
+            if event is None:
+                state: AskState = asks[ask_id].state
+                return [], [], [f"ASKS.md: [{ask_id}] is already {state} — nothing changed."]
+            return [event], [], []
+
+        return self._act(project, decide, actor, session)
+
+    # -- legacy migration ------------------------------------------------------------------
+
+    def migrate_retractions(
+        self, project: Project, path: Path | None, *, dry_run: bool, progress: bool
+    ) -> MigrationReport:
+        """Legacy ``retractions.md`` and ``[user]`` lines of PROJECT_STATE.md into events.
+
+        Idempotent (planning skips anything already an ask), resumable (each chunk of items is
+        one transaction with its progress markers), and it never modifies the legacy files.
+        """
+        files = self.ctx.files(project)
+        source = path or files.directory / "retractions.md"
+        retractions: list[Retraction] = []
+        unparsed: list[UnparsedLine] = []
+        if source.is_file():
+            text = source.read_bytes().decode("utf-8", errors="replace")
+            retractions, unparsed = parse_retractions(text)
+        state_raw = files.read_bytes("PROJECT_STATE.md")
+        flags: list[LegacyFlag] = []
+        if state_raw is not None:
+            flags = extract_legacy_flags(state_raw.decode("utf-8", errors="replace"))[1]
+        pid = project.project_id
+        today = self.ctx.today(project)
+        with self.ctx.store.writing() as w:
+            plan = plan_migration(self._asks(w, pid), retractions, flags, today, self.ctx.mint)
+        described = [
+            f"{stream}: " + "; ".join(filter(None, (render_event(e) for e in events)))
+            for stream, events in plan
+        ]
+        opened = sum(1 for _, events in plan for e in events if isinstance(e, AskOpened))
+        dropped = sum(1 for _, events in plan for e in events if isinstance(e, AskClosed))
+        if dry_run or not plan:
+            return MigrationReport(opened, dropped, 0, not plan, unparsed, described, dry_run)
+        appended = 0
+        chunks = [plan[i : i + 500] for i in range(0, len(plan), 500)]
+        bar = tqdm(total=len(plan), unit="item", disable=not progress, leave=False)
+        try:
+            for chunk in chunks:
+                with self.ctx.store.writing() as w:
+                    current = self._current(w, project, today)
+                    asks = self._asks(w, pid)
+                    lines: list[str] = []
+                    for stream, events in chunk:
+                        ask_id = stream.split(":", 1)[1]
+                        if ask_id in asks:
+                            continue  # a resumed run: this item landed before the crash
+                        w.append(pid, stream, events, expected_version=0, actor=Actor.SYSTEM)
+                        legacy = getattr(events[0], "legacy", None)
+                        key = f"{getattr(legacy, 'legacy_id', '')}@{getattr(legacy, 'line', 0)}"
+                        marker = LegacyItemMigrated(
+                            source=str(source), legacy_key=key, ask_id=ask_id
+                        )
+                        w.append(
+                            pid,
+                            f"migration:{source.name}",
+                            [marker],
+                            expected_version=None,
+                            actor=Actor.SYSTEM,
+                        )
+                        lines += [line for e in events if (line := render_event(e))]
+                        appended += len(events) + 1
+                    text = self._text_after(w, pid, current, lines)
+                    self._project(w, project, current, lines, text)
+                bar.update(len(chunk))
+            with self.ctx.store.writing() as w:
+                done = MigrationCompleted(source=str(source), items=len(plan))
+                w.append(
+                    pid,
+                    f"migration:{source.name}",
+                    [done],
+                    expected_version=None,
+                    actor=Actor.SYSTEM,
+                )
+        finally:
+            bar.close()
+        return MigrationReport(opened, dropped, appended, False, unparsed, described, False)

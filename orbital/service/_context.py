@@ -1,0 +1,61 @@
+"""What every use case needs: the store, the clock, the id minter, and per-project helpers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import msgspec
+
+from orbital.clock import Clock
+from orbital.events import RecordedEvent
+from orbital.files import FileGateway
+from orbital.store import EventStore, Project
+from projections.history import summarize
+
+
+def mint_hex() -> str:
+    """Orbital-minted ids: 6 random lowercase hex digits (callers retry until unused)."""
+    return secrets.token_hex(3)
+
+
+class EventSummary(msgspec.Struct, frozen=True):
+    """One appended event as reported back to the writer."""
+
+    position: int
+    stream: str
+    type: str
+    summary: str
+
+    @classmethod
+    def of(cls, recorded: RecordedEvent) -> EventSummary:
+        return cls(recorded.position, recorded.stream, recorded.type, summarize(recorded.event))
+
+
+class WriteOutcome(msgspec.Struct, frozen=True):
+    """The result of writing a memory file: the file as it now stands, the warnings for the
+    writer, and the events the write appended (none when it was refused)."""
+
+    content: str
+    warnings: list[str]
+    events: list[EventSummary]
+
+
+@dataclass
+class Context:
+    store: EventStore
+    clock: Clock
+    mint: Callable[[], str] = mint_hex
+    _gateways: dict[str, FileGateway] = field(default_factory=dict)
+
+    def today(self, project: Project) -> dt.date:
+        """Today in the project's timezone (dates in files are project-local)."""
+        return self.clock.now().astimezone(project.tz()).date()
+
+    def files(self, project: Project) -> FileGateway:
+        gateway = self._gateways.get(project.project_id)
+        if gateway is None:
+            gateway = self._gateways[project.project_id] = FileGateway(project.root)
+        return gateway

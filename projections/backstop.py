@@ -1,0 +1,193 @@
+"""The session-end backstop (reference §7): a deterministic plan, no model, no I/O.
+
+Only files over their (unscaled) soft budget are touched, each cut toward its consolidation
+target. Every move is an ``EntryArchived`` whose slot keeps a pointer line, so ``EntryRestored``
+brings the entry back byte-identical; nothing is deleted. The plan lives beside the renderer
+because it measures rendered pieces and writes pointer lines.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from orbital.domain.budgets import FILE_BUDGETS, TokenCounter, consolidation_target
+from orbital.domain.model import FileState
+from orbital.events._base import Event
+from orbital.events.entries import EntryArchived, EntryPointerDropped
+from orbital.events.files import FileLayoutSet, Slot
+from projections.durable import parse_title_line, strip_marker
+from projections.measure import piece_measures
+from projections.memory_files import ARCHIVE_OF, FILE_NAMES
+from projections.pointers import (
+    ensure_index_mentions,
+    is_pointer_line,
+    pointer_date,
+    pointer_line,
+    pointer_summary,
+)
+from projections.render import render_body, render_pointer_slot
+from projections.state_blocks import parse_blocks
+from projections.views import trim_index_lines
+
+PROTECT_OLDEST = 3
+STATE_PROBATION_DAYS = 14
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    """Events for one file, and by how much it stays over its target (0 when it fits)."""
+
+    events: tuple[Event, ...] = ()
+    over_by: int = 0
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BackstopPlan:
+    events: tuple[Event, ...]
+    over_by: Mapping[str, int]
+    #: Log lines worth keeping (why a file stays over budget).
+    notes: tuple[str, ...]
+
+
+def _archive_name(key: str) -> str:
+    return FILE_NAMES[ARCHIVE_OF[key]]
+
+
+def demote_durable(
+    state: FileState, today: dt.date, count: TokenCounter, target: float
+) -> FilePlan:
+    """DECISIONS/LESSONS: archive the coldest entries (``touched``, then position) until the
+    file fits ``target``; the oldest 3 and pinned entries stay; a pointer longer than its entry
+    is not worth a move."""
+    live = state.live_ids()
+    costs = piece_measures(state, count)
+    measure = sum(costs)
+    if len(live) < 2 or measure <= target:
+        return FilePlan()
+    slot_of = {s.entry: i for i, s in enumerate(state.layout) if s.entry}
+    candidates = sorted(
+        (state.entries[eid].touched, pos, eid)
+        for pos, eid in enumerate(live)
+        if pos >= PROTECT_OLDEST and not state.entries[eid].pinned
+    )
+    events: list[Event] = []
+    for _, _, eid in candidates:
+        if measure <= target:
+            break
+        entry = state.entries[eid]
+        first, _, rest = entry.text.partition("\n")
+        title = strip_marker(parse_title_line(first)[0], state.key)
+        pointer = pointer_line(today, [eid], pointer_summary(title, 80), _archive_name(state.key))
+        body = "\n".join(line for line in [first, *rest.splitlines()] if not is_pointer_line(line))
+        if count(pointer) >= count(body.strip()):
+            continue
+        shown = render_pointer_slot(replace(entry, pointer=pointer), state.key)
+        measure += count(shown) - costs[slot_of[eid]]
+        events.append(EntryArchived(entry_id=eid, pointer=pointer, date=today))
+    return FilePlan(tuple(events), max(0, int(measure - target)))
+
+
+def floor_state(state: FileState, today: dt.date, count: TokenCounter, target: float) -> FilePlan:
+    """PROJECT_STATE: archive stamped lines older than the 14-day probation (oldest first) and
+    drop aged pointers, until the file fits ``target``; young lines, unstamped bullets and prose
+    are never touched, so the file may stay over budget."""
+    costs = piece_measures(state, count)
+    measure = sum(costs)
+    if measure <= target:
+        return FilePlan()
+    cutoff = today - dt.timedelta(days=STATE_PROBATION_DAYS)
+    candidates: list[tuple[dt.date, int]] = []
+    for i, slot in enumerate(state.layout):
+        entry = state.entries.get(slot.entry) if slot.entry else None
+        if entry is None:
+            day = pointer_date(slot.text)
+        elif entry.status == "live":
+            day = entry.created
+        elif entry.status == "archived" and not entry.pointer_dropped:
+            day = entry.archived_on
+        else:
+            day = None
+        if day is not None and day < cutoff:
+            candidates.append((day, i))
+    events: list[Event] = []
+    dropped_text: set[int] = set()
+    for _, i in sorted(candidates):
+        if measure <= target:
+            break
+        slot = state.layout[i]
+        entry = state.entries.get(slot.entry) if slot.entry else None
+        if entry is None:
+            dropped_text.add(i)
+            measure -= costs[i]
+        elif entry.status == "archived":
+            events.append(EntryPointerDropped(entry_id=entry.entry_id, date=today))
+            measure -= costs[i]
+        else:
+            blocks = parse_blocks(entry.text)
+            summary = pointer_summary(blocks[0].text if blocks else entry.text)
+            pointer = pointer_line(today, [entry.entry_id], summary, _archive_name("state"))
+            if count(pointer) >= count(entry.text.rstrip("\n")):
+                continue
+            shown = render_pointer_slot(replace(entry, pointer=pointer), "state")
+            measure += count(shown) - costs[i]
+            events.append(EntryArchived(entry_id=entry.entry_id, pointer=pointer, date=today))
+    if dropped_text:
+        kept = tuple(s for i, s in enumerate(state.layout) if i not in dropped_text)
+        events.append(FileLayoutSet(file="state", slots=kept))
+    over_by = max(0, int(measure - target))
+    notes: tuple[str, ...] = ()
+    if over_by:
+        notes = (
+            f"PROJECT_STATE stays {over_by} tok over its target: every remaining line is younger "
+            f"than {STATE_PROBATION_DAYS} days or not a bullet; leaving it (over budget beats "
+            "losing current work)",
+        )
+    return FilePlan(tuple(events), over_by, notes)
+
+
+def plan_index(index: FileState, count: TokenCounter, archives: list[str]) -> FilePlan:
+    """INDEX: over soft, cut to its target keeping archive lines (history keeps the rest; no
+    view note is written); then make sure each archive that received entries is listed."""
+    body = render_body(index)
+    new = body
+    target = consolidation_target("index")
+    if count(body) > FILE_BUDGETS["index"].soft:
+        cut = trim_index_lines(body, target, count)
+        if cut is not None and cut != body:
+            new = cut + "\n"
+    for name in archives:
+        new = ensure_index_mentions(new, name)
+    if new == body:
+        return FilePlan()
+    return FilePlan((FileLayoutSet(file="index", slots=(Slot(text=new),) if new else ()),))
+
+
+def plan_backstop(
+    files: Mapping[str, FileState], today: dt.date, count: TokenCounter
+) -> BackstopPlan:
+    """The backstop for every memory file given (keys ``state``, ``decisions``, ``lessons``,
+    ``index``): events in append order, per-file ``over_by``, and notes for the log."""
+    events: list[Event] = []
+    over_by: dict[str, int] = {}
+    notes: list[str] = []
+    archives: list[str] = []
+    for key in ("state", "decisions", "lessons"):
+        state = files.get(key)
+        if state is None or sum(piece_measures(state, count)) <= FILE_BUDGETS[key].soft:
+            continue
+        target = consolidation_target(key)
+        if key == "state":
+            plan = floor_state(state, today, count, target)
+        else:
+            plan = demote_durable(state, today, count, target)
+        events.extend(plan.events)
+        over_by[key] = plan.over_by
+        notes.extend(plan.notes)
+        if any(isinstance(e, EntryArchived) for e in plan.events):
+            archives.append(_archive_name(key))
+    index = files.get("index", FileState(key="index"))
+    events.extend(plan_index(index, count, archives).events)
+    return BackstopPlan(tuple(events), over_by, tuple(notes))

@@ -1,0 +1,99 @@
+"""The memory files: keys, file names, display names and their line-1 format contracts.
+
+The contract is code-owned: every write replaces whatever line-1 contract the writer sent by the
+current one, and budgets never count it (§2.6 of the reference).
+"""
+
+from __future__ import annotations
+
+#: Injection order of the budgeted (Layer-1) files.
+LAYER1_KEYS: tuple[str, ...] = ("state", "decisions", "lessons", "index")
+#: Files whose body is split into durable entries with a title-line id comment.
+DURABLE_KEYS: tuple[str, ...] = ("decisions", "lessons")
+
+FILE_NAMES: dict[str, str] = {
+    "state": "PROJECT_STATE.md",
+    "decisions": "DECISIONS.md",
+    "lessons": "LESSONS.md",
+    "index": "INDEX.md",
+    "state_archive": "PROJECT_STATE_ARCHIVE.md",
+    "decisions_archive": "DECISIONS_ARCHIVE.md",
+    "lessons_archive": "LESSONS_ARCHIVE.md",
+}
+#: Live key -> archive key. INDEX has no archive (it is regenerable; history keeps it).
+ARCHIVE_OF: dict[str, str] = {
+    "state": "state_archive",
+    "decisions": "decisions_archive",
+    "lessons": "lessons_archive",
+}
+DISPLAY: dict[str, str] = {
+    "state": "PROJECT_STATE",
+    "decisions": "DECISIONS",
+    "lessons": "LESSONS",
+    "index": "INDEX",
+}
+
+_STATE_CONTRACT = (
+    "<!--format PROJECT_STATE is what is true NOW: current focus, work in progress, blockers "
+    "and next steps. Overwrite a line the moment it goes stale; never append dated history or "
+    "a changelog (finished work belongs in DECISIONS.md or LESSONS.md, or nowhere). Every line "
+    "must stand on its own: concrete names of files, services and people, no shorthand, no "
+    "'see above', no references to list numbers. One fact = one entry; split a line that "
+    "carries two. A fact tied to a calendar day starts with [due:YYYY-MM-DD] right after the "
+    "list marker; otherwise word lines so they stay true without a date. Things waiting on the "
+    "user do NOT go here: they are asks in orbital/ASKS.md, and a [user] line written here is "
+    "moved there automatically. Never decide on the user's behalf anything about money, "
+    "messages sent as the user, or irreversible actions: ask instead. Machine attributes (id, "
+    "created, touched) live in a comment Orbital manages on the line under each bullet: never "
+    "write, copy or edit those comments; Orbital keeps them attached to unchanged lines.-->"
+)
+
+FORMAT_HEADERS: dict[str, str] = {
+    "index": (
+        "<!--format INDEX is a navigation map ONLY: '- path — one sentence' bullets under "
+        "'## <area>' headings. No dates, status, decisions, or lessons here — those live in "
+        "PROJECT_STATE.md / DECISIONS.md / LESSONS.md.-->"
+    ),
+    "decisions": (
+        "<!--format DECISIONS entries: '## <slug>' then Chose / Reason / Rejected. Supersede or "
+        "replace old entries when a decision changes; never leave contradictions.-->"
+    ),
+    "lessons": (
+        "<!--format LESSONS entries: numbered durable heuristics and playbooks. Add on error "
+        "recovery or non-obvious workaround; keep real playbooks intact.-->"
+    ),
+    "state": _STATE_CONTRACT,
+}
+
+_OPEN = "<!--format"
+_CLOSE = "-->"
+
+
+def ensure_format_header(text: str, key: str) -> str:
+    """``text`` with the current contract on line 1 (an old or edited contract is replaced).
+
+    Content after the old contract is kept byte for byte, minus the one newline ending it; a
+    leading prefix before it is kept; an unterminated contract gets the template prepended.
+    """
+    template = FORMAT_HEADERS[key]
+    if text.lstrip().startswith(_OPEN):
+        start = text.index(_OPEN)
+        end = text.find(_CLOSE, start)
+        if end != -1:
+            rest = text[end + len(_CLOSE) :]
+            if rest.startswith("\n"):
+                rest = rest[1:]
+            return text[:start] + template + "\n" + rest
+    return template + "\n" + text
+
+
+def strip_format_header(text: str) -> str:
+    """``text`` without its line-1 contract (and the newline after it), for budget measures."""
+    stripped = text.lstrip()
+    if not stripped.startswith(_OPEN):
+        return text
+    end = stripped.find(_CLOSE)
+    if end == -1:
+        return text
+    rest = stripped[end + len(_CLOSE) :]
+    return rest[1:] if rest.startswith("\n") else rest

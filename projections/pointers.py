@@ -1,0 +1,68 @@
+"""Archive pointer lines (reference §7.5): what a demoted entry leaves in the live file.
+
+``[archived <day> id:<a> id:<b>] <summary> → <ARCHIVE_FILE>``; a legacy id-less
+``[archived <day>] …`` stub is a pointer too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+
+POINTER_RE = re.compile(r"^\[archived (\d{4}-\d{2}-\d{2})\b[^\]]*\]")
+_POINTER_ID_RE = re.compile(r"\bid:(\S+?)(?=[\s\]])")
+_WS = re.compile(r"\s+")
+
+
+def pointer_summary(text: str, limit: int = 60) -> str:
+    """One-line summary of an entry for its pointer: no ``**``, single spaces, ``limit`` max."""
+    flat = _WS.sub(" ", text.replace("**", "")).strip()
+    if len(flat) > limit:
+        return flat[: limit - 1].rstrip() + "…"
+    return flat
+
+
+def pointer_line(day: dt.date, ids: Iterable[str], summary: str, archive_file: str) -> str:
+    """The pointer line left in place of archived entries ``ids``."""
+    flat = _WS.sub(" ", summary).strip().replace("→", "->") or "older entry"
+    tags = "".join(f" id:{entry_id}" for entry_id in ids)
+    return f"[archived {day.isoformat()}{tags}] {flat} → {archive_file}"
+
+
+def is_pointer_line(line: str) -> bool:
+    return POINTER_RE.match(line) is not None
+
+
+def pointer_date(line: str) -> dt.date | None:
+    """The day a pointer line was left, or None when ``line`` is not a pointer line."""
+    match = POINTER_RE.match(line)
+    if match is None:
+        return None
+    try:
+        return dt.date.fromisoformat(match.group(1))
+    except ValueError:
+        return None
+
+
+def pointer_ids(line: str) -> list[str]:
+    """Entry ids named inside a pointer line's bracket (empty for a legacy stub)."""
+    match = POINTER_RE.match(line)
+    if match is None:
+        return []
+    return _POINTER_ID_RE.findall(line[: match.end()])
+
+
+def index_archive_line(archive_file: str) -> str:
+    """The INDEX bullet that makes an archive file discoverable."""
+    return f"- {archive_file} — older entries demoted from the live file (read on demand)."
+
+
+def ensure_index_mentions(index_body: str, archive_file: str) -> str:
+    """INDEX body that names ``archive_file`` (appended after a blank line when missing)."""
+    if archive_file in index_body:
+        return index_body
+    line = index_archive_line(archive_file)
+    if not index_body.strip():
+        return f"# INDEX\n{line}\n"
+    return index_body.rstrip("\n") + "\n\n" + line + "\n"

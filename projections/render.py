@@ -1,0 +1,112 @@
+"""Render a folded file state to the exact text Orbital writes, and its ``*_ARCHIVE.md``.
+
+Entries carry the reference's id comments so upstream tools read the files unchanged:
+DECISIONS/LESSONS on the title line, PROJECT_STATE on the line under the bullet.
+"""
+
+from __future__ import annotations
+
+from orbital.domain.model import Entry, FileState
+from orbital.events.files import Slot
+from projections.durable import render_title_comment, renumber
+from projections.memory_files import ARCHIVE_OF, FILE_NAMES, FORMAT_HEADERS
+from projections.pointers import is_pointer_line
+from projections.state_blocks import render_block
+
+
+def comment_fields(entry: Entry) -> dict[str, str]:
+    """The entry's id-comment fields (render order is the grammar's business)."""
+    return {
+        "id": entry.entry_id,
+        **entry.meta,
+        "created": entry.created.isoformat(),
+        "touched": entry.touched.isoformat(),
+    }
+
+
+def render_entry(entry: Entry, key: str, number: int | None = None) -> str:
+    """The entry as it stands in the live file (LESSONS numbered ``number`` when given)."""
+    if key == "state":
+        return render_block(entry.text, comment_fields(entry))
+    first, newline, rest = entry.text.partition("\n")
+    if key == "lessons" and number is not None:
+        first = renumber(first, number)
+    return f"{first} {render_title_comment(comment_fields(entry))}{newline}{rest}"
+
+
+def render_pointer_slot(entry: Entry, key: str) -> str:
+    """What an archived/merged entry's slot shows: its pointer, then (DECISIONS/LESSONS) the
+    pointer lines it carried and its trailing newlines, so the file keeps its spacing."""
+    if entry.pointer_dropped or not entry.pointer:
+        return ""
+    if key == "state":
+        return entry.pointer + ("\n" if entry.text.endswith("\n") else "")
+    carried = [line for line in entry.text.splitlines()[1:] if is_pointer_line(line)]
+    trailing = entry.text[len(entry.text.rstrip("\n")) :]
+    return "\n".join([entry.pointer, *carried]) + trailing
+
+
+def _slot_texts(state: FileState) -> list[str]:
+    out: list[str] = []
+    number = 0
+    for slot in state.layout:
+        entry = state.entries.get(slot.entry) if slot.entry else None
+        if entry is not None and entry.status == "live":
+            number += 1
+        out.append(_render_slot(state, slot, number))
+    return out
+
+
+def _render_slot(state: FileState, slot: Slot, number: int) -> str:
+    if not slot.entry:
+        return slot.text
+    entry = state.entries.get(slot.entry)
+    if entry is None or entry.status == "retired":
+        return ""
+    if entry.status == "live":
+        return render_entry(entry, state.key, number)
+    return render_pointer_slot(entry, state.key)
+
+
+def render_slots(state: FileState) -> list[str]:
+    """The body piece by piece (raw as-is content is one piece); used for cached measures."""
+    if state.raw is not None:
+        return [state.raw]
+    return _slot_texts(state)
+
+
+def render_body(state: FileState) -> str:
+    """The file without its format contract."""
+    return "".join(render_slots(state))
+
+
+def render_file(state: FileState) -> str:
+    """The exact text of the live file: current format contract on line 1, then the body."""
+    return FORMAT_HEADERS[state.key] + "\n" + render_body(state)
+
+
+def archive_body(entry: Entry, key: str) -> str:
+    """How a demoted entry reads in the archive: with its id comment, without pointer lines."""
+    text = render_entry(entry, key)
+    if key != "state":
+        text = "".join(line for line in text.splitlines(keepends=True) if not is_pointer_line(line))
+    return text.rstrip("\n") + "\n"
+
+
+def render_archive(state: FileState) -> str:
+    """``*_ARCHIVE.md``: header line, blank line, one section per demotion day ("" if none)."""
+    if state.key not in ARCHIVE_OF:
+        return ""
+    groups: list[tuple[str, list[str]]] = []
+    for entry_id in state.archive:
+        entry = state.entries[entry_id]
+        day = entry.archived_on.isoformat() if entry.archived_on else ""
+        if not groups or groups[-1][0] != day:
+            groups.append((day, []))
+        groups[-1][1].append(archive_body(entry, state.key))
+    if not groups:
+        return ""
+    verb = "trimmed" if state.key == "state" else "archived"
+    name = FILE_NAMES[ARCHIVE_OF[state.key]]
+    sections = [f"## [{verb} {day}]\n\n" + "\n".join(bodies) for day, bodies in groups]
+    return f"# {name} (archived entries, read-on-demand)\n\n" + "\n".join(sections)

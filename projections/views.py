@@ -1,0 +1,201 @@
+"""The injection view (reference §4): what the agent sees of each memory file per call.
+
+Views are computed from the rendered file text, never written back. When nothing is omitted
+the input string itself is returned (prompt-prefix caches stay warm).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from orbital.domain.budgets import TokenCounter, budgets_for_window
+from projections.durable import split_entries
+from projections.memory_files import DISPLAY, FILE_NAMES, LAYER1_KEYS
+from projections.pointers import is_pointer_line, pointer_date
+from projections.state_blocks import parse_blocks, strip_mem_comments
+
+PROTECT_OLDEST = 3
+TRIM_NOTE = (
+    "\n[... older content trimmed from this view — read the file on disk for the full text ...]"
+)
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def durable_note(key: str, omitted: int) -> str:
+    return (
+        f"\n[... {omitted} older {DISPLAY[key]} entries omitted from this view — read "
+        f"orbital/{FILE_NAMES[key]} (and its archive, listed in INDEX.md) for the full set ...]\n\n"
+    )
+
+
+def state_note(omitted: int) -> str:
+    return (
+        f"\n[... {omitted} older PROJECT_STATE line(s) omitted from this view — read "
+        "orbital/PROJECT_STATE.md for the full text ...]"
+    )
+
+
+def _head_lines(text: str, limit: float, count: TokenCounter) -> list[str]:
+    kept: list[str] = []
+    used = 0.0
+    newline = count("\n")
+    for line in text.splitlines():
+        cost = count(line) + newline
+        if used + cost > limit:
+            break
+        kept.append(line)
+        used += cost
+    return kept
+
+
+def head_trim(text: str, hard: float, count: TokenCounter) -> str:
+    """The top lines that fit ``hard`` tokens, then the trim note (``text`` if it fits)."""
+    if count(text) <= hard:
+        return text
+    limit = max(hard - count(TRIM_NOTE), count("x"))
+    return "\n".join(_head_lines(text, limit, count)) + TRIM_NOTE
+
+
+def durable_view(text: str, key: str, hard: float, count: TokenCounter) -> str:
+    """Preamble, the oldest 3 entries, the omission note, then the newest entries that fit."""
+    split = split_entries(text, key)
+    if split is None or len(split[1]) < 2:
+        return head_trim(text, hard, count)
+    preamble, entries = split
+    oldest, rest = entries[:PROTECT_OLDEST], entries[PROTECT_OLDEST:]
+    used = count(preamble) + sum(count(e) for e in oldest)
+    newest: list[str] = []
+    for entry in reversed(rest):
+        cost = count(entry)
+        if used + cost > hard:
+            break
+        newest.append(entry)
+        used += cost
+    omitted = len(rest) - len(newest)
+    if omitted == 0:
+        return text
+    return preamble + "".join(oldest) + durable_note(key, omitted) + "".join(reversed(newest))
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A piece of PROJECT_STATE for the view: a block or one other line, comment-free."""
+
+    text: str
+    day: str  # ISO day when the unit may be hidden (stamped block or pointer), else ""
+
+
+def _state_units(text: str) -> list[_Unit]:
+    lines = text.splitlines(keepends=True)
+    units: list[_Unit] = []
+    at = 0
+    for block in [*parse_blocks(text), None]:
+        stop = len(lines) if block is None else block.start
+        for line in lines[at:stop]:
+            day = pointer_date(line) if is_pointer_line(line) else None
+            units.append(_Unit(strip_mem_comments(line), day.isoformat() if day else ""))
+        if block is not None:
+            created = block.fields.get("created", "")
+            stamped = bool(block.fields.get("id")) and _ISO_DAY.match(created) is not None
+            units.append(_Unit(strip_mem_comments(block.raw), created if stamped else ""))
+            at = block.end
+    return units
+
+
+def state_view(text: str, hard: float, count: TokenCounter) -> str:
+    """PROJECT_STATE without id comments; over budget, the oldest stamped lines hide first."""
+    stripped = strip_mem_comments(text)
+    if count(stripped) <= hard:
+        return stripped
+    units = _state_units(text)
+    body_budget = max(1, int(hard - count(state_note(999))))
+    costs = [count(u.text) for u in units]
+    used = sum(costs)
+    order = sorted((u.day, i) for i, u in enumerate(units) if u.day)
+    hidden: set[int] = set()
+    for _, i in order:
+        if used <= body_budget:
+            break
+        hidden.add(i)
+        used -= costs[i]
+    kept = _BLANK_RUNS.sub("\n\n", "".join(u.text for i, u in enumerate(units) if i not in hidden))
+    if used <= body_budget:
+        return kept.rstrip("\n") + state_note(len(hidden)) + "\n"
+    return head_trim(kept, hard, count)
+
+
+def file_view(key: str, text: str, hard: float, count: TokenCounter) -> str:
+    """The view of one rendered memory file under its hard budget (in tokens)."""
+    if key == "state":
+        return state_view(text, hard, count)
+    if key in ("decisions", "lessons"):
+        return durable_view(text, key, hard, count)
+    return head_trim(text, hard, count)
+
+
+def trim_index_lines(text: str, budget: float, count: TokenCounter) -> str | None:
+    """INDEX cut to ``budget``: archive-pointer lines (``_ARCHIVE.md``) are pinned and other
+    lines go tail first. None when it cannot fit; ``text`` itself when it already fits."""
+    if count(text) <= budget:
+        return text
+    lines = text.splitlines()
+    if not any("_ARCHIVE.md" in line for line in lines):
+        return "\n".join(_head_lines(text, budget, count))
+    newline = count("\n")
+    costs = [count(line) + newline for line in lines]
+    used = sum(costs)
+    keep = [True] * len(lines)
+    for i in range(len(lines) - 1, -1, -1):
+        if used <= budget:
+            break
+        if "_ARCHIVE.md" not in lines[i]:
+            keep[i] = False
+            used -= costs[i]
+    if used > budget:
+        return None
+    return "\n".join(line for line, k in zip(lines, keep, strict=True) if k)
+
+
+def trim_volatile(text: str, budget: float, count: TokenCounter) -> str:
+    """The reference's INDEX trim as a view: the cut text plus the trim note."""
+    if count(strip_mem_comments(text)) <= budget:
+        return text
+    if "_ARCHIVE.md" not in text:
+        return head_trim(text, budget, count)
+    cut = trim_index_lines(text, int(budget - count(TRIM_NOTE)), count)
+    return text if cut is None else cut + TRIM_NOTE
+
+
+def assemble_view(
+    files: Mapping[str, str],
+    today: dt.date,
+    count: TokenCounter,
+    *,
+    window: int | None = None,
+    asks_block: str = "",
+    audience: str = "agent",
+    dropped_line: str = "",
+) -> str:
+    """The memory block of one call: today's date, then each file as ``[<FILENAME>]\\n<view>``
+    (state, decisions, lessons, index; empty ones skipped), then the asks block.
+
+    ``files`` maps keys to rendered file text. A ``subagent`` gets no memory block, only the
+    dropped-asks line it is given.
+    """
+    top = f"Today is {today.isoformat()}."
+    if audience == "subagent":
+        return "\n\n".join(part for part in (top, dropped_line) if part)
+    budgets = budgets_for_window(window)
+    parts = [top]
+    for key in LAYER1_KEYS:
+        text = files.get(key, "")
+        view = file_view(key, text, budgets[key].hard, count) if text.strip() else ""
+        if view:
+            parts.append(f"[{FILE_NAMES[key]}]\n{view}")
+    if asks_block:
+        parts.append(asks_block)
+    return "\n\n".join(parts)

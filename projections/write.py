@@ -1,0 +1,32 @@
+"""The whole write path of one memory file, pure: parse, decide, fold, render."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
+
+from orbital.domain.entries import fold_file
+from orbital.domain.model import FileState
+from orbital.domain.writes import Decision, decide_write
+from orbital.events._base import Event
+from projections.parse import parse_proposed
+
+
+def decide_file_write(
+    state: FileState,
+    proposed: str,
+    today: dt.date,
+    *,
+    mint: Callable[[], str],
+    ever_used: AbstractSet[str],
+) -> Decision:
+    """Events (and warnings) for a writer's proposed full text of ``state.key``'s file."""
+    return decide_write(
+        state, parse_proposed(state, proposed), today, mint=mint, ever_used=ever_used
+    )
+
+
+def apply(state: FileState, events: Iterable[Event]) -> FileState:
+    """``state`` after ``events`` (the shell renders the result with ``render_file``)."""
+    return fold_file(state.key, events, state)

@@ -1,0 +1,36 @@
+"""Offline cl100k counting: pinned hash, lazy load, per-text cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orbital.tokens import CachedCounter, TokenizerUnavailable, load_encoding, offline_data_path
+
+
+def test_counts_with_the_offline_cl100k_data() -> None:
+    count = CachedCounter()
+    assert count("") == 0
+    assert count("hello world") == 2
+    assert count("<|endoftext|>") > 1  # special tokens are counted as ordinary text
+
+
+def test_an_unchanged_text_is_counted_once_and_the_cache_is_bounded() -> None:
+    count = CachedCounter(max_entries=2)
+    for text in ("a", "b", "a", "a"):
+        count(text)
+    assert count.misses == 2
+    count("c")  # evicts "b", the least recently used
+    count("b")  # evicts "a"
+    count("a")
+    assert count.misses == 5
+
+
+def test_a_tampered_data_file_is_refused(tmp_path: Path) -> None:
+    data = offline_data_path().read_bytes()
+    tampered = tmp_path / "cl100k_base.tiktoken"
+    tampered.write_bytes(data.replace(b"IQ== 0", b"IQ== 1", 1))
+    assert tampered.read_bytes() != data
+    with pytest.raises(TokenizerUnavailable, match="not the official cl100k_base data"):
+        load_encoding(tampered)
