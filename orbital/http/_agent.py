@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Annotated
 
 import msgspec
-from litestar import Router, get
+from litestar import Router, get, put
 from litestar.di import NamedDependency
-from litestar.params import QueryParameter
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 from orbital.clock import parse_instant
 from orbital.events import event_type
+from orbital.files import memory_file
 from orbital.http._auth import BEARER_SCHEME, agent_caller, target_project
-from orbital.http._schemas import History, HistoryEvent
-from orbital.service import HistoryQuery, Orbital
+from orbital.http._schemas import FileContent, FileWrite, History, HistoryEvent, WriteResult
+from orbital.service import Credential, HistoryQuery, Orbital
 from orbital.store import Project
 from projections.history import summarize
 
@@ -52,10 +53,42 @@ def history(
     return History(target.project_id, events)
 
 
+@put(
+    "/files/{name:str}",
+    summary="Write a memory file (the agent's proposed full content)",
+    description="A refused change is still 200: the refusal is in `warnings` and `content` is "
+    "the file unchanged.",
+    sync_to_thread=True,
+)
+def write_file(
+    service: NamedDependency[Orbital],
+    caller: NamedDependency[Credential],
+    target: NamedDependency[Project],
+    name: FromPath[str],
+    data: JSONBody[FileWrite],
+) -> WriteResult:
+    outcome = service.write_file(
+        target.project_id,
+        name,
+        data.content.encode(),
+        actor=caller.actor,
+        session=data.session,
+    )
+    return msgspec.convert(outcome, WriteResult, from_attributes=True)
+
+
+@get("/files/{name:str}", summary="Read a memory file as Orbital projects it", sync_to_thread=True)
+def read_file(
+    service: NamedDependency[Orbital], target: NamedDependency[Project], name: FromPath[str]
+) -> FileContent:
+    content = service.read_file(target.project_id, name)
+    return FileContent(memory_file(name).name, content)
+
+
 def agent_router() -> Router:
     return Router(
         "/api/v1/projects/{project:str}",
-        route_handlers=[history],
+        route_handlers=[history, read_file, write_file],
         dependencies={"caller": agent_caller, "target": target_project},
         security=[{BEARER_SCHEME: []}],
         tags=["agent"],

@@ -20,9 +20,9 @@ from orbital.store import Project
 
 BEARER_SCHEME = "BearerToken"
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="orbital"'}
-_ROUTE_FOR = {
-    Audience.AGENT: "the agent API (/api/v1/projects/…)",
-    Audience.WORKBENCH: "the Workbench (/api/v1/workbench…)",
+_OPENS = {
+    Audience.AGENT: "an agent token opens only the agent API (/api/v1/projects/…)",
+    Audience.WORKBENCH: "a workbench token opens only the Workbench (/api/v1/workbench…)",
 }
 
 
@@ -50,8 +50,7 @@ def _caller_for(audience: Audience) -> Provide:
         credential = _verified(request, credentials)
         if credential.audience is not audience:
             raise PermissionDeniedException(
-                f"this route is for {audience.value} tokens; a {credential.audience.value} "
-                f"token opens only {_ROUTE_FOR[credential.audience]}"
+                f"this route is for {audience.value} tokens; {_OPENS[credential.audience]}"
             )
         return credential
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 from litestar import Request, Response
-from litestar.exceptions import HTTPException, ValidationException
+from litestar.exceptions import HTTPException, SerializationException, ValidationException
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import ExceptionHandlersMap
 
@@ -92,7 +92,7 @@ def _orbital_error(_request: Request[Any, Any, Any], exc: errors.OrbitalError) -
 
 
 def _field_messages(exc: ValidationException) -> str:
-    """``field `x` (body): Expected `str`, got `int``` for each invalid value."""
+    """``body field `due`: Expected `str`, got `int``` for each invalid value."""
     found = exc.extra if isinstance(exc.extra, list) else []
     parts = []
     for item in found:
@@ -100,8 +100,12 @@ def _field_messages(exc: ValidationException) -> str:
             continue
         message = str(item.get("message", "invalid value"))
         key, source = item.get("key"), item.get("source")
-        where = f"{source} " if source else ""
-        parts.append(f"{where}field `{key}`: {message}" if key else message)
+        if key == "data" and source == "body":  # the body as a whole, e.g. a missing field
+            parts.append(f"body: {message}")
+        elif key:
+            parts.append(f"{source or 'request'} field `{key}`: {message}")
+        else:
+            parts.append(message)
     return "; ".join(parts)
 
 
@@ -111,6 +115,8 @@ def _http_error(_request: Request[Any, Any, Any], exc: HTTPException) -> Respons
     detail = exc.detail
     if isinstance(exc, ValidationException):
         detail = _field_messages(exc) or detail
+    elif isinstance(exc.__cause__, SerializationException):
+        detail = f"the request body is not valid JSON ({detail}); send a JSON object"
     elif not detail or detail == HTTPStatus(status).phrase:
         detail = fallback
     return problem_response(status, slug, title, detail, exc.headers)

@@ -33,13 +33,67 @@ class History(msgspec.Struct, frozen=True):
     events: list[HistoryEvent]
 
 
+class FileWrite(msgspec.Struct, frozen=True):
+    """The agent's proposed full content of a memory file."""
+
+    content: str
+    session: str | None = None
+
+
+class WrittenEvent(msgspec.Struct, frozen=True):
+    position: int
+    stream: str
+    type: str
+    summary: str
+
+
+class WriteResult(msgspec.Struct, frozen=True):
+    """The file as it now stands, warnings for the writer (a refusal is one), and the events
+    appended (none when refused)."""
+
+    content: str
+    warnings: list[str]
+    events: list[WrittenEvent]
+
+
+class FileContent(msgspec.Struct, frozen=True):
+    name: str
+    content: str
+
+
+class AskOpen(msgspec.Struct, frozen=True):
+    text: str
+    due: str | None = None
+
+
+class AskDone(msgspec.Struct, frozen=True):
+    note: str = ""
+
+
+class AskDrop(msgspec.Struct, frozen=True):
+    reason: str = ""
+
+
+class AskRow(msgspec.Struct, frozen=True):
+    project_id: str
+    id: str
+    text: str
+    due: str | None
+    opened: dt.date
+    updated: dt.date
+    state: str
+    closed_by: str | None
+    note: str
+
+
 class WorkbenchProject(msgspec.Struct, frozen=True):
     project_id: str
     root: str
     timezone: str
+    asks: list[AskRow]
 
 
 class Workbench(msgspec.Struct, frozen=True):
-    """The person's overview: the projects their credential reaches."""
+    """The person's overview: the projects their credential reaches, with their asks."""
 
     projects: list[WorkbenchProject]
