@@ -13,6 +13,7 @@ from orbital.clock import parse_instant
 from orbital.events import event_type
 from orbital.files import memory_file
 from orbital.http._auth import BEARER_SCHEME, agent_caller, target_project
+from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import FileContent, FileWrite, History, HistoryEvent, WriteResult
 from orbital.service import Credential, HistoryQuery, Orbital
 from orbital.store import Project
@@ -21,7 +22,12 @@ from projections.history import summarize
 _INSTANT = "An ISO 8601 date or instant (naive means UTC), e.g. 2026-11-01 or 2026-11-01T09:30Z."
 
 
-@get("/history", summary="The project's events, oldest first", sync_to_thread=True)
+@get(
+    "/history",
+    summary="The project's events, oldest first",
+    responses=documented(*AUTHED),
+    sync_to_thread=True,
+)
 def history(
     service: NamedDependency[Orbital],
     target: NamedDependency[Project],
@@ -58,6 +64,7 @@ def history(
     summary="Write a memory file (the agent's proposed full content)",
     description="A refused change is still 200: the refusal is in `warnings` and `content` is "
     "the file unchanged.",
+    responses=documented(*WRITES),
     sync_to_thread=True,
 )
 def write_file(
@@ -77,7 +84,12 @@ def write_file(
     return msgspec.convert(outcome, WriteResult, from_attributes=True)
 
 
-@get("/files/{name:str}", summary="Read a memory file as Orbital projects it", sync_to_thread=True)
+@get(
+    "/files/{name:str}",
+    summary="Read a memory file as Orbital projects it",
+    responses=documented(*AUTHED),
+    sync_to_thread=True,
+)
 def read_file(
     service: NamedDependency[Orbital], target: NamedDependency[Project], name: FromPath[str]
 ) -> FileContent:

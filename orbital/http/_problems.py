@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, SerializationException, ValidationException
+from litestar.openapi import ResponseSpec
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import ExceptionHandlersMap
 
@@ -66,6 +67,26 @@ _HTTP: Mapping[int, tuple[str, str, str]] = {
         "the request body is over the server's limit; nothing was changed",
     ),
 }
+
+
+def documented(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the problem responses a route can give (replacing Litestar's own
+    400 shape, which is not what we send)."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            media_type=PROBLEM_JSON,
+            description=HTTPStatus(status).phrase,
+            generate_examples=False,
+        )
+        for status in statuses
+    }
+
+
+#: What any route behind a credential may answer besides success.
+AUTHED = (400, 401, 403, 404, 503)
+#: What a route that writes may answer in addition.
+WRITES = (*AUTHED, 409, 413)
 
 
 def problem_type(slug: str) -> str:

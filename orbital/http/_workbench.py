@@ -9,6 +9,7 @@ from litestar.params import FromPath, JSONBody
 
 from orbital.domain.asks import Ask
 from orbital.http._auth import BEARER_SCHEME, person_caller, target_project
+from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
     AskDone,
     AskDrop,
@@ -43,6 +44,7 @@ def _result(outcome: object) -> WriteResult:
 @get(
     "/",
     summary="The projects this Workbench credential reaches, with their open asks",
+    responses=documented(*AUTHED),
     sync_to_thread=True,
 )
 def overview(service: NamedDependency[Orbital], caller: NamedDependency[Credential]) -> Workbench:
@@ -57,7 +59,11 @@ def overview(service: NamedDependency[Orbital], caller: NamedDependency[Credenti
 
 
 @post(
-    "/{project:str}/asks", summary="Open an ask as the person", status_code=200, sync_to_thread=True
+    "/{project:str}/asks",
+    summary="Open an ask as the person",
+    status_code=200,
+    responses=documented(*WRITES),
+    sync_to_thread=True,
 )
 def open_ask(
     service: NamedDependency[Orbital],
@@ -72,6 +78,7 @@ def open_ask(
     "/{project:str}/asks/{ask_id:str}/done",
     summary="Mark an ask done (by the person)",
     status_code=200,
+    responses=documented(*WRITES),
     sync_to_thread=True,
 )
 def ask_done(
@@ -89,6 +96,7 @@ def ask_done(
     "/{project:str}/asks/{ask_id:str}/drop",
     summary="Drop an ask (by the person), with an optional reason",
     status_code=200,
+    responses=documented(*WRITES),
     sync_to_thread=True,
 )
 def ask_drop(
@@ -108,6 +116,7 @@ def ask_drop(
     "/{project:str}/asks/{ask_id:str}/reopen",
     summary="Reopen a closed ask (undo any close)",
     status_code=200,
+    responses=documented(*WRITES),
     sync_to_thread=True,
 )
 def ask_reopen(
