@@ -229,7 +229,7 @@ def token_list(ctx: click.Context) -> None:
     from rich.table import Table
 
     service = _service(ctx)
-    table = Table("id", "audience", "projects", "label", "created (UTC)", "revoked", box=None)
+    table = Table("id", "audience", "projects", "label", "created", "revoked", box=None)
     for credential in Credentials(service.store, service.clock).list():
         revoked = credential.revoked_at
         table.add_row(
@@ -237,8 +237,8 @@ def token_list(ctx: click.Context) -> None:
             credential.audience.value,
             ", ".join(credential.projects) or "(all)",
             credential.label,
-            credential.created_at.strftime("%Y-%m-%d %H:%M:%S"),
-            revoked.strftime("%Y-%m-%d %H:%M:%S") if revoked else "",
+            credential.created_at.strftime("%Y-%m-%dT%H:%MZ"),
+            revoked.strftime("%Y-%m-%dT%H:%MZ") if revoked else "",
         )
     Console(soft_wrap=not sys.stdout.isatty()).print(table)
 
