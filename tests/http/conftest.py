@@ -4,40 +4,15 @@ addressed as a loopback browser would address the default server."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from http_helpers import BASE_URL, World
 from litestar.testing import TestClient
 
 from orbital.clock import FixedClock
 from orbital.http import HttpSettings, create_app
 from orbital.service import Credentials, Orbital
-
-BASE_URL = "http://127.0.0.1:8765"
-
-
-@dataclass(frozen=True)
-class World:
-    service: Orbital
-    credentials: Credentials
-    alpha: str
-    beta: str
-    alpha_root: Path
-    agent: str
-    """An agent token bound to project alpha."""
-    person: str
-    """A Workbench token reaching every project."""
-
-
-def asks_md(world: World) -> str:
-    """ASKS.md as it is on disk ("" before the first ask)."""
-    path = world.alpha_root / "orbital" / "ASKS.md"
-    return path.read_text() if path.exists() else ""
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from http_helpers import World, asks_md, bearer
 from litestar.testing import TestClient
-
-from tests.http.conftest import World, asks_md, bearer
 
 Client = TestClient  # type: ignore[type-arg]
 
@@ -22,7 +21,8 @@ UNKNOWN_TOKEN = {
     "type": "/problems/unauthorized",
     "title": "Credentials needed",
     "status": 401,
-    "detail": "the bearer token is unknown or revoked; create a new one with `orbital token create`",
+    "detail": "the bearer token is unknown or revoked; "
+    "create a new one with `orbital token create`",
 }
 AGENT_ON_PERSON_ROUTE = {
     "type": "/problems/forbidden",

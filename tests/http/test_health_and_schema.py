@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from http_helpers import World
 from litestar.testing import TestClient
-
-from tests.http.conftest import World
 
 
 def test_health_reports_the_store(client: TestClient, world: World) -> None:  # type: ignore[type-arg]
