@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from http_helpers import BASE_URL, World
+from http_helpers import BASE_URL, World, free_port, live_server
 from litestar.testing import TestClient
 
 from orbital.clock import FixedClock
-from orbital.http import HttpSettings, create_app
+from orbital.http import HttpSettings, create_app, loopback_hosts
 from orbital.service import Credentials, Orbital
 
 
@@ -35,3 +35,12 @@ def client(world: World) -> Iterator[TestClient]:  # type: ignore[type-arg]
     app = create_app(world.service, HttpSettings(max_body_bytes=64 * 1024))
     with TestClient(app, base_url=BASE_URL) as test_client:
         yield test_client
+
+
+@pytest.fixture
+def server(world: World) -> Iterator[str]:
+    """A real uvicorn server on a free loopback port; yields its base URL."""
+    port = free_port()
+    app = create_app(world.service, HttpSettings(allowed_hosts=loopback_hosts(port)))
+    with live_server(app, port) as url:
+        yield url
