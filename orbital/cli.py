@@ -14,8 +14,10 @@ import click
 import msgspec
 
 from orbital.clock import parse_instant
-from orbital.errors import OrbitalError
-from orbital.service import Audience, Credentials, HistoryQuery, Orbital
+from orbital.errors import InvalidInput, OrbitalError
+from orbital.events import Actor
+from orbital.files import MEMORY_FILES, FileGateway, memory_file
+from orbital.service import Audience, Credentials, HistoryQuery, Orbital, WriteOutcome
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -138,6 +140,244 @@ def history(
             summarize(event.event),
         )
     Console(soft_wrap=not sys.stdout.isatty()).print(table)
+
+
+def _print_outcome(outcome: WriteOutcome, as_json: bool) -> None:
+    """Warnings on stderr; ``--json`` prints ``{content, warnings, events}`` on stdout."""
+    if as_json:
+        sys.stdout.buffer.write(msgspec.json.encode(outcome) + b"\n")
+        return
+    for warning in outcome.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for event in outcome.events:
+        click.echo(f"{event.position} {event.stream} {event.summary}")
+
+
+@cli.command()
+@project_option
+@click.argument("file")
+@click.option("--json", "as_json", is_flag=True, help="Print {content, warnings, events}.")
+@click.option("--session", default=None, help="The agent session this write belongs to.")
+@click.pass_context
+@_reports_errors
+def write(
+    ctx: click.Context, project_path: Path, file: str, as_json: bool, session: str | None
+) -> None:
+    """Apply the agent's proposed full content of orbital/FILE, read from stdin."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    content = sys.stdin.buffer.read()
+    outcome = service.write_file(
+        project.project_id, file, content, actor=Actor.AGENT, session=session
+    )
+    _print_outcome(outcome, as_json)
+
+
+@cli.command()
+@project_option
+@click.argument("files", nargs=-1)
+@click.option(
+    "--as",
+    "as_actor",
+    type=click.Choice(["agent", "file"]),
+    default="agent",
+    show_default=True,
+    help="agent: an agent's tool wrote the file; file: a hand edit of unknown author.",
+)
+@click.option("--json", "as_json", is_flag=True, help="One {content, warnings, events} per file.")
+@click.pass_context
+@_reports_errors
+def ingest(
+    ctx: click.Context, project_path: Path, files: tuple[str, ...], as_actor: str, as_json: bool
+) -> None:
+    """Process memory files changed outside Orbital as writes (all of them by default)."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    gateway = FileGateway(project.root)
+    actor = Actor.FILE if as_actor == "file" else Actor.AGENT
+    for name in files or tuple(MEMORY_FILES.values()):
+        content = gateway.read_bytes(name)
+        if content is None:
+            if files:
+                raise InvalidInput(f"orbital/{memory_file(name).name} does not exist")
+            continue
+        outcome = service.write_file(project.project_id, name, content, actor=actor)
+        _print_outcome(outcome, as_json)
+
+
+@cli.command()
+@project_option
+@click.option("--window", type=int, default=None, help="The model's context window in tokens.")
+@click.option(
+    "--audience", type=click.Choice(["agent", "subagent"]), default="agent", show_default=True
+)
+@click.pass_context
+@_reports_errors
+def context(ctx: click.Context, project_path: Path, window: int | None, audience: str) -> None:
+    """Print the per-turn injection view."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    click.echo(service.context_view(project.project_id, window=window, audience=audience))
+
+
+@cli.command()
+@project_option
+@click.argument("file")
+@click.pass_context
+@_reports_errors
+def show(ctx: click.Context, project_path: Path, file: str) -> None:
+    """Print a memory file as Orbital renders it from events."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    click.echo(service.read_file(project.project_id, file), nl=False)
+
+
+@cli.command("asks")
+@project_option
+@click.option(
+    "--state",
+    type=click.Choice(["open", "done", "dropped", "all"]),
+    default="open",
+    show_default=True,
+)
+@click.option("--json", "as_json", is_flag=True, help="A JSON array of asks.")
+@click.pass_context
+@_reports_errors
+def asks_command(ctx: click.Context, project_path: Path, state: str, as_json: bool) -> None:
+    """List the project's asks."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    chosen = service.asks(project.project_id, state)  # type: ignore[arg-type]
+    if as_json:
+        sys.stdout.buffer.write(msgspec.json.encode(chosen) + b"\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("id", "state", "opened", "due", "updated", "by", "text", box=None)
+    for ask in chosen:
+        table.add_row(
+            ask.id,
+            ask.state,
+            ask.opened.isoformat(),
+            ask.due or "",
+            ask.updated.isoformat(),
+            ask.closed_by or "",
+            ask.text,
+        )
+    Console(soft_wrap=not sys.stdout.isatty()).print(table)
+
+
+@cli.group()
+def ask() -> None:
+    """Open, close or reopen one ask (as the agent)."""
+
+
+@ask.command("open")
+@project_option
+@click.argument("text")
+@click.option("--due", default=None, help="YYYY-MM-DD or YYYY-MM-DDTHH:MM.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@_reports_errors
+def ask_open(
+    ctx: click.Context, project_path: Path, text: str, due: str | None, as_json: bool
+) -> None:
+    """Open an ask (refused when it repeats an open or dropped ask)."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    _print_outcome(service.ask_open(project.project_id, text, due, actor=Actor.AGENT), as_json)
+
+
+def _close(kind: str) -> Callable[..., None]:
+    @project_option
+    @click.argument("ask_id")
+    @click.option("--quote", default="", help="The user's own words (quoted in the log).")
+    @click.option("--json", "as_json", is_flag=True)
+    @click.pass_context
+    @_reports_errors
+    def close(
+        ctx: click.Context, project_path: Path, ask_id: str, quote: str, as_json: bool
+    ) -> None:
+        service = _service(ctx)
+        project = service.project(project_path)
+        note = f'"{quote}"' if quote else ""
+        outcome = service.ask_close(project.project_id, ask_id, kind, note, actor=Actor.AGENT)
+        _print_outcome(outcome, as_json)
+
+    close.__doc__ = f"Mark an ask {kind} (stamped by:agent; quote the user's words)."
+    return close
+
+
+ask.command("done")(_close("done"))
+ask.command("drop")(_close("dropped"))
+
+
+@ask.command("reopen")
+@project_option
+@click.argument("ask_id")
+@click.option("--quote", default="", help="The user's words asking for it again.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@_reports_errors
+def ask_reopen(
+    ctx: click.Context, project_path: Path, ask_id: str, quote: str, as_json: bool
+) -> None:
+    """Reopen a closed ask."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    note = f'"{quote}"' if quote else ""
+    _print_outcome(service.ask_reopen(project.project_id, ask_id, note, actor=Actor.AGENT), as_json)
+
+
+@cli.command("session-end")
+@project_option
+@click.pass_context
+@_reports_errors
+def session_end(ctx: click.Context, project_path: Path) -> None:
+    """Run the deterministic backstop: demote the coldest entries of files over budget."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    report = service.session_end(project.project_id)
+    for event in report.events:
+        click.echo(f"{event.position} {event.stream} {event.summary}")
+    for note in report.notes:
+        click.echo(note, err=True)
+    if not report.events:
+        click.echo("nothing to do: every file is within its soft budget or protected")
+
+
+@cli.command("migrate-retractions")
+@project_option
+@click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Print the plan; append nothing.")
+@click.pass_context
+@_reports_errors
+def migrate_retractions(
+    ctx: click.Context, project_path: Path, path: Path | None, dry_run: bool
+) -> None:
+    """Bring a legacy retractions.md and [user] lines of PROJECT_STATE.md into ask events."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    report = service.migrate_retractions(
+        project.project_id, path, dry_run=dry_run, progress=sys.stderr.isatty()
+    )
+    for bad in report.unparsed:
+        click.echo(
+            f"warning: line {bad.line} is not a retraction, left as is: {bad.text}", err=True
+        )
+    if report.already_migrated:
+        click.echo("nothing to migrate: every legacy item is already an ask")
+        return
+    if dry_run:
+        for line in report.plan:
+            click.echo(line)
+        click.echo(f"dry run: would open {report.opened} ask(s), {report.dropped} dropped")
+        return
+    click.echo(
+        f"migrated: opened {report.opened} ask(s), {report.dropped} of them dropped "
+        f"({report.appended_events} events)"
+    )
 
 
 @cli.command()

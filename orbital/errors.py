@@ -118,3 +118,21 @@ class InvalidEncoding(OrbitalError):
             f"the content is not valid UTF-8 (first bad byte at offset {offset}); "
             "nothing was changed"
         )
+
+
+class UnknownEntry(OrbitalError):
+    """An entry id that no memory file of the project has."""
+
+    def __init__(self, entry_id: str) -> None:
+        self.entry_id = entry_id
+        super().__init__(
+            f"no memory entry with id {entry_id!r}; ids are in the files' <!--mem id:…--> comments"
+        )
+
+
+class Refused(OrbitalError):
+    """A well-formed request that the rules refuse (nothing was changed)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)

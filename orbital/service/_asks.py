@@ -28,6 +28,7 @@ from orbital.domain.asks import (
     decide_change,
     decide_open,
     fold,
+    norm,
 )
 from orbital.domain.asks_legacy import (
     LegacyFlag,
@@ -45,7 +46,7 @@ from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.events.migration import LegacyItemMigrated, MigrationCompleted
 from orbital.files import FileGateway, check_size, decode_utf8, sha256
 from orbital.service._context import Context, EventSummary, WriteOutcome
-from orbital.store import Checkpoint, Project, Reducer, Writer
+from orbital.store import Checkpoint, Project, Reader, Reducer, Writer
 from projections.asks_md import decode_asks_bytes, parse_file, render_event, render_file
 from projections.asks_write import decide_agent_write
 
@@ -120,7 +121,7 @@ class AsksService:
 
     # -- state ----------------------------------------------------------------------------
 
-    def _asks(self, w: Writer, project: str) -> dict[str, Ask]:
+    def _asks(self, w: Reader, project: str) -> dict[str, Ask]:
         """Current asks from the materialised stream states; only streams that changed since
         the last call are read (O(change) in a long-running process)."""
         head = w.prefix_head(project, ASKS_PREFIX)
@@ -135,7 +136,11 @@ class AsksService:
         self._cache[project] = _Cached(head, asks)
         return asks
 
-    def _render_full(self, w: Writer, project: str) -> str:
+    def current(self, r: Reader, project: str) -> dict[str, Ask]:
+        """The project's asks (for the injection view), from materialised state."""
+        return self._asks(r, project)
+
+    def _render_full(self, w: Reader, project: str) -> str:
         events = w.read_project(project, stream_prefix=ASKS_PREFIX)
         return render_file(e.event for e in events)
 
@@ -172,8 +177,11 @@ class AsksService:
 
     # -- the projection -------------------------------------------------------------------
 
-    def _current(self, w: Writer, project: Project, today: dt.date) -> _Projection:
-        """The projected ASKS.md, taking in whatever changed on disk since Orbital wrote it."""
+    def _current(
+        self, w: Writer, project: Project, today: dt.date, proposal: bytes | None = None
+    ) -> _Projection:
+        """The projected ASKS.md, taking in whatever changed on disk since Orbital wrote it
+        (unless the disk holds ``proposal``, the very write being made: ``orbital ingest``)."""
         pid, files = project.project_id, self.ctx.files(project)
         checkpoint = w.checkpoint(pid, ASKS_FILE)
         head = w.prefix_head(pid, ASKS_PREFIX)
@@ -191,6 +199,8 @@ class AsksService:
         if checkpoint is None and head == 0:
             return self._import(w, project, raw, today)
         expected = self._render_full(w, pid)
+        if raw == proposal:
+            return _Projection(expected, on_disk=False)
         if raw == expected.encode() or not raw.strip():
             # Unchanged content (touched, or a git checkout of the same bytes), or an editor's
             # truncate-then-write caught half way: nothing to take in.
@@ -225,7 +235,7 @@ class AsksService:
         detected = HandEditDetected(
             file=ASKS_FILE, expected_sha256=sha256(expected.encode()), found_sha256=found
         )
-        w.append(pid, f"file:{ASKS_FILE}", [detected], expected_version=None, actor=Actor.FILE)
+        w.append(pid, "file:asks", [detected], expected_version=None, actor=Actor.FILE)
         summaries = self._append(w, pid, [*events, *result.audit], Actor.FILE, None)
         new_text = self._render_full(w, pid)
         warnings = [
@@ -237,7 +247,7 @@ class AsksService:
         if lost:
             copy = self._conflict_copy(self.ctx.files(project), raw)
             conflict = HandEditConflict(file=ASKS_FILE, conflict_copy=copy, found_sha256=found)
-            w.append(pid, f"file:{ASKS_FILE}", [conflict], expected_version=None, actor=Actor.FILE)
+            w.append(pid, "file:asks", [conflict], expected_version=None, actor=Actor.FILE)
             warnings.append(
                 f"ASKS.md: {len(lost)} line(s) of the hand edit are not ask events or were "
                 f"refused; the edited file is saved as orbital/{copy} so nothing is lost."
@@ -290,7 +300,7 @@ class AsksService:
         pid = project.project_id
         today = self.ctx.today(project)
         with self.ctx.store.writing() as w:
-            current = self._current(w, project, today)
+            current = self._current(w, project, today, content)
             result = decide_agent_write(
                 self._asks(w, pid), current.text, proposed, today, self.ctx.mint
             )
@@ -303,16 +313,18 @@ class AsksService:
         )
 
     def sync(self, project: Project) -> WriteOutcome:
-        """Take in a changed ASKS.md and make the file match the store again."""
+        """Take in a changed ASKS.md and make the file match the store again (a project
+        without asks gets the file with its format contract)."""
         with self.ctx.store.writing() as w:
             current = self._current(w, project, self.ctx.today(project))
-            self._project(w, project, current, [], current.text)
+            text = current.text or render_file([])
+            self._project(w, project, current, [], text)
         return WriteOutcome(current.text, current.warnings, current.events)
 
     def read(self, project: Project) -> str:
         return self.sync(project).content
 
-    def list(self, project: Project, state: StateFilter = "open") -> list[Ask]:
+    def listing(self, project: Project, state: StateFilter = "open") -> list[Ask]:
         with self.ctx.store.writing() as w:
             asks = self._asks(w, project.project_id)
         chosen = [a for a in asks.values() if state == "all" or a.state == state]
@@ -387,6 +399,52 @@ class AsksService:
             return [event], [], []
 
         return self._act(project, decide, actor, session)
+
+    def take_legacy_flags(
+        self,
+        w: Writer,
+        project: Project,
+        state_text: str,
+        today: dt.date,
+        actor: Actor,
+        session: str | None,
+    ) -> tuple[str, list[EventSummary], list[str]]:
+        """``[user]`` bullets written into PROJECT_STATE become asks (reference §6.7), in the
+        caller's transaction; returns the state text without them. Never refuses the write."""
+        remaining, flags = extract_legacy_flags(state_text)
+        if not flags:
+            return state_text, [], []
+        pid = project.project_id
+        asks = self._asks(w, pid)
+        by_text = {norm(a.text): a for a in asks.values()}
+        warnings: list[str] = []
+        fresh: list[LegacyFlag] = []
+        for flag in flags:
+            known = by_text.get(norm(flag.text))
+            if known is None:
+                fresh.append(flag)
+                continue
+            warnings.append(
+                f'Removed [user] line "{flag.text[:60]}" from PROJECT_STATE — it is already '
+                f"ask [{known.id}] ({known.state}) in orbital/ASKS.md."
+            )
+        plan = plan_migration(asks, [], fresh, today, self.ctx.mint)
+        events = [event for _, batch in plan for event in batch]
+        if not events:
+            return remaining, [], warnings
+        current = self._current(w, project, today)
+        summaries = self._append(w, pid, events, actor, session)
+        lines = [line for line in map(render_event, events) if line is not None]
+        self._project(w, project, current, lines, self._text_after(w, pid, current, lines))
+        listed = "; ".join(
+            f"[{e.ask_id}] {e.text[:60]}" for e in events if isinstance(e, AskOpened)
+        )
+        warnings.append(
+            f"Moved {len(events)} [user] line(s) out of PROJECT_STATE into orbital/ASKS.md as "
+            f"open asks: {listed}. Things waiting on the user live in ASKS.md now (see its "
+            "header)."
+        )
+        return remaining, summaries, warnings
 
     # -- legacy migration ------------------------------------------------------------------
 

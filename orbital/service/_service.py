@@ -9,12 +9,16 @@ from pathlib import Path
 
 from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
+from orbital.domain.budgets import TokenCounter
+from orbital.domain.entry_actions import EntryAction
 from orbital.errors import InvalidInput
 from orbital.events import Actor, RecordedEvent
-from orbital.files import MEMORY_DIR, memory_file
+from orbital.files import ARCHIVE_FILES, MEMORY_DIR, memory_file, projected_file
 from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
 from orbital.service._context import Context, WriteOutcome, mint_hex
+from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.store import EventStore, Project
+from orbital.tokens import CachedCounter
 
 #: Materialised state per stream category, kept by the store in the append transaction.
 REDUCERS = {"ask": ASK_REDUCER}
@@ -34,12 +38,18 @@ class Orbital:
     """The composition root's view of the service: a store and a clock."""
 
     def __init__(
-        self, store: EventStore, clock: Clock, *, mint: Callable[[], str] = mint_hex
+        self,
+        store: EventStore,
+        clock: Clock,
+        *,
+        mint: Callable[[], str] = mint_hex,
+        counter: TokenCounter | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self._ctx = Context(store, clock, mint)
         self._asks = AsksService(self._ctx)
+        self._memory = MemoryService(self._ctx, self._asks, counter or CachedCounter())
 
     @classmethod
     def open(
@@ -48,11 +58,13 @@ class Orbital:
         *,
         clock: Clock | None = None,
         mint: Callable[[], str] = mint_hex,
+        counter: TokenCounter | None = None,
     ) -> Orbital:
         """Open (and upgrade) the store at ``db_url`` (default: ``ORBITAL_DB`` or the user
         data directory), with ``ORBITAL_NOW`` honoured unless a clock is given."""
         clock = clock or clock_from_env()
-        return cls(EventStore(db_url, clock=clock, reducers=REDUCERS), clock, mint=mint)
+        store = EventStore(db_url, clock=clock, reducers=REDUCERS)
+        return cls(store, clock, mint=mint, counter=counter)
 
     def close(self) -> None:
         self.store.close()
@@ -72,6 +84,8 @@ class Orbital:
             raise InvalidInput(f"{path} is not a directory: create it first or pass --project")
         project = self.store.register_project(path, timezone=timezone)
         (path / MEMORY_DIR).mkdir(exist_ok=True)
+        self._memory.init_files(project)
+        self._asks.sync(project)
         return project
 
     def project(self, ref: str | Path) -> Project:
@@ -118,7 +132,7 @@ class Orbital:
         found = self.store.project(project)
         if target.key == "asks":
             return self._asks.write(found, content, actor, session)
-        raise InvalidInput(f"{target.name} is not wired to the store yet")
+        return self._memory.write(found, target.key, content, actor, session)
 
     def read_file(self, project: str, name: str) -> str:
         """The projected file as Orbital writes it (taking in any hand edit first)."""
@@ -126,16 +140,44 @@ class Orbital:
         found = self.store.project(project)
         if target.key == "asks":
             return self._asks.read(found)
-        raise InvalidInput(f"{target.name} is not wired to the store yet")
+        return self._memory.read(found, target.key)
 
     def sync(self, project: str) -> list[WriteOutcome]:
         """Take in hand edits of every projected file and rewrite what is stale."""
-        return [self._asks.sync(self.store.project(project))]
+        found = self.store.project(project)
+        return [self._memory.sync(found), self._asks.sync(found)]
+
+    def context_view(
+        self, project: str, *, window: int | None = None, audience: str = "agent"
+    ) -> str:
+        """The per-turn injection view (reference §4), served from materialised state."""
+        if audience not in ("agent", "subagent"):
+            raise InvalidInput(f"audience is agent or subagent, not {audience!r}")
+        if window is not None and window <= 0:
+            raise InvalidInput(f"the context window must be a positive token count, not {window}")
+        return self._memory.view(self.store.project(project), window=window, audience=audience)
+
+    def entry_action(
+        self, project: str, entry_id: str, action: EntryAction, *, actor: Actor
+    ) -> WriteOutcome:
+        """Pin, unpin or restore a durable entry (the person's Workbench actions)."""
+        return self._memory.entry_action(self.store.project(project), entry_id, action, actor)
+
+    def read_archive(self, project: str, name: str) -> str:
+        """The archive of DECISIONS, LESSONS or PROJECT_STATE as Orbital renders it."""
+        key = projected_file(name).key.removesuffix("_archive")
+        if key not in ARCHIVE_FILES:
+            raise InvalidInput(f"{name} has no archive")
+        return self._memory.read_archive(self.store.project(project), key)
+
+    def session_end(self, project: str) -> SessionEndReport:
+        """The deterministic session-end backstop (no model)."""
+        return self._memory.session_end(self.store.project(project))
 
     # -- asks -----------------------------------------------------------------------------
 
     def asks(self, project: str, state: StateFilter = "open") -> list[Ask]:
-        return self._asks.list(self.store.project(project), state)
+        return self._asks.listing(self.store.project(project), state)
 
     def asks_block(self, project: str) -> str:
         return self._asks.block(self.store.project(project))
@@ -187,6 +229,8 @@ class Orbital:
         dry_run: bool = False,
         progress: bool = False,
     ) -> MigrationReport:
-        return self._asks.migrate_retractions(
-            self.store.project(project), path, dry_run=dry_run, progress=progress
-        )
+        found = self.store.project(project)
+        report = self._asks.migrate_retractions(found, path, dry_run=dry_run, progress=progress)
+        if not dry_run:
+            self._memory.sync(found)  # [user] lines now asks leave PROJECT_STATE.md
+        return report

@@ -83,3 +83,15 @@ credential_projects = sa.Table(
     sa.Column("token_id", sa.String(32), sa.ForeignKey("credentials.token_id"), primary_key=True),
     sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
 )
+
+#: Folded state of a projection as of ``position`` (e.g. the four memory files), written every
+#: so many events; current state = newest snapshot + the few events after it, and an as-of
+#: read replays from the nearest snapshot at or before the target.
+snapshots = sa.Table(
+    "snapshots",
+    metadata,
+    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("position", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("state", sa.Text, nullable=False),
+)

@@ -36,7 +36,7 @@ from orbital.store._engine import (
     default_url,
 )
 from orbital.store._migrate import upgrade_schema
-from orbital.store._schema import checkpoints, events, projects, streams
+from orbital.store._schema import checkpoints, events, projects, snapshots, streams
 
 PROJECT_STREAM = "project"
 
@@ -142,12 +142,11 @@ def _slug(name: str) -> str:
     return slug or "project"
 
 
-class Writer:
-    """One write transaction: reads inside it see a stable state, appends commit together.
+class Reader:
+    """Reads inside one transaction: a consistent snapshot of the store.
 
-    Obtained from :meth:`EventStore.writing`; on SQLite it holds the write lock from its first
-    statement (``BEGIN IMMEDIATE``), on PostgreSQL an exclusive lock on ``events``; so
-    load → decide → append cannot interleave with another writer.
+    Obtained from :meth:`EventStore.reader` (the read engine: never takes the write lock) or
+    as part of a :class:`Writer` (then the reads see the writer's own appends).
     """
 
     def __init__(self, store: EventStore, conn: Connection) -> None:
@@ -184,6 +183,31 @@ class Writer:
     def checkpoint(self, project: str, name: str) -> Checkpoint | None:
         return self._store._checkpoint(self._conn, project, name)
 
+    def snapshot(
+        self, project: str, name: str, at_or_before: int | None = None
+    ) -> tuple[int, str] | None:
+        return self._store._snapshot(self._conn, project, name, at_or_before)
+
+    def project(self, project: str) -> Project:
+        return self._store._project(self._conn, project)
+
+
+class Writer(Reader):
+    """One write transaction: reads inside it see a stable state, appends commit together.
+
+    Obtained from :meth:`EventStore.writing`; on SQLite it holds the write lock from its first
+    statement (``BEGIN IMMEDIATE``), on PostgreSQL an exclusive lock on ``events``; so
+    load → decide → append cannot interleave with another writer.
+    """
+
+    def save_snapshot(self, project: str, name: str, position: int, state: str) -> None:
+        """Record folded state as of ``position`` (idempotent for the same position)."""
+        if self._store._snapshot(self._conn, project, name, position) == (position, state):
+            return
+        self._conn.execute(
+            snapshots.insert().values(project_id=project, name=name, position=position, state=state)
+        )
+
     def set_checkpoint(self, project: str, name: str, checkpoint: Checkpoint) -> None:
         """Record what was written for a projection, in this transaction."""
         table = checkpoints
@@ -201,9 +225,6 @@ class Writer:
         )
         if updated.rowcount == 0:
             self._conn.execute(table.insert().values(project_id=project, name=name, **values))
-
-    def project(self, project: str) -> Project:
-        return self._store._project(self._conn, project)
 
     def append(
         self,
@@ -292,6 +313,12 @@ class EventStore:
             if conn.dialect.name == "postgresql":
                 conn.execute(sa.text("LOCK TABLE events IN EXCLUSIVE MODE"))
             yield Writer(self, conn)
+
+    @contextmanager
+    def reader(self) -> Iterator[Reader]:
+        """A read transaction with the :class:`Reader` API; never waits for the writer."""
+        with self.reading() as conn:
+            yield Reader(self, conn)
 
     @contextmanager
     def reading(self) -> Iterator[Connection]:
@@ -587,6 +614,24 @@ class EventStore:
         )
         return int(head or 0)
 
+    def _snapshot(
+        self, conn: Connection, project: str, name: str, at_or_before: int | None
+    ) -> tuple[int, str] | None:
+        query = sa.select(snapshots.c.position, snapshots.c.state).where(
+            snapshots.c.project_id == project, snapshots.c.name == name
+        )
+        if at_or_before is not None:
+            query = query.where(snapshots.c.position <= at_or_before)
+        row = conn.execute(query.order_by(snapshots.c.position.desc()).limit(1)).first()
+        return None if row is None else (int(row.position), str(row.state))
+
+    def snapshot(
+        self, project: str, name: str, at_or_before: int | None = None
+    ) -> tuple[int, str] | None:
+        """The newest snapshot of ``name`` at or before a position: ``(position, state)``."""
+        with self.reading() as conn:
+            return self._snapshot(conn, project, name, at_or_before)
+
     def _checkpoint(self, conn: Connection, project: str, name: str) -> Checkpoint | None:
         row = conn.execute(
             sa.select(checkpoints).where(
@@ -664,7 +709,7 @@ class EventStore:
         until_position: int | None = None,
         since_time: dt.datetime | None = None,
         until_time: dt.datetime | None = None,
-        stream_prefix: str | None = None,
+        stream_prefix: str | Sequence[str] | None = None,
     ) -> Iterator[RecordedEvent]:
         """Events of a project in position order.
 
@@ -691,7 +736,7 @@ class EventStore:
         until_position: int | None = None,
         since_time: dt.datetime | None = None,
         until_time: dt.datetime | None = None,
-        stream_prefix: str | None = None,
+        stream_prefix: str | Sequence[str] | None = None,
     ) -> Iterator[RecordedEvent]:
         self._require_project(conn, project)
         query = sa.select(events).where(
@@ -704,9 +749,14 @@ class EventStore:
         if until_time is not None:
             query = query.where(events.c.recorded_at <= _naive_utc(until_time))
         if stream_prefix:
+            prefixes = (stream_prefix,) if isinstance(stream_prefix, str) else stream_prefix
             query = query.where(
-                events.c.stream >= stream_prefix,
-                events.c.stream < stream_prefix + "\U0010ffff",
+                sa.or_(
+                    *(
+                        sa.and_(events.c.stream >= p, events.c.stream < p + "\U0010ffff")
+                        for p in prefixes
+                    )
+                )
             )
         result = conn.execution_options(yield_per=2000).execute(query.order_by(events.c.position))
         try:
@@ -722,6 +772,7 @@ __all__ = [
     "EventStore",
     "OrbitalError",
     "Project",
+    "Reader",
     "Reducer",
     "Writer",
     "category",

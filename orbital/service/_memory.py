@@ -1,0 +1,405 @@
+"""Durable memory use cases: the write path of DECISIONS, LESSONS, PROJECT_STATE and INDEX,
+their projections (live file and archive), the per-turn injection view and the session-end
+backstop.
+
+State is never rebuilt from the whole log: the four folded files are kept in a snapshot row
+every :data:`SNAPSHOT_EVERY` events and in memory between calls, so a load folds only the few
+events recorded since; the injection view is cached per (memory head, asks head, window,
+audience, day) and token counts per text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import msgspec
+
+from orbital.domain.asks_view import runtime_block, subagent_dropped_line
+from orbital.domain.budgets import TokenCounter
+from orbital.domain.entries import fold_file, stream_for
+from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
+from orbital.domain.model import FileState
+from orbital.errors import InvalidEncoding
+from orbital.events import Actor, Event, RecordedEvent, event_type
+from orbital.events.files import HandEditConflict, HandEditDetected
+from orbital.files import ARCHIVE_FILES, MEMORY_FILES, check_size, decode_utf8, sha256
+from orbital.service._asks import AsksService
+from orbital.service._context import Context, EventSummary, WriteOutcome
+from orbital.store import Checkpoint, Project, Reader, Writer
+from projections.backstop import plan_backstop
+from projections.history import summarize
+from projections.render import render_archive, render_file
+from projections.views import assemble_view
+from projections.write import decide_file_write
+
+MEMORY_KEYS: tuple[str, ...] = ("state", "decisions", "lessons", "index")
+MEMORY_PREFIXES: tuple[str, ...] = ("entry:", "file:")
+SNAPSHOT_NAME = "memory"
+#: Fold at most this many events on a cold load before a new snapshot is written.
+SNAPSHOT_EVERY = 64
+
+
+class _Snapshot(msgspec.Struct):
+    files: dict[str, FileState]
+    #: Per file: the position of the last event that changed it.
+    changed_at: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The four folded memory files as of ``position`` (the newest entry/file event)."""
+
+    position: int
+    files: Mapping[str, FileState]
+    changed_at: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class SessionEndReport:
+    events: list[EventSummary]
+    over_by: dict[str, int]
+    notes: list[str]
+
+
+@dataclass
+class _Rendered:
+    position: int
+    text: str
+
+
+@dataclass
+class MemoryService:
+    ctx: Context
+    asks: AsksService
+    count: TokenCounter
+    _cache: dict[str, Memory] = field(default_factory=dict)
+    _views: dict[tuple[object, ...], str] = field(default_factory=dict)
+
+    # -- state ----------------------------------------------------------------------------
+
+    def _head(self, r: Reader, pid: str) -> int:
+        return max(r.prefix_head(pid, p) for p in MEMORY_PREFIXES)
+
+    def _empty(self) -> Memory:
+        return Memory(0, {k: FileState(key=k) for k in MEMORY_KEYS}, dict.fromkeys(MEMORY_KEYS, 0))
+
+    def _fold(self, base: Memory, events: Sequence[RecordedEvent], head: int) -> Memory:
+        files = dict(base.files)
+        changed = dict(base.changed_at)
+        for recorded in events:
+            for key in MEMORY_KEYS:
+                folded = fold_file(key, [recorded.event], files[key])
+                if folded != files[key]:
+                    files[key] = folded
+                    changed[key] = recorded.position
+        return Memory(max(head, base.position), files, changed)
+
+    def load(self, r: Reader, pid: str, *, at: int | None = None) -> Memory:
+        """The memory files now (``at`` None) or as of position ``at``."""
+        head = self._head(r, pid) if at is None else at
+        cached = self._cache.get(pid)
+        if at is None and cached is not None and cached.position == head:
+            return cached
+        base = cached if at is None and cached is not None and cached.position < head else None
+        if base is None:
+            snap = r.snapshot(pid, SNAPSHOT_NAME, head)
+            if snap is None:
+                base = self._empty()
+            else:
+                decoded = msgspec.json.decode(snap[1], type=_Snapshot)
+                base = Memory(snap[0], decoded.files, decoded.changed_at)
+        events = r.read_project(
+            pid,
+            from_position=base.position,
+            until_position=head,
+            stream_prefix=MEMORY_PREFIXES,
+        )
+        memory = self._fold(base, events, head)
+        if isinstance(r, Writer) and len(events) >= SNAPSHOT_EVERY:
+            self._save(r, pid, memory)
+        if at is None:
+            self._cache[pid] = memory
+        return memory
+
+    def _save(self, w: Writer, pid: str, memory: Memory) -> None:
+        state = _Snapshot(dict(memory.files), dict(memory.changed_at))
+        w.save_snapshot(pid, SNAPSHOT_NAME, memory.position, msgspec.json.encode(state).decode())
+
+    def _append(
+        self, w: Writer, pid: str, events: Sequence[Event], actor: Actor, session: str | None
+    ) -> list[EventSummary]:
+        out = []
+        for event in events:
+            stream = stream_for(event)
+            result = w.append(
+                pid, stream, [event], expected_version=None, actor=actor, session=session
+            )
+            out.append(
+                EventSummary(result.positions[0], stream, event_type(type(event)), summarize(event))
+            )
+        return out
+
+    # -- projections ----------------------------------------------------------------------
+
+    def _write_files(self, w: Writer, project: Project, before: Memory, after: Memory) -> None:
+        """Write what changed: each archive before its live file (over budget beats losing an
+        entry), and a checkpoint per file in the same transaction."""
+        files = self.ctx.files(project)
+        pid = project.project_id
+        for key in MEMORY_KEYS:
+            archive_name = ARCHIVE_FILES.get(key)
+            if archive_name is not None:
+                text = render_archive(after.files[key])
+                stale = w.checkpoint(pid, archive_name) is None
+                if text and (stale or text != render_archive(before.files[key])):
+                    self._write(w, project, archive_name, text, after.changed_at[key])
+        for key in MEMORY_KEYS:
+            name = MEMORY_FILES[key]
+            if after.files[key] is before.files[key] and w.checkpoint(pid, name) is not None:
+                continue
+            if (
+                files.stat(name) is None
+                and not after.files[key].layout
+                and after.changed_at[key] == 0
+                and w.checkpoint(pid, name) is None
+            ):
+                continue
+            self._write(w, project, name, render_file(after.files[key]), after.changed_at[key])
+
+    def _write(self, w: Writer, project: Project, name: str, text: str, position: int) -> None:
+        stamp = self.ctx.files(project).write(name, text.encode())
+        w.set_checkpoint(
+            project.project_id, name, Checkpoint(position, stamp.size, stamp.mtime_ns, stamp.sha256)
+        )
+
+    def _take_in_hand_edits(
+        self,
+        w: Writer,
+        project: Project,
+        memory: Memory,
+        today: dt.date,
+        proposal: tuple[str, bytes] | None = None,
+    ) -> tuple[Memory, list[str], list[EventSummary]]:
+        """Files changed on disk since Orbital wrote them become events (actor ``file``)
+        before anything else is decided; an edit made while the store moved on is saved
+        beside as a conflict copy and the file regenerated, so nothing is lost."""
+        pid, files = project.project_id, self.ctx.files(project)
+        warnings: list[str] = []
+        summaries: list[EventSummary] = []
+        for key in MEMORY_KEYS:
+            name = MEMORY_FILES[key]
+            checkpoint = w.checkpoint(pid, name)
+            stat = files.stat(name)
+            if stat is None or (
+                checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
+            ):
+                continue
+            raw = files.read_bytes(name) or b""
+            if proposal == (key, raw):
+                continue  # the write being made is this very content (``orbital ingest``)
+            expected = render_file(memory.files[key])
+            if raw == expected.encode() or not raw.strip():
+                continue  # same bytes, or an editor's truncate-then-write caught half way
+            found = sha256(raw)
+            try:
+                text: str | None = decode_utf8(raw)
+            except InvalidEncoding:
+                text = None
+            if checkpoint is None:
+                actor = Actor.SYSTEM  # a file from before Orbital's store: import it
+            else:
+                actor = Actor.FILE
+                detected = HandEditDetected(
+                    file=key, expected_sha256=sha256(expected.encode()), found_sha256=found
+                )
+                summaries += self._append(w, pid, [detected], actor, None)
+            if text is None or (
+                checkpoint is not None and checkpoint.position != memory.changed_at[key]
+            ):
+                copy = self._conflict_copy(project, name, raw)
+                conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=found)
+                summaries += self._append(w, pid, [conflict], Actor.FILE, None)
+                warnings.append(
+                    f"{name} was edited outside Orbital while the memory moved on; the edited "
+                    f"file is saved as orbital/{copy} and {name} was regenerated from events."
+                )
+                continue
+            if key == "state":
+                text, moved, ask_warnings = self.asks.take_legacy_flags(
+                    w, project, text, today, actor, None
+                )
+                summaries += moved
+                warnings += ask_warnings
+            decision = decide_file_write(
+                memory.files[key],
+                text,
+                today,
+                mint=self.ctx.mint,
+                ever_used=self._ever_used(w, pid),
+            )
+            summaries += self._append(w, pid, decision.events, actor, None)
+            memory = self.load(w, pid)
+            verb = "imported" if actor is Actor.SYSTEM else "took in a hand edit of"
+            warnings.append(f"{name}: {verb} the file on disk ({found[:12]}).")
+            warnings += decision.warnings
+        return memory, warnings, summaries
+
+    def _conflict_copy(self, project: Project, name: str, raw: bytes) -> str:
+        files = self.ctx.files(project)
+        stamp = self.ctx.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
+        copy = f"{name}.conflict-{stamp}.md"
+        files.ensure_dir()
+        (files.directory / copy).write_bytes(raw)
+        return copy
+
+    def _ever_used(self, r: Reader, pid: str) -> set[str]:
+        return {stream.split(":", 1)[1] for stream in r.states_after(pid, "entry:", 0)}
+
+    # -- use cases ------------------------------------------------------------------------
+
+    def write(
+        self,
+        project: Project,
+        key: str,
+        content: bytes,
+        actor: Actor,
+        session: str | None,
+    ) -> WriteOutcome:
+        """A writer's proposed full text of one memory file (reference §5)."""
+        check_size(content)
+        proposed = decode_utf8(content)
+        pid = project.project_id
+        today = self.ctx.today(project)
+        with self.ctx.store.writing() as w:
+            before = self.load(w, pid)
+            memory, warnings, summaries = self._take_in_hand_edits(
+                w, project, before, today, (key, content)
+            )
+            if key == "state":
+                proposed, moved, ask_warnings = self.asks.take_legacy_flags(
+                    w, project, proposed, today, actor, session
+                )
+                summaries += moved
+                warnings += ask_warnings
+            decision = decide_file_write(
+                memory.files[key],
+                proposed,
+                today,
+                mint=self.ctx.mint,
+                ever_used=self._ever_used(w, pid),
+            )
+            summaries += self._append(w, pid, decision.events, actor, session)
+            warnings += decision.warnings
+            after = self.load(w, pid)
+            self._write_files(w, project, before, after)
+        return WriteOutcome(render_file(after.files[key]), warnings, summaries)
+
+    def read(self, project: Project, key: str, *, at: int | None = None) -> str:
+        """The file as Orbital renders it now, or as of position ``at``."""
+        with self.ctx.store.reader() as r:
+            memory = self.load(r, project.project_id, at=at)
+        return render_file(memory.files[key])
+
+    def read_archive(self, project: Project, key: str, *, at: int | None = None) -> str:
+        with self.ctx.store.reader() as r:
+            memory = self.load(r, project.project_id, at=at)
+        return render_archive(memory.files[key])
+
+    def sync(self, project: Project) -> WriteOutcome:
+        """Take in hand edits and rewrite any projection that is missing or stale."""
+        pid = project.project_id
+        today = self.ctx.today(project)
+        with self.ctx.store.writing() as w:
+            before = self.load(w, pid)
+            memory, warnings, summaries = self._take_in_hand_edits(w, project, before, today)
+            empty = self._empty()
+            self._write_files(w, project, empty if summaries else before, memory)
+            self._restore_missing(w, project, memory)
+        return WriteOutcome("", warnings, summaries)
+
+    def _restore_missing(self, w: Writer, project: Project, memory: Memory) -> None:
+        files = self.ctx.files(project)
+        for key in MEMORY_KEYS:
+            name = MEMORY_FILES[key]
+            checkpoint = w.checkpoint(project.project_id, name)
+            if checkpoint is not None and files.stat(name) is None:
+                self._write(
+                    w, project, name, render_file(memory.files[key]), memory.changed_at[key]
+                )
+
+    def init_files(self, project: Project) -> None:
+        """Create the four memory files with their format contracts (never overwriting)."""
+        with self.ctx.store.writing() as w:
+            memory = self.load(w, project.project_id)
+            files = self.ctx.files(project)
+            for key in MEMORY_KEYS:
+                name = MEMORY_FILES[key]
+                if files.stat(name) is None and w.checkpoint(project.project_id, name) is None:
+                    self._write(
+                        w, project, name, render_file(memory.files[key]), memory.changed_at[key]
+                    )
+
+    def view(
+        self,
+        project: Project,
+        *,
+        window: int | None = None,
+        audience: str = "agent",
+    ) -> str:
+        """The per-turn injection view, from materialised state (no file is read)."""
+        pid = project.project_id
+        today = self.ctx.today(project)
+        with self.ctx.store.reader() as r:
+            memory = self.load(r, pid)
+            asks_head = r.prefix_head(pid, "ask")
+            key = (pid, memory.position, asks_head, window, audience, today)
+            cached = self._views.get(key)
+            if cached is not None:
+                return cached
+            asks = self.asks.current(r, pid)
+        texts = {k: render_file(memory.files[k]) for k in MEMORY_KEYS}
+        view = assemble_view(
+            texts,
+            today,
+            self.count,
+            window=window,
+            asks_block=runtime_block(asks, today, empty_cue=True),
+            audience=audience,
+            dropped_line=subagent_dropped_line(asks, today),
+        )
+        if len(self._views) > 256:
+            self._views.clear()
+        self._views[key] = view
+        return view
+
+    def entry_action(
+        self, project: Project, entry_id: str, action: EntryAction, actor: Actor
+    ) -> WriteOutcome:
+        """Pin, unpin or restore one entry (a restored entry returns to its old slot)."""
+        pid = project.project_id
+        today = self.ctx.today(project)
+        with self.ctx.store.writing() as w:
+            before = self.load(w, pid)
+            memory, warnings, summaries = self._take_in_hand_edits(w, project, before, today)
+            events = decide_entry_action(memory.files, entry_id, action, today)
+            summaries += self._append(w, pid, events, actor, None)
+            after = self.load(w, pid)
+            self._write_files(w, project, before, after)
+        key = find_entry(after.files, entry_id).file
+        return WriteOutcome(render_file(after.files[key]), warnings, summaries)
+
+    def session_end(self, project: Project) -> SessionEndReport:
+        """The deterministic backstop (reference §7): demote the coldest entries of files over
+        their soft budget, as undoable events; archives are written before live files."""
+        pid = project.project_id
+        today = self.ctx.today(project)
+        with self.ctx.store.writing() as w:
+            before = self.load(w, pid)
+            memory, _warnings, summaries = self._take_in_hand_edits(w, project, before, today)
+            plan = plan_backstop(memory.files, today, self.count)
+            summaries += self._append(w, pid, plan.events, Actor.SYSTEM, None)
+            after = self.load(w, pid)
+            self._write_files(w, project, before, after)
+        return SessionEndReport(summaries, dict(plan.over_by), list(plan.notes))
