@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
-from litestar import Router, get, put
+from litestar import Router, get, post, put
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
 
@@ -14,7 +14,15 @@ from orbital.events import event_type
 from orbital.files import memory_file
 from orbital.http._auth import BEARER_SCHEME, agent_caller, target_project
 from orbital.http._problems import AUTHED, WRITES, documented
-from orbital.http._schemas import FileContent, FileWrite, History, HistoryEvent, WriteResult
+from orbital.http._schemas import (
+    ContextView,
+    FileContent,
+    FileWrite,
+    History,
+    HistoryEvent,
+    SessionEnd,
+    WriteResult,
+)
 from orbital.service import Credential, HistoryQuery, Orbital
 from orbital.store import Project
 from projections.history import summarize
@@ -97,10 +105,42 @@ def read_file(
     return FileContent(memory_file(name).name, content)
 
 
+@get(
+    "/context",
+    summary="The per-turn injection view",
+    responses=documented(*AUTHED),
+    sync_to_thread=True,
+)
+def context(
+    service: NamedDependency[Orbital],
+    target: NamedDependency[Project],
+    window: Annotated[
+        int | None, QueryParameter(description="The model's context window in tokens.", gt=0)
+    ] = None,
+    audience: Annotated[
+        Literal["agent", "subagent"], QueryParameter(description="Who the view is for.")
+    ] = "agent",
+) -> ContextView:
+    view = service.context_view(target.project_id, window=window, audience=audience)
+    return ContextView(target.project_id, audience, view)
+
+
+@post(
+    "/session-end",
+    summary="Run the deterministic session-end backstop",
+    status_code=200,
+    responses=documented(*WRITES),
+    sync_to_thread=True,
+)
+def session_end(service: NamedDependency[Orbital], target: NamedDependency[Project]) -> SessionEnd:
+    report = service.session_end(target.project_id)
+    return msgspec.convert(report, SessionEnd, from_attributes=True)
+
+
 def agent_router() -> Router:
     return Router(
         "/api/v1/projects/{project:str}",
-        route_handlers=[history, read_file, write_file],
+        route_handlers=[context, history, read_file, write_file, session_end],
         dependencies={"caller": agent_caller, "target": target_project},
         security=[{BEARER_SCHEME: []}],
         tags=["agent"],

@@ -121,6 +121,7 @@ def _field_messages(exc: ValidationException) -> str:
             continue
         message = str(item.get("message", "invalid value"))
         key, source = item.get("key"), item.get("source")
+        source = getattr(source, "value", source)  # Litestar gives a ParamType or a string
         if key == "data" and source == "body":  # the body as a whole, e.g. a missing field
             parts.append(f"body: {message}")
         elif key:

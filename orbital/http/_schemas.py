@@ -97,3 +97,20 @@ class Workbench(msgspec.Struct, frozen=True):
     """The person's overview: the projects their credential reaches, with their asks."""
 
     projects: list[WorkbenchProject]
+
+
+class ContextView(msgspec.Struct, frozen=True):
+    """The per-turn injection view, ready to put in front of the agent."""
+
+    project: str
+    audience: str
+    context: str
+
+
+class SessionEnd(msgspec.Struct, frozen=True):
+    """What the session-end backstop did: events appended, files still over budget (tokens),
+    and notes for the agent."""
+
+    events: list[WrittenEvent]
+    over_by: dict[str, int]
+    notes: list[str]

@@ -52,7 +52,9 @@ def unknown_project(name: str) -> dict[str, Any]:
 def agent_routes(project: str) -> list[tuple[str, str, dict[str, Any] | None]]:
     base = f"/api/v1/projects/{project}"
     return [
+        ("GET", f"{base}/context", None),
         ("GET", f"{base}/history", None),
+        ("POST", f"{base}/session-end", None),
         ("GET", f"{base}/files/ASKS.md", None),
         ("PUT", f"{base}/files/ASKS.md", {"content": "- open Something\n"}),
     ]

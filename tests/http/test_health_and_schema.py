@@ -21,7 +21,9 @@ def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
     assert body["info"]["title"] == "Orbital"
     assert set(body["paths"]) == {
         "/health",
+        "/api/v1/projects/{project}/context",
         "/api/v1/projects/{project}/history",
+        "/api/v1/projects/{project}/session-end",
         "/api/v1/projects/{project}/files/{name}",
         "/api/v1/workbench",
         "/api/v1/workbench/{project}/asks",

@@ -286,6 +286,7 @@ def test_a_person_body_with_a_wrong_type_names_the_field(client: Client, world: 
 
 
 def test_an_oversized_body_is_413_and_changes_nothing(client: Client, world: World) -> None:
+    before = asks_md(world)
     response = put_asks(client, world, "- open " + "x" * 70_000 + "\n")
     assert (response.status_code, response.json()) == (
         413,
@@ -296,7 +297,7 @@ def test_an_oversized_body_is_413_and_changes_nothing(client: Client, world: Wor
             "the request body is over the server's limit; nothing was changed",
         ),
     )
-    assert asks_md(world) == ""
+    assert asks_md(world) == before
 
 
 @pytest.mark.parametrize(
@@ -350,3 +351,36 @@ def test_an_unknown_route_and_method(client: Client) -> None:
             "see /schema for the methods of each route",
         ),
     )
+
+
+def test_context_view_for_the_agent_and_a_subagent(client: Client, world: World) -> None:
+    put_asks(client, world, "- open Pick a venue\n")
+    base = f"/api/v1/projects/{world.alpha}/context"
+    agent = client.get(base, headers=bearer(world.agent))
+    assert agent.status_code == 200, agent.text
+    body = agent.json()
+    assert (body["project"], body["audience"]) == (world.alpha, "agent")
+    assert body["context"] == world.service.context_view(world.alpha)
+    assert "Pick a venue" in body["context"]
+    sub = client.get(base + "?audience=subagent&window=200000", headers=bearer(world.agent))
+    assert sub.status_code == 200
+    assert sub.json()["context"] == world.service.context_view(
+        world.alpha, window=200000, audience="subagent"
+    )
+    for query, detail in [
+        ("?audience=person", "query field `audience`: Invalid enum value 'person'"),
+        ("?window=0", "query field `window`: Expected `int` >= 1"),
+    ]:
+        bad = client.get(base + query, headers=bearer(world.agent))
+        assert bad.status_code == 400
+        assert bad.json()["detail"].startswith(detail), bad.json()
+
+
+def test_session_end_runs_the_backstop(client: Client, world: World) -> None:
+    response = client.post(
+        f"/api/v1/projects/{world.alpha}/session-end", headers=bearer(world.agent)
+    )
+    assert response.status_code == 200, response.text
+    report = response.json()
+    assert set(report) == {"events", "over_by", "notes"}
+    assert report["events"] == []
