@@ -136,3 +136,34 @@ class Refused(OrbitalError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+
+
+class ProviderError(OrbitalError):
+    """The editor's model call failed. ``transient`` errors (timeouts, 5xx, a dropped
+    connection) are worth one retry; the others (401, 4xx, a malformed reply) are not."""
+
+    def __init__(self, detail: str, *, status: int | None = None, transient: bool = False) -> None:
+        self.detail = detail
+        self.status = status
+        self.transient = transient
+        super().__init__(f"the editor's model call failed: {detail}")
+
+
+class EditorNotConfigured(OrbitalError):
+    """No model is configured for the memory editor."""
+
+    def __init__(self, missing: tuple[str, ...]) -> None:
+        self.missing = missing
+        super().__init__(
+            f"the memory editor has no model: set {', '.join(missing)} "
+            "(an OpenAI-compatible chat-completions endpoint; ORBITAL_EDITOR_KEY if it needs one)"
+        )
+
+
+class SessionUnreadable(OrbitalError):
+    """A session transcript exists but could not be read."""
+
+    def __init__(self, session: str, reason: str) -> None:
+        self.session = session
+        self.reason = reason
+        super().__init__(f"session {session!r} could not be read: {reason}")

@@ -24,7 +24,7 @@ def upgrade() -> None:
         ),
         sa.Column("name", sa.String(64), primary_key=True),
         sa.Column("position", sa.BigInteger, primary_key=True, autoincrement=False),
-        sa.Column("state", sa.Text, nullable=False),
+        sa.Column("state", sa.LargeBinary, nullable=False),
     )
 
 

@@ -10,6 +10,7 @@ audience, day) and token counts per text.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,8 @@ class Memory:
     position: int
     files: Mapping[str, FileState]
     changed_at: Mapping[str, int]
+    #: Events folded since the snapshot this state was built from.
+    folded: int = 0
 
 
 @dataclass(frozen=True)
@@ -94,22 +97,22 @@ class MemoryService:
                 if folded != files[key]:
                     files[key] = folded
                     changed[key] = recorded.position
-        return Memory(max(head, base.position), files, changed)
+        return Memory(max(head, base.position), files, changed, base.folded + len(events))
 
     def load(self, r: Reader, pid: str, *, at: int | None = None) -> Memory:
-        """The memory files now (``at`` None) or as of position ``at``."""
+        """The memory files now (``at`` None) or as of position ``at``: the nearest state
+        at or before the target (the in-process cache or a snapshot) plus the events after."""
         head = self._head(r, pid) if at is None else at
         cached = self._cache.get(pid)
         if at is None and cached is not None and cached.position == head:
             return cached
-        base = cached if at is None and cached is not None and cached.position < head else None
+        base = cached if cached is not None and cached.position <= head else None
+        snap = r.snapshot(pid, SNAPSHOT_NAME, head)
+        if snap is not None and (base is None or snap[0] > base.position):
+            decoded = msgspec.json.decode(snap[1], type=_Snapshot)
+            base = Memory(snap[0], decoded.files, decoded.changed_at)
         if base is None:
-            snap = r.snapshot(pid, SNAPSHOT_NAME, head)
-            if snap is None:
-                base = self._empty()
-            else:
-                decoded = msgspec.json.decode(snap[1], type=_Snapshot)
-                base = Memory(snap[0], decoded.files, decoded.changed_at)
+            base = self._empty()
         events = r.read_project(
             pid,
             from_position=base.position,
@@ -117,15 +120,16 @@ class MemoryService:
             stream_prefix=MEMORY_PREFIXES,
         )
         memory = self._fold(base, events, head)
-        if isinstance(r, Writer) and len(events) >= SNAPSHOT_EVERY:
+        if isinstance(r, Writer) and at is None and memory.folded >= SNAPSHOT_EVERY:
             self._save(r, pid, memory)
+            memory = dataclasses.replace(memory, folded=0)
         if at is None:
             self._cache[pid] = memory
         return memory
 
     def _save(self, w: Writer, pid: str, memory: Memory) -> None:
         state = _Snapshot(dict(memory.files), dict(memory.changed_at))
-        w.save_snapshot(pid, SNAPSHOT_NAME, memory.position, msgspec.json.encode(state).decode())
+        w.save_snapshot(pid, SNAPSHOT_NAME, memory.position, msgspec.json.encode(state))
 
     def _append(
         self, w: Writer, pid: str, events: Sequence[Event], actor: Actor, session: str | None

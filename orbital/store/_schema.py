@@ -93,5 +93,5 @@ snapshots = sa.Table(
     sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("position", sa.BigInteger, primary_key=True, autoincrement=False),
-    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("state", sa.LargeBinary, nullable=False),
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import uuid
+import zlib
 import zoneinfo
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -185,7 +186,7 @@ class Reader:
 
     def snapshot(
         self, project: str, name: str, at_or_before: int | None = None
-    ) -> tuple[int, str] | None:
+    ) -> tuple[int, bytes] | None:
         return self._store._snapshot(self._conn, project, name, at_or_before)
 
     def project(self, project: str) -> Project:
@@ -200,12 +201,16 @@ class Writer(Reader):
     load → decide → append cannot interleave with another writer.
     """
 
-    def save_snapshot(self, project: str, name: str, position: int, state: str) -> None:
-        """Record folded state as of ``position`` (idempotent for the same position)."""
-        if self._store._snapshot(self._conn, project, name, position) == (position, state):
+    def save_snapshot(self, project: str, name: str, position: int, state: bytes) -> None:
+        """Record folded state (JSON) as of ``position``; stored compressed. A second
+        snapshot at the same position is ignored (it would hold the same state)."""
+        found = self._store._snapshot(self._conn, project, name, position)
+        if found is not None and found[0] == position:
             return
         self._conn.execute(
-            snapshots.insert().values(project_id=project, name=name, position=position, state=state)
+            snapshots.insert().values(
+                project_id=project, name=name, position=position, state=zlib.compress(state, 6)
+            )
         )
 
     def set_checkpoint(self, project: str, name: str, checkpoint: Checkpoint) -> None:
@@ -616,18 +621,18 @@ class EventStore:
 
     def _snapshot(
         self, conn: Connection, project: str, name: str, at_or_before: int | None
-    ) -> tuple[int, str] | None:
+    ) -> tuple[int, bytes] | None:
         query = sa.select(snapshots.c.position, snapshots.c.state).where(
             snapshots.c.project_id == project, snapshots.c.name == name
         )
         if at_or_before is not None:
             query = query.where(snapshots.c.position <= at_or_before)
         row = conn.execute(query.order_by(snapshots.c.position.desc()).limit(1)).first()
-        return None if row is None else (int(row.position), str(row.state))
+        return None if row is None else (int(row.position), zlib.decompress(row.state))
 
     def snapshot(
         self, project: str, name: str, at_or_before: int | None = None
-    ) -> tuple[int, str] | None:
+    ) -> tuple[int, bytes] | None:
         """The newest snapshot of ``name`` at or before a position: ``(position, state)``."""
         with self.reading() as conn:
             return self._snapshot(conn, project, name, at_or_before)
