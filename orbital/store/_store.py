@@ -161,6 +161,11 @@ class Reader:
         self._store = store
         self._conn = conn
 
+    @property
+    def connection(self) -> Connection:
+        """The transaction's connection, for tables kept beside the log (credentials)."""
+        return self._conn
+
     def stream_version(self, project: str, stream: str) -> int:
         return self._store._stream_version(self._conn, project, stream)
 
