@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from orbital.domain.asks import Ask
 from orbital.domain.asks_view import runtime_block, subagent_dropped_line
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entries import fold_file, stream_for
@@ -383,6 +384,11 @@ class MemoryService:
             self._write_files(w, project, before, after, intake.rewrite)
         return WriteOutcome(render_file(after.files[key]), warnings, summaries)
 
+    def entry_ids(self, project: Project, key: str) -> list[str]:
+        """Every entry the file ever had (live, archived, merged or retired)."""
+        with self.ctx.store.reader() as r:
+            return list(self.load(r, project.project_id).files[key].entries)
+
     def read(self, project: Project, key: str, *, at: int | None = None) -> str:
         """The file as Orbital renders it now, or as of position ``at``."""
         with self.ctx.store.reader() as r:
@@ -467,9 +473,17 @@ class MemoryService:
         *,
         window: int | None = None,
         audience: str = "agent",
+        at: tuple[int, dt.datetime] | None = None,
     ) -> str:
-        """The per-turn injection view, from materialised state (no file is read)."""
+        """The per-turn injection view, from materialised state (no file is read); ``at``
+        (position, instant) renders it as it stood then."""
         pid = project.project_id
+        if at is not None:
+            today = at[1].astimezone(project.tz()).date()
+            with self.ctx.store.reader() as r:
+                memory = self.load(r, pid, at=at[0])
+                asks = self.asks.at(r, pid, at[0])
+            return self._assemble(memory, asks, today, window, audience)
         today = self.ctx.today(project)
         with self.ctx.store.reader() as r:
             memory = self.load(r, pid)
@@ -479,8 +493,22 @@ class MemoryService:
             if cached is not None:
                 return cached
             asks = self.asks.current(r, pid)
+        view = self._assemble(memory, asks, today, window, audience)
+        if len(self._views) > 256:
+            self._views.clear()
+        self._views[key] = view
+        return view
+
+    def _assemble(
+        self,
+        memory: Memory,
+        asks: Mapping[str, Ask],
+        today: dt.date,
+        window: int | None,
+        audience: str,
+    ) -> str:
         texts = {k: render_file(memory.files[k]) for k in MEMORY_KEYS}
-        view = assemble_view(
+        return assemble_view(
             texts,
             today,
             self.count,
@@ -489,10 +517,6 @@ class MemoryService:
             audience=audience,
             dropped_line=subagent_dropped_line(asks, today),
         )
-        if len(self._views) > 256:
-            self._views.clear()
-        self._views[key] = view
-        return view
 
     def entry_action(
         self, project: Project, entry_id: str, action: EntryAction, actor: Actor

@@ -200,19 +200,25 @@ class Reader:
         return self._store._project(self._conn, project)
 
     def count(
-        self, project: str, stream_prefix: str, *, until_position: int, types: Sequence[str]
+        self,
+        project: str,
+        stream_prefix: str,
+        *,
+        until_position: int,
+        after_position: int = 0,
+        types: Sequence[str] | None = None,
     ) -> int:
-        """How many events of the given types a stream prefix holds up to a position."""
-        found = self._conn.scalar(
-            sa.select(sa.func.count()).where(
-                events.c.project_id == project,
-                events.c.stream >= stream_prefix,
-                events.c.stream < stream_prefix + "\U0010ffff",
-                events.c.position <= until_position,
-                events.c.type.in_(list(types)),
-            )
+        """How many events (of the given types) a stream prefix holds in a position window."""
+        query = sa.select(sa.func.count()).where(
+            events.c.project_id == project,
+            events.c.stream >= stream_prefix,
+            events.c.stream < stream_prefix + "\U0010ffff",
+            events.c.position > after_position,
+            events.c.position <= until_position,
         )
-        return int(found or 0)
+        if types is not None:
+            query = query.where(events.c.type.in_(list(types)))
+        return int(self._conn.scalar(query) or 0)
 
     def position_at(self, project: str, when: dt.datetime) -> int:
         """The project's last position recorded at or before ``when`` (0: none)."""
@@ -222,6 +228,16 @@ class Reader:
             )
         )
         return int(found or 0)
+
+    def recorded_at(self, project: str, position: int) -> dt.datetime | None:
+        """When the project's event at or just before ``position`` was recorded."""
+        found = self._conn.scalar(
+            sa.select(events.c.recorded_at)
+            .where(events.c.project_id == project, events.c.position <= position)
+            .order_by(events.c.position.desc())
+            .limit(1)
+        )
+        return None if found is None else found.replace(tzinfo=dt.UTC)
 
     def written_versions(self, project: str, name: str) -> dict[str, int]:
         """Every content hash written for projection ``name``, with its position."""
