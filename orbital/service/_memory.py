@@ -345,27 +345,43 @@ class MemoryService:
         pid = project.project_id
         today = self.ctx.today(project)
         with self.ctx.store.reader() as r:
+            # Positions are global and gapless: an unchanged project head means no event of
+            # the project was appended since, so one indexed max() answers a repeated call.
+            head_key = ("head", pid, r.project_head(pid), window, audience, today)
+            cached = self._views.get(head_key)
+            if cached is not None:
+                return cached
             memory = self.load(r, pid)
             asks_head = r.prefix_head(pid, "ask")
             key = (pid, memory.position, asks_head, window, audience, today)
             cached = self._views.get(key)
-            if cached is not None:
-                return cached
-            asks = self.asks.current(r, pid)
-        texts = {k: render_file(memory.files[k]) for k in MEMORY_KEYS}
-        view = assemble_view(
-            texts,
-            today,
-            self.count,
-            window=window,
-            asks_block=runtime_block(asks, today, empty_cue=True),
-            audience=audience,
-            dropped_line=subagent_dropped_line(asks, today),
-        )
+            if cached is None:
+                asks = self.asks.current(r, pid)
+        if cached is None:
+            if audience == "subagent":
+                dropped = subagent_dropped_line(asks, today)
+                cached = assemble_view(
+                    {}, today, self.count, audience=audience, dropped_line=dropped
+                )
+            else:
+                # The memory part depends on the memory files only: an ask change reuses it
+                # (the asks block is the last part, joined like the others).
+                memory_key = ("memory", pid, memory.position, window, today)
+                memory_part = self._views.get(memory_key)
+                if memory_part is None:
+                    texts = {k: render_file(memory.files[k]) for k in MEMORY_KEYS}
+                    memory_part = assemble_view(texts, today, self.count, window=window)
+                    self._remember(memory_key, memory_part)
+                asks_block = runtime_block(asks, today, empty_cue=True)
+                cached = "\n\n".join(p for p in (memory_part, asks_block) if p)
+            self._remember(key, cached)
+        self._remember(head_key, cached)
+        return cached
+
+    def _remember(self, key: tuple[object, ...], view: str) -> None:
         if len(self._views) > 256:
             self._views.clear()
         self._views[key] = view
-        return view
 
     def session_end(self, project: Project) -> SessionEndReport:
         """The deterministic backstop (reference §7): demote the coldest entries of files over
