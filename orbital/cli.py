@@ -3,6 +3,7 @@ rules live below it. Orbital's typed errors become one ``error:`` line and exit 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from orbital.clock import parse_instant
 from orbital.errors import InvalidInput, OrbitalError
 from orbital.events import Actor
 from orbital.files import MEMORY_FILES, FileGateway, memory_file
-from orbital.service import HistoryQuery, Orbital, WriteOutcome
+from orbital.service import Audience, Credentials, HistoryQuery, Orbital, WriteOutcome
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -382,17 +383,104 @@ def migrate_retractions(
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--allow-host",
+    "extra_hosts",
+    multiple=True,
+    help="Another exact Host header value to answer to (name:port); repeatable.",
+)
+@click.option(
+    "--max-body-bytes",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Largest request body accepted, larger is refused with 413 (default: 8 MiB).",
+)
 @click.pass_context
 @_reports_errors
-def serve(ctx: click.Context, host: str, port: int) -> None:
+def serve(
+    ctx: click.Context,
+    host: str,
+    port: int,
+    extra_hosts: tuple[str, ...],
+    max_body_bytes: int | None,
+) -> None:
     """Serve the HTTP API (loopback only unless --host says otherwise)."""
     import uvicorn
 
-    from orbital.http import create_app
+    from orbital.http import HttpSettings, create_app, loopback_hosts
 
     service = _service(ctx)
+    settings = HttpSettings(allowed_hosts=(*loopback_hosts(port, host), *extra_hosts))
+    if max_body_bytes is not None:
+        settings = dataclasses.replace(settings, max_body_bytes=max_body_bytes)
     click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store.backend})")
-    uvicorn.run(create_app(service), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(service, settings), host=host, port=port, log_level="warning")
+
+
+@cli.group()
+def token() -> None:
+    """HTTP credentials: an agent token or the person's Workbench token."""
+
+
+@token.command("create")
+@click.option(
+    "--audience",
+    type=click.Choice([a.value for a in Audience]),
+    required=True,
+    help="agent: the agent API; workbench: the person's routes (acts as the user).",
+)
+@click.option(
+    "--project",
+    "projects",
+    multiple=True,
+    help="Bind the token to this project (id or directory); repeatable. Default: every project.",
+)
+@click.option("--label", default="", help="A note to recognise the token by in `token list`.")
+@click.pass_context
+@_reports_errors
+def token_create(ctx: click.Context, audience: str, projects: tuple[str, ...], label: str) -> None:
+    """Create a token and print it once (only its hash is stored), alone on the last line."""
+    service = _service(ctx)
+    project_ids = [service.project(ref).project_id for ref in projects]
+    issued = Credentials(service.store, service.clock).create(audience, project_ids, label=label)
+    reach = ", ".join(issued.credential.projects) or "every project"
+    click.echo(f"token {issued.credential.token_id} ({audience}; {reach}); shown only now:")
+    click.echo(issued.token)
+
+
+@token.command("revoke")
+@click.argument("token_id")
+@click.pass_context
+@_reports_errors
+def token_revoke(ctx: click.Context, token_id: str) -> None:
+    """Revoke a token at once: requests with it get 401 from then on."""
+    service = _service(ctx)
+    revoked = Credentials(service.store, service.clock).revoke(token_id)
+    assert revoked.revoked_at is not None
+    click.echo(f"token {revoked.token_id} revoked at {revoked.revoked_at:%Y-%m-%d %H:%M:%S} UTC")
+
+
+@token.command("list")
+@click.pass_context
+@_reports_errors
+def token_list(ctx: click.Context) -> None:
+    """Every token (never the secret): id, audience, projects, label, created, revoked."""
+    from rich.console import Console
+    from rich.table import Table
+
+    service = _service(ctx)
+    table = Table("id", "audience", "projects", "label", "created", "revoked", box=None)
+    for credential in Credentials(service.store, service.clock).list():
+        revoked = credential.revoked_at
+        table.add_row(
+            credential.token_id,
+            credential.audience.value,
+            ", ".join(credential.projects) or "(all)",
+            credential.label,
+            credential.created_at.strftime("%Y-%m-%dT%H:%MZ"),
+            revoked.strftime("%Y-%m-%dT%H:%MZ") if revoked else "",
+        )
+    Console(soft_wrap=not sys.stdout.isatty()).print(table)
 
 
 def main() -> None:

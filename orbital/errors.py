@@ -118,3 +118,52 @@ class InvalidEncoding(OrbitalError):
             f"the content is not valid UTF-8 (first bad byte at offset {offset}); "
             "nothing was changed"
         )
+
+
+class UnknownEntry(OrbitalError):
+    """An entry id that no memory file of the project has."""
+
+    def __init__(self, entry_id: str) -> None:
+        self.entry_id = entry_id
+        super().__init__(
+            f"no memory entry with id {entry_id!r}; ids are in the files' <!--mem id:…--> comments"
+        )
+
+
+class Refused(OrbitalError):
+    """A well-formed request that the rules refuse (nothing was changed)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class ProviderError(OrbitalError):
+    """The editor's model call failed. ``transient`` errors (timeouts, 5xx, a dropped
+    connection) are worth one retry; the others (401, 4xx, a malformed reply) are not."""
+
+    def __init__(self, detail: str, *, status: int | None = None, transient: bool = False) -> None:
+        self.detail = detail
+        self.status = status
+        self.transient = transient
+        super().__init__(f"the editor's model call failed: {detail}")
+
+
+class EditorNotConfigured(OrbitalError):
+    """No model is configured for the memory editor."""
+
+    def __init__(self, missing: tuple[str, ...]) -> None:
+        self.missing = missing
+        super().__init__(
+            f"the memory editor has no model: set {', '.join(missing)} "
+            "(an OpenAI-compatible chat-completions endpoint; ORBITAL_EDITOR_KEY if it needs one)"
+        )
+
+
+class SessionUnreadable(OrbitalError):
+    """A session transcript exists but could not be read."""
+
+    def __init__(self, session: str, reason: str) -> None:
+        self.session = session
+        self.reason = reason
+        super().__init__(f"session {session!r} could not be read: {reason}")

@@ -4,6 +4,16 @@ The CLI and the HTTP app call these and hold no rules themselves.
 """
 
 from orbital.service._context import EventSummary, WriteOutcome
+from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
 from orbital.service._service import HistoryQuery, Orbital
 
-__all__ = ["EventSummary", "HistoryQuery", "Orbital", "WriteOutcome"]
+__all__ = [
+    "Audience",
+    "Credential",
+    "Credentials",
+    "EventSummary",
+    "HistoryQuery",
+    "IssuedToken",
+    "Orbital",
+    "WriteOutcome",
+]

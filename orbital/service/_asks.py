@@ -45,12 +45,14 @@ from orbital.events.asks import AskClosed, AskOpened, AskReopened, stream_of
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.events.migration import LegacyItemMigrated, MigrationCompleted
 from orbital.files import FileGateway, check_size, decode_utf8, sha256
-from orbital.service._context import Context, EventSummary, WriteOutcome
+from orbital.service._context import Context, EventSummary, SyncReport, WriteOutcome
 from orbital.store import Checkpoint, Project, Reader, Reducer, Writer
 from projections.asks_md import decode_asks_bytes, parse_file, render_event, render_file
 from projections.asks_write import decide_agent_write
 
 ASKS_FILE = "ASKS.md"
+#: Event types that render a line of ASKS.md (audit events render none).
+RENDERED_TYPES = ("ask.opened", "ask.closed", "ask.reopened", "ask.file_line")
 #: Stream prefix covering ``ask:<id>`` and the log-level ``asks`` stream.
 ASKS_PREFIX = "ask"
 StateFilter = Literal["open", "done", "dropped", "all"]
@@ -86,6 +88,7 @@ class _Projection:
     on_disk: bool
     warnings: list[str] = field(default_factory=list)
     events: list[EventSummary] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,7 @@ class AsksService:
         warnings += result.warnings
         kept = set(new_text.split("\n"))
         lost = [line for line in text.split("\n") if line.strip() and line not in kept]
+        copy = ""
         if lost:
             copy = self._conflict_copy(self.ctx.files(project), raw)
             conflict = HandEditConflict(file=ASKS_FILE, conflict_copy=copy, found_sha256=found)
@@ -252,7 +256,7 @@ class AsksService:
                 f"ASKS.md: {len(lost)} line(s) of the hand edit are not ask events or were "
                 f"refused; the edited file is saved as orbital/{copy} so nothing is lost."
             )
-        return _Projection(new_text, False, warnings, summaries)
+        return _Projection(new_text, False, warnings, summaries, [copy] if lost else [])
 
     def _conflict_copy(self, files: FileGateway, raw: bytes) -> str:
         stamp = self.ctx.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
@@ -312,17 +316,66 @@ class AsksService:
             result.text, current.warnings + result.warnings, current.events + summaries
         )
 
-    def sync(self, project: Project) -> WriteOutcome:
+    def sync(self, project: Project) -> SyncReport:
         """Take in a changed ASKS.md and make the file match the store again (a project
         without asks gets the file with its format contract)."""
         with self.ctx.store.writing() as w:
             current = self._current(w, project, self.ctx.today(project))
             text = current.text or render_file([])
             self._project(w, project, current, [], text)
-        return WriteOutcome(current.text, current.warnings, current.events)
+        return SyncReport(current.warnings, current.events, current.conflicts)
 
-    def read(self, project: Project) -> str:
-        return self.sync(project).content
+    def read(self, project: Project, *, at: int | None = None) -> str:
+        """ASKS.md as Orbital renders it now, or as of position ``at``.
+
+        The log is append-only and renders one line per event in position order, so the file
+        as of any position is a prefix of today's: count the lines, cut, no replay."""
+        pid, files = project.project_id, self.ctx.files(project)
+        with self.ctx.store.reader() as r:
+            head = r.prefix_head(pid, ASKS_PREFIX)
+            checkpoint = r.checkpoint(pid, ASKS_FILE)
+            stat = files.stat(ASKS_FILE)
+            clean = (
+                checkpoint is not None
+                and checkpoint.position == head
+                and stat == (checkpoint.size, checkpoint.mtime_ns)
+            )
+            raw = files.read_bytes(ASKS_FILE) if clean else None
+            text = raw.decode("utf-8") if raw is not None else self._render_full(r, pid)
+            if at is None or at >= head:
+                return text
+            lines = r.count(pid, ASKS_PREFIX, until_position=at, types=RENDERED_TYPES)
+        return "".join(text.splitlines(keepends=True)[: lines + 1])
+
+    def unmerged(self, project: Project) -> list[str]:
+        """``["ASKS.md"]`` when the file on disk differs from what Orbital wrote."""
+        pid, files = project.project_id, self.ctx.files(project)
+        with self.ctx.store.reader() as r:
+            checkpoint, stat = r.checkpoint(pid, ASKS_FILE), files.stat(ASKS_FILE)
+            if stat is None or (
+                checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
+            ):
+                return []
+            expected = self._render_full(r, pid).encode()
+        return [] if files.read_bytes(ASKS_FILE) == expected else [ASKS_FILE]
+
+    def regenerate(self, project: Project) -> list[str]:
+        """Rewrite ASKS.md from events; an unmerged edit is first saved beside it."""
+        pid, files = project.project_id, self.ctx.files(project)
+        copies = []
+        with self.ctx.store.writing() as w:
+            if self.unmerged(project):
+                raw = files.read_bytes(ASKS_FILE) or b""
+                copy = self._conflict_copy(files, raw)
+                conflict = HandEditConflict(
+                    file="asks", conflict_copy=copy, found_sha256=sha256(raw)
+                )
+                w.append(pid, "file:asks", [conflict], expected_version=None, actor=Actor.FILE)
+                copies.append(copy)
+            text = self._render_full(w, pid)
+            current = _Projection(text, on_disk=False)
+            self._project(w, project, current, [], text)
+        return copies
 
     def listing(self, project: Project, state: StateFilter = "open") -> list[Ask]:
         with self.ctx.store.writing() as w:

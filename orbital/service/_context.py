@@ -43,6 +43,22 @@ class WriteOutcome(msgspec.Struct, frozen=True):
     events: list[EventSummary]
 
 
+class SyncReport(msgspec.Struct, frozen=True):
+    """What taking in the files on disk did: warnings, the events it appended, and the
+    conflict copies it saved beside the projections (names inside ``orbital/``)."""
+
+    warnings: list[str]
+    events: list[EventSummary]
+    conflicts: list[str]
+
+    def __add__(self, other: SyncReport) -> SyncReport:
+        return SyncReport(
+            self.warnings + other.warnings,
+            self.events + other.events,
+            self.conflicts + other.conflicts,
+        )
+
+
 @dataclass
 class Context:
     store: EventStore

@@ -10,6 +10,7 @@ audience, day) and token counts per text.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,16 +20,18 @@ import msgspec
 from orbital.domain.asks_view import runtime_block, subagent_dropped_line
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entries import fold_file, stream_for
+from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
 from orbital.domain.model import FileState
 from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event, RecordedEvent, event_type
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.files import ARCHIVE_FILES, MEMORY_FILES, check_size, decode_utf8, sha256
 from orbital.service._asks import AsksService
-from orbital.service._context import Context, EventSummary, WriteOutcome
+from orbital.service._context import Context, EventSummary, SyncReport, WriteOutcome
 from orbital.store import Checkpoint, Project, Reader, Writer
 from projections.backstop import plan_backstop
 from projections.history import summarize
+from projections.merge import closest, three_way
 from projections.render import render_archive, render_file
 from projections.views import assemble_view
 from projections.write import decide_file_write
@@ -38,6 +41,8 @@ MEMORY_PREFIXES: tuple[str, ...] = ("entry:", "file:")
 SNAPSHOT_NAME = "memory"
 #: Fold at most this many events on a cold load before a new snapshot is written.
 SNAPSHOT_EVERY = 64
+#: How many of the newest written versions a hand edit is compared with to find its base.
+MERGE_BASES = 8
 
 
 class _Snapshot(msgspec.Struct):
@@ -53,6 +58,8 @@ class Memory:
     position: int
     files: Mapping[str, FileState]
     changed_at: Mapping[str, int]
+    #: Events folded since the snapshot this state was built from.
+    folded: int = 0
 
 
 @dataclass(frozen=True)
@@ -63,9 +70,15 @@ class SessionEndReport:
 
 
 @dataclass
-class _Rendered:
-    position: int
-    text: str
+class _Intake:
+    """What taking in the files on disk did."""
+
+    memory: Memory
+    warnings: list[str] = field(default_factory=list)
+    events: list[EventSummary] = field(default_factory=list)
+    #: Files to write again whatever changed (regenerated over a hand edit).
+    rewrite: set[str] = field(default_factory=set)
+    conflicts: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -93,22 +106,22 @@ class MemoryService:
                 if folded != files[key]:
                     files[key] = folded
                     changed[key] = recorded.position
-        return Memory(max(head, base.position), files, changed)
+        return Memory(max(head, base.position), files, changed, base.folded + len(events))
 
     def load(self, r: Reader, pid: str, *, at: int | None = None) -> Memory:
-        """The memory files now (``at`` None) or as of position ``at``."""
+        """The memory files now (``at`` None) or as of position ``at``: the nearest state
+        at or before the target (the in-process cache or a snapshot) plus the events after."""
         head = self._head(r, pid) if at is None else at
         cached = self._cache.get(pid)
         if at is None and cached is not None and cached.position == head:
             return cached
-        base = cached if at is None and cached is not None and cached.position < head else None
+        base = cached if cached is not None and cached.position <= head else None
+        snap = r.snapshot(pid, SNAPSHOT_NAME, head)
+        if snap is not None and (base is None or snap[0] > base.position):
+            decoded = msgspec.json.decode(snap[1], type=_Snapshot)
+            base = Memory(snap[0], decoded.files, decoded.changed_at)
         if base is None:
-            snap = r.snapshot(pid, SNAPSHOT_NAME, head)
-            if snap is None:
-                base = self._empty()
-            else:
-                decoded = msgspec.json.decode(snap[1], type=_Snapshot)
-                base = Memory(snap[0], decoded.files, decoded.changed_at)
+            base = self._empty()
         events = r.read_project(
             pid,
             from_position=base.position,
@@ -116,15 +129,16 @@ class MemoryService:
             stream_prefix=MEMORY_PREFIXES,
         )
         memory = self._fold(base, events, head)
-        if isinstance(r, Writer) and len(events) >= SNAPSHOT_EVERY:
+        if isinstance(r, Writer) and at is None and memory.folded >= SNAPSHOT_EVERY:
             self._save(r, pid, memory)
+            memory = dataclasses.replace(memory, folded=0)
         if at is None:
             self._cache[pid] = memory
         return memory
 
     def _save(self, w: Writer, pid: str, memory: Memory) -> None:
         state = _Snapshot(dict(memory.files), dict(memory.changed_at))
-        w.save_snapshot(pid, SNAPSHOT_NAME, memory.position, msgspec.json.encode(state).decode())
+        w.save_snapshot(pid, SNAPSHOT_NAME, memory.position, msgspec.json.encode(state))
 
     def _append(
         self, w: Writer, pid: str, events: Sequence[Event], actor: Actor, session: str | None
@@ -142,7 +156,14 @@ class MemoryService:
 
     # -- projections ----------------------------------------------------------------------
 
-    def _write_files(self, w: Writer, project: Project, before: Memory, after: Memory) -> None:
+    def _write_files(
+        self,
+        w: Writer,
+        project: Project,
+        before: Memory,
+        after: Memory,
+        rewrite: set[str] | frozenset[str] = frozenset(),
+    ) -> None:
         """Write what changed: each archive before its live file (over budget beats losing an
         entry), and a checkpoint per file in the same transaction."""
         files = self.ctx.files(project)
@@ -156,7 +177,8 @@ class MemoryService:
                     self._write(w, project, archive_name, text, after.changed_at[key])
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
-            if after.files[key] is before.files[key] and w.checkpoint(pid, name) is not None:
+            unchanged = after.files[key] is before.files[key] and key not in rewrite
+            if unchanged and w.checkpoint(pid, name) is not None:
                 continue
             if (
                 files.stat(name) is None
@@ -180,13 +202,17 @@ class MemoryService:
         memory: Memory,
         today: dt.date,
         proposal: tuple[str, bytes] | None = None,
-    ) -> tuple[Memory, list[str], list[EventSummary]]:
+    ) -> _Intake:
         """Files changed on disk since Orbital wrote them become events (actor ``file``)
-        before anything else is decided; an edit made while the store moved on is saved
-        beside as a conflict copy and the file regenerated, so nothing is lost."""
+        before anything else is decided.
+
+        The edit is merged three ways: against the version the person started from, the
+        store's current projection and the file on disk. A file that is exactly a version
+        Orbital wrote before (``git checkout`` of an older one) is regenerated, never taken as
+        a revert; overlapping changes keep the person's file beside as a conflict copy.
+        """
         pid, files = project.project_id, self.ctx.files(project)
-        warnings: list[str] = []
-        summaries: list[EventSummary] = []
+        intake = _Intake(memory)
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
             checkpoint = w.checkpoint(pid, name)
@@ -198,46 +224,115 @@ class MemoryService:
             raw = files.read_bytes(name) or b""
             if proposal == (key, raw):
                 continue  # the write being made is this very content (``orbital ingest``)
-            expected = render_file(memory.files[key])
-            if raw == expected.encode() or not raw.strip():
-                continue  # same bytes, or an editor's truncate-then-write caught half way
-            found = sha256(raw)
-            try:
-                text: str | None = decode_utf8(raw)
-            except InvalidEncoding:
-                text = None
-            if checkpoint is None:
-                actor = Actor.SYSTEM  # a file from before Orbital's store: import it
-            else:
-                actor = Actor.FILE
-                detected = HandEditDetected(
-                    file=key, expected_sha256=sha256(expected.encode()), found_sha256=found
-                )
-                summaries += self._append(w, pid, [detected], actor, None)
-            if text is None or (
-                checkpoint is not None and checkpoint.position != memory.changed_at[key]
-            ):
-                copy = self._conflict_copy(project, name, raw)
-                conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=found)
-                summaries += self._append(w, pid, [conflict], Actor.FILE, None)
-                warnings.append(
-                    f"{name} was edited outside Orbital while the memory moved on; the edited "
-                    f"file is saved as orbital/{copy} and {name} was regenerated from events."
-                )
+            ours = render_file(intake.memory.files[key])
+            if raw == ours.encode() or not raw.strip():
+                # Same bytes, or an editor's truncate-then-write caught half way: no change.
+                intake.rewrite.add(key)
                 continue
-            decision = decide_file_write(
-                memory.files[key],
-                text,
-                today,
-                mint=self.ctx.mint,
-                ever_used=self._ever_used(w, pid),
+            if checkpoint is None:
+                self._import(w, project, key, raw, today, intake)
+            else:
+                self._merge(w, project, key, raw, ours, today, intake)
+        return intake
+
+    def _import(
+        self, w: Writer, project: Project, key: str, raw: bytes, today: dt.date, intake: _Intake
+    ) -> None:
+        """A file from before Orbital's store (upstream Orbital, a hand-made one) is read in
+        as a write by ``system``: its id comments are kept."""
+        name = MEMORY_FILES[key]
+        try:
+            text = decode_utf8(raw)
+        except InvalidEncoding:
+            self._keep_aside(w, project, key, raw, intake, "is not valid UTF-8")
+            return
+        self._decide(w, project, key, text, today, Actor.SYSTEM, intake)
+        intake.warnings.append(f"{name}: imported the file on disk ({sha256(raw)[:12]}).")
+
+    def _merge(
+        self,
+        w: Writer,
+        project: Project,
+        key: str,
+        raw: bytes,
+        ours: str,
+        today: dt.date,
+        intake: _Intake,
+    ) -> None:
+        pid, name = project.project_id, MEMORY_FILES[key]
+        found = sha256(raw)
+        detected = HandEditDetected(
+            file=key, expected_sha256=sha256(ours.encode()), found_sha256=found
+        )
+        intake.events += self._append(w, pid, [detected], Actor.FILE, None)
+        versions = w.written_versions(pid, name)
+        if found in versions:
+            intake.rewrite.add(key)
+            intake.warnings.append(
+                f"{name} on disk is the version Orbital wrote at position {versions[found]} "
+                "(an older copy brought back, e.g. by git checkout); the store is newer, so "
+                "the file was regenerated and nothing was reverted."
             )
-            summaries += self._append(w, pid, decision.events, actor, None)
-            memory = self.load(w, pid)
-            verb = "imported" if actor is Actor.SYSTEM else "took in a hand edit of"
-            warnings.append(f"{name}: {verb} the file on disk ({found[:12]}).")
-            warnings += decision.warnings
-        return memory, warnings, summaries
+            return
+        try:
+            theirs = decode_utf8(raw)
+        except InvalidEncoding:
+            self._keep_aside(w, project, key, raw, intake, "is not valid UTF-8")
+            return
+        recent = sorted(set(versions.values()), reverse=True)[:MERGE_BASES]
+        bases = [render_file(self.load(w, pid, at=p).files[key]) for p in recent] or [ours]
+        base = bases[closest(theirs, bases)]
+        merged = three_way(base, ours, theirs)
+        if merged is None:
+            self._keep_aside(w, project, key, raw, intake, "changes the same lines as the store")
+            return
+        self._decide(w, project, key, merged, today, Actor.FILE, intake)
+        intake.warnings.append(f"{name}: took in a hand edit ({found[:12]}).")
+
+    def _decide(
+        self,
+        w: Writer,
+        project: Project,
+        key: str,
+        text: str,
+        today: dt.date,
+        actor: Actor,
+        intake: _Intake,
+    ) -> None:
+        pid = project.project_id
+        if key == "state":
+            text, moved, ask_warnings = self.asks.take_legacy_flags(
+                w, project, text, today, actor, None
+            )
+            intake.events += moved
+            intake.warnings += ask_warnings
+        decision = decide_file_write(
+            intake.memory.files[key],
+            text,
+            today,
+            mint=self.ctx.mint,
+            ever_used=self._ever_used(w, pid),
+        )
+        intake.events += self._append(w, pid, decision.events, actor, None)
+        intake.warnings += decision.warnings
+        intake.memory = self.load(w, pid)
+        intake.rewrite.add(key)
+
+    def _keep_aside(
+        self, w: Writer, project: Project, key: str, raw: bytes, intake: _Intake, why: str
+    ) -> None:
+        """Save the person's file beside the projection, record it, regenerate."""
+        name = MEMORY_FILES[key]
+        copy = self._conflict_copy(project, name, raw)
+        conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw))
+        intake.events += self._append(w, project.project_id, [conflict], Actor.FILE, None)
+        intake.conflicts.append(copy)
+        intake.rewrite.add(key)
+        intake.warnings.append(
+            f"{name} was edited outside Orbital and the edit {why}; the edited file is saved "
+            f"as orbital/{copy} and {name} was regenerated from events. Merge your change "
+            "into the new file (or write it again) and delete the copy."
+        )
 
     def _conflict_copy(self, project: Project, name: str, raw: bytes) -> str:
         files = self.ctx.files(project)
@@ -267,9 +362,8 @@ class MemoryService:
         today = self.ctx.today(project)
         with self.ctx.store.writing() as w:
             before = self.load(w, pid)
-            memory, warnings, summaries = self._take_in_hand_edits(
-                w, project, before, today, (key, content)
-            )
+            intake = self._take_in_hand_edits(w, project, before, today, (key, content))
+            memory, warnings, summaries = intake.memory, intake.warnings, intake.events
             if key == "state":
                 proposed, moved, ask_warnings = self.asks.take_legacy_flags(
                     w, project, proposed, today, actor, session
@@ -286,7 +380,7 @@ class MemoryService:
             summaries += self._append(w, pid, decision.events, actor, session)
             warnings += decision.warnings
             after = self.load(w, pid)
-            self._write_files(w, project, before, after)
+            self._write_files(w, project, before, after, intake.rewrite)
         return WriteOutcome(render_file(after.files[key]), warnings, summaries)
 
     def read(self, project: Project, key: str, *, at: int | None = None) -> str:
@@ -300,17 +394,50 @@ class MemoryService:
             memory = self.load(r, project.project_id, at=at)
         return render_archive(memory.files[key])
 
-    def sync(self, project: Project) -> WriteOutcome:
+    def sync(self, project: Project) -> SyncReport:
         """Take in hand edits and rewrite any projection that is missing or stale."""
         pid = project.project_id
         today = self.ctx.today(project)
         with self.ctx.store.writing() as w:
             before = self.load(w, pid)
-            memory, warnings, summaries = self._take_in_hand_edits(w, project, before, today)
-            empty = self._empty()
-            self._write_files(w, project, empty if summaries else before, memory)
-            self._restore_missing(w, project, memory)
-        return WriteOutcome("", warnings, summaries)
+            intake = self._take_in_hand_edits(w, project, before, today)
+            self._write_files(w, project, before, intake.memory, intake.rewrite)
+            self._restore_missing(w, project, intake.memory)
+        return SyncReport(intake.warnings, intake.events, intake.conflicts)
+
+    def unmerged(self, project: Project) -> list[str]:
+        """Memory files whose disk content differs from what Orbital last wrote."""
+        with self.ctx.store.reader() as r:
+            pid, files = project.project_id, self.ctx.files(project)
+            changed = []
+            for key in MEMORY_KEYS:
+                name = MEMORY_FILES[key]
+                checkpoint, stat = r.checkpoint(pid, name), files.stat(name)
+                if stat is None or (
+                    checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
+                ):
+                    continue
+                memory = self.load(r, pid)
+                if (files.read_bytes(name) or b"") != render_file(memory.files[key]).encode():
+                    changed.append(name)
+            return changed
+
+    def regenerate(self, project: Project) -> list[str]:
+        """Rewrite every memory file and archive from events; a file that differs from what
+        Orbital last wrote is first saved beside as a conflict copy. Returns the copies."""
+        pid = project.project_id
+        copies = []
+        with self.ctx.store.writing() as w:
+            memory = self.load(w, pid)
+            files = self.ctx.files(project)
+            for name in self.unmerged(project):
+                key = next(k for k, n in MEMORY_FILES.items() if n == name)
+                raw = files.read_bytes(name) or b""
+                intake = _Intake(memory)
+                self._keep_aside(w, project, key, raw, intake, "was not merged")
+                copies += intake.conflicts
+            self._write_files(w, project, self._empty(), memory, frozenset(MEMORY_KEYS))
+        return copies
 
     def _restore_missing(self, w: Writer, project: Project, memory: Memory) -> None:
         files = self.ctx.files(project)
@@ -383,6 +510,23 @@ class MemoryService:
             self._views.clear()
         self._views[key] = view
 
+    def entry_action(
+        self, project: Project, entry_id: str, action: EntryAction, actor: Actor
+    ) -> WriteOutcome:
+        """Pin, unpin or restore one entry (a restored entry returns to its old slot)."""
+        pid = project.project_id
+        today = self.ctx.today(project)
+        with self.ctx.store.writing() as w:
+            before = self.load(w, pid)
+            intake = self._take_in_hand_edits(w, project, before, today)
+            warnings, summaries = intake.warnings, intake.events
+            events = decide_entry_action(intake.memory.files, entry_id, action, today)
+            summaries += self._append(w, pid, events, actor, None)
+            after = self.load(w, pid)
+            self._write_files(w, project, before, after, intake.rewrite)
+        key = find_entry(after.files, entry_id).file
+        return WriteOutcome(render_file(after.files[key]), warnings, summaries)
+
     def session_end(self, project: Project) -> SessionEndReport:
         """The deterministic backstop (reference §7): demote the coldest entries of files over
         their soft budget, as undoable events; archives are written before live files."""
@@ -390,9 +534,10 @@ class MemoryService:
         today = self.ctx.today(project)
         with self.ctx.store.writing() as w:
             before = self.load(w, pid)
-            memory, _warnings, summaries = self._take_in_hand_edits(w, project, before, today)
-            plan = plan_backstop(memory.files, today, self.count)
+            intake = self._take_in_hand_edits(w, project, before, today)
+            summaries = intake.events
+            plan = plan_backstop(intake.memory.files, today, self.count)
             summaries += self._append(w, pid, plan.events, Actor.SYSTEM, None)
             after = self.load(w, pid)
-            self._write_files(w, project, before, after)
+            self._write_files(w, project, before, after, intake.rewrite)
         return SessionEndReport(summaries, dict(plan.over_by), list(plan.notes))

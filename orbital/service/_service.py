@@ -10,11 +10,12 @@ from pathlib import Path
 from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
-from orbital.errors import InvalidInput
+from orbital.domain.entry_actions import EntryAction
+from orbital.errors import InvalidInput, Refused
 from orbital.events import Actor, RecordedEvent
-from orbital.files import MEMORY_DIR, memory_file
+from orbital.files import ARCHIVE_FILES, MEMORY_DIR, memory_file, projected_file
 from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
-from orbital.service._context import Context, WriteOutcome, mint_hex
+from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.store import EventStore, Project
 from orbital.tokens import CachedCounter
@@ -141,10 +142,28 @@ class Orbital:
             return self._asks.read(found)
         return self._memory.read(found, target.key)
 
-    def sync(self, project: str) -> list[WriteOutcome]:
+    def sync(self, project: str) -> SyncReport:
         """Take in hand edits of every projected file and rewrite what is stale."""
         found = self.store.project(project)
-        return [self._memory.sync(found), self._asks.sync(found)]
+        return self._memory.sync(found) + self._asks.sync(found)
+
+    def unmerged(self, project: str) -> list[str]:
+        """Projected files changed on disk and not taken in yet."""
+        found = self.store.project(project)
+        return self._memory.unmerged(found) + self._asks.unmerged(found)
+
+    def regenerate(self, project: str, *, force: bool = False) -> list[str]:
+        """Rewrite every projection from events. A file edited by hand and not merged is
+        refused unless ``force``, which first saves it beside as a conflict copy."""
+        found = self.store.project(project)
+        pending = self.unmerged(project)
+        if pending and not force:
+            raise Refused(
+                f"{', '.join(pending)} changed on disk since Orbital wrote it; run "
+                "`orbital sync` to merge the edit into the memory, or `orbital regenerate "
+                "--force` to keep the edited file beside as a conflict copy and rewrite it"
+            )
+        return self._memory.regenerate(found) + self._asks.regenerate(found)
 
     def context_view(
         self, project: str, *, window: int | None = None, audience: str = "agent"
@@ -155,6 +174,19 @@ class Orbital:
         if window is not None and window <= 0:
             raise InvalidInput(f"the context window must be a positive token count, not {window}")
         return self._memory.view(self.store.project(project), window=window, audience=audience)
+
+    def entry_action(
+        self, project: str, entry_id: str, action: EntryAction, *, actor: Actor
+    ) -> WriteOutcome:
+        """Pin, unpin or restore a durable entry (the person's Workbench actions)."""
+        return self._memory.entry_action(self.store.project(project), entry_id, action, actor)
+
+    def read_archive(self, project: str, name: str) -> str:
+        """The archive of DECISIONS, LESSONS or PROJECT_STATE as Orbital renders it."""
+        key = projected_file(name).key.removesuffix("_archive")
+        if key not in ARCHIVE_FILES:
+            raise InvalidInput(f"{name} has no archive")
+        return self._memory.read_archive(self.store.project(project), key)
 
     def session_end(self, project: str) -> SessionEndReport:
         """The deterministic session-end backstop (no model)."""
@@ -215,6 +247,8 @@ class Orbital:
         dry_run: bool = False,
         progress: bool = False,
     ) -> MigrationReport:
-        return self._asks.migrate_retractions(
-            self.store.project(project), path, dry_run=dry_run, progress=progress
-        )
+        found = self.store.project(project)
+        report = self._asks.migrate_retractions(found, path, dry_run=dry_run, progress=progress)
+        if not dry_run:
+            self._memory.sync(found)  # [user] lines now asks leave PROJECT_STATE.md
+        return report

@@ -1,5 +1,6 @@
 """The event store (shell layer). Public API: :class:`EventStore` and its value types."""
 
+from orbital.store._schema import credential_projects, credentials
 from orbital.store._store import (
     AppendResult,
     Checkpoint,
@@ -20,4 +21,6 @@ __all__ = [
     "Reducer",
     "Writer",
     "category",
+    "credential_projects",
+    "credentials",
 ]

@@ -62,6 +62,28 @@ checkpoints = sa.Table(
     sa.Column("written_at", sa.DateTime, nullable=False),
 )
 
+#: HTTP bearer tokens. Only the SHA-256 of the secret part is kept: the token is shown once.
+#: ``audience`` decides the actor (``agent`` or ``workbench`` = the person).
+credentials = sa.Table(
+    "credentials",
+    metadata,
+    sa.Column("token_id", sa.String(32), primary_key=True),
+    sa.Column("secret_sha256", sa.String(64), nullable=False),
+    sa.Column("audience", sa.String(16), nullable=False),
+    sa.Column("label", sa.Text, nullable=False, server_default=""),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("revoked_at", sa.DateTime, nullable=True),
+    sa.CheckConstraint("audience IN ('agent', 'workbench')", name="ck_credentials_audience"),
+)
+
+#: The projects a credential reaches; a credential with no row here reaches every project.
+credential_projects = sa.Table(
+    "credential_projects",
+    metadata,
+    sa.Column("token_id", sa.String(32), sa.ForeignKey("credentials.token_id"), primary_key=True),
+    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+)
+
 #: Folded state of a projection as of ``position`` (e.g. the four memory files), written every
 #: so many events; current state = newest snapshot + the few events after it, and an as-of
 #: read replays from the nearest snapshot at or before the target.
@@ -71,5 +93,17 @@ snapshots = sa.Table(
     sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("position", sa.BigInteger, primary_key=True, autoincrement=False),
-    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("state", sa.LargeBinary, nullable=False),
+)
+
+#: Every distinct content Orbital wrote for a projected file, with the position it rendered:
+#: a file on disk that matches one of them is that version (e.g. an older one brought back by
+#: ``git checkout``), and a hand edit is merged against the version it most resembles.
+projections_written = sa.Table(
+    "projections_written",
+    metadata,
+    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("sha256", sa.String(64), primary_key=True),
+    sa.Column("position", sa.BigInteger, nullable=False),
 )

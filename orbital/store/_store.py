@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import uuid
+import zlib
 import zoneinfo
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -36,7 +37,14 @@ from orbital.store._engine import (
     default_url,
 )
 from orbital.store._migrate import upgrade_schema
-from orbital.store._schema import checkpoints, events, projects, snapshots, streams
+from orbital.store._schema import (
+    checkpoints,
+    events,
+    projections_written,
+    projects,
+    snapshots,
+    streams,
+)
 
 PROJECT_STREAM = "project"
 
@@ -153,6 +161,11 @@ class Reader:
         self._store = store
         self._conn = conn
 
+    @property
+    def connection(self) -> Connection:
+        """The transaction's connection, for tables kept beside the log (credentials)."""
+        return self._conn
+
     def stream_version(self, project: str, stream: str) -> int:
         return self._store._stream_version(self._conn, project, stream)
 
@@ -184,11 +197,45 @@ class Reader:
 
     def snapshot(
         self, project: str, name: str, at_or_before: int | None = None
-    ) -> tuple[int, str] | None:
+    ) -> tuple[int, bytes] | None:
         return self._store._snapshot(self._conn, project, name, at_or_before)
 
     def project(self, project: str) -> Project:
         return self._store._project(self._conn, project)
+
+    def count(
+        self, project: str, stream_prefix: str, *, until_position: int, types: Sequence[str]
+    ) -> int:
+        """How many events of the given types a stream prefix holds up to a position."""
+        found = self._conn.scalar(
+            sa.select(sa.func.count()).where(
+                events.c.project_id == project,
+                events.c.stream >= stream_prefix,
+                events.c.stream < stream_prefix + "\U0010ffff",
+                events.c.position <= until_position,
+                events.c.type.in_(list(types)),
+            )
+        )
+        return int(found or 0)
+
+    def position_at(self, project: str, when: dt.datetime) -> int:
+        """The project's last position recorded at or before ``when`` (0: none)."""
+        found = self._conn.scalar(
+            sa.select(sa.func.max(events.c.position)).where(
+                events.c.project_id == project, events.c.recorded_at <= _naive_utc(when)
+            )
+        )
+        return int(found or 0)
+
+    def written_versions(self, project: str, name: str) -> dict[str, int]:
+        """Every content hash written for projection ``name``, with its position."""
+        rows = self._conn.execute(
+            sa.select(projections_written.c.sha256, projections_written.c.position).where(
+                projections_written.c.project_id == project,
+                projections_written.c.name == name,
+            )
+        ).all()
+        return {r.sha256: int(r.position) for r in rows}
 
 
 class Writer(Reader):
@@ -199,16 +246,40 @@ class Writer(Reader):
     load → decide → append cannot interleave with another writer.
     """
 
-    def save_snapshot(self, project: str, name: str, position: int, state: str) -> None:
-        """Record folded state as of ``position`` (idempotent for the same position)."""
-        if self._store._snapshot(self._conn, project, name, position) == (position, state):
+    def save_snapshot(self, project: str, name: str, position: int, state: bytes) -> None:
+        """Record folded state (JSON) as of ``position``; stored compressed. A second
+        snapshot at the same position is ignored (it would hold the same state)."""
+        found = self._store._snapshot(self._conn, project, name, position)
+        if found is not None and found[0] == position:
             return
         self._conn.execute(
-            snapshots.insert().values(project_id=project, name=name, position=position, state=state)
+            snapshots.insert().values(
+                project_id=project, name=name, position=position, state=zlib.compress(state, 6)
+            )
         )
 
     def set_checkpoint(self, project: str, name: str, checkpoint: Checkpoint) -> None:
-        """Record what was written for a projection, in this transaction."""
+        """Record what was written for a projection, in this transaction (and, for a whole
+        write, its hash among the versions ever written)."""
+        table = projections_written
+        if checkpoint.sha256 is not None and (
+            self._conn.scalar(
+                sa.select(table.c.position).where(
+                    table.c.project_id == project,
+                    table.c.name == name,
+                    table.c.sha256 == checkpoint.sha256,
+                )
+            )
+            is None
+        ):
+            self._conn.execute(
+                projections_written.insert().values(
+                    project_id=project,
+                    name=name,
+                    sha256=checkpoint.sha256,
+                    position=checkpoint.position,
+                )
+            )
         table = checkpoints
         values = {
             "position": checkpoint.position,
@@ -615,18 +686,18 @@ class EventStore:
 
     def _snapshot(
         self, conn: Connection, project: str, name: str, at_or_before: int | None
-    ) -> tuple[int, str] | None:
+    ) -> tuple[int, bytes] | None:
         query = sa.select(snapshots.c.position, snapshots.c.state).where(
             snapshots.c.project_id == project, snapshots.c.name == name
         )
         if at_or_before is not None:
             query = query.where(snapshots.c.position <= at_or_before)
         row = conn.execute(query.order_by(snapshots.c.position.desc()).limit(1)).first()
-        return None if row is None else (int(row.position), str(row.state))
+        return None if row is None else (int(row.position), zlib.decompress(row.state))
 
     def snapshot(
         self, project: str, name: str, at_or_before: int | None = None
-    ) -> tuple[int, str] | None:
+    ) -> tuple[int, bytes] | None:
         """The newest snapshot of ``name`` at or before a position: ``(position, state)``."""
         with self.reading() as conn:
             return self._snapshot(conn, project, name, at_or_before)

@@ -1,0 +1,49 @@
+"""The person's actions on one durable entry (Workbench): pin, unpin, restore.
+
+Pure deciders: ``(files, entry id, action, today) -> events``; an empty list means the entry is
+already in the asked-for state (a no-op, like closing a closed ask).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Literal
+
+from orbital.domain.model import Entry, FileState
+from orbital.errors import Refused, UnknownEntry
+from orbital.events import Event
+from orbital.events.entries import EntryPinned, EntryRestored, EntryUnpinned
+
+EntryAction = Literal["pin", "unpin", "restore"]
+
+
+def find_entry(files: Mapping[str, FileState], entry_id: str) -> Entry:
+    for state in files.values():
+        entry = state.entries.get(entry_id)
+        if entry is not None:
+            return entry
+    raise UnknownEntry(entry_id)
+
+
+def decide_entry_action(
+    files: Mapping[str, FileState], entry_id: str, action: EntryAction, today: dt.date
+) -> list[Event]:
+    """Events for ``action`` on ``entry_id``; refuses what the rules forbid."""
+    entry = find_entry(files, entry_id)
+    if action == "restore":
+        if entry.status == "live":
+            return []
+        if entry.status != "archived":
+            raise Refused(
+                f"entry {entry_id!r} is {entry.status}, not archived: only an archived entry "
+                "can be restored (its history keeps every earlier text)"
+            )
+        return [EntryRestored(entry_id=entry_id, date=today)]
+    if entry.status != "live":
+        raise Refused(
+            f"entry {entry_id!r} is {entry.status}: restore it before pinning or unpinning"
+        )
+    if action == "pin":
+        return [] if entry.pinned else [EntryPinned(entry_id=entry_id)]
+    return [EntryUnpinned(entry_id=entry_id)] if entry.pinned else []

@@ -1,0 +1,146 @@
+"""Session transcripts as evidence: who said what, in the formats people have.
+
+The editor may close an ask only with the user's own words, so this module's one job is to
+tell the user's words apart from everything else in a transcript. Two JSONL row shapes are
+read, detected per row (a file may mix them):
+
+* Orbital's ``orbital/sessions/<name>.jsonl``: ``{"role", "source", "content"}``. A row is the
+  user's when ``role == "user"`` and ``source`` is absent or ``"user"`` (a ``source`` such as
+  ``"management"`` or ``"system"`` marks text Orbital injected in the user's turn).
+* Claude Code's transcript: ``{"type": "user"|"assistant"|…, "message": {"role", "content"}}``.
+  A row is the user's when ``type`` and ``message.role`` are both ``user`` and it is not marked
+  ``isMeta``, ``isCompactSummary``, ``isVisibleInTranscriptOnly`` nor carries ``toolUseResult``
+  (a tool's output is returned in a user-role row but was never typed by the person).
+
+``content`` is a string or a list of parts; only ``type: "text"`` parts count, joined by
+spaces (``tool_result``, ``tool_use``, images and thinking never do). A text that starts with
+a harness tag (``<system-reminder>``, ``<local-command-stdout>``…) is injected, not typed.
+Malformed lines are skipped: a transcript is evidence, never a reason to fail.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Speaker = Literal["user", "assistant", "tool", "injected"]
+
+_SESSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_HARNESS_TAGS = (
+    "<system-reminder>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<user-prompt-submit-hook>",
+)
+_CLAUDE_NOT_TYPED = ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly", "toolUseResult")
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One row's text and who it really came from."""
+
+    speaker: Speaker
+    text: str
+
+
+def is_session_name(name: str) -> bool:
+    """A bare session file stem: no directory, no ``..``, no leading dot or dash."""
+    return _SESSION_NAME.fullmatch(name) is not None and ".." not in name
+
+
+def _text_of(content: object) -> str:
+    """The text a ``content`` value carries: the string, or its ``text`` parts joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = (
+        part["text"]
+        for part in content
+        if isinstance(part, Mapping)
+        and part.get("type") == "text"
+        and isinstance(part.get("text"), str)
+    )
+    return " ".join(t for t in texts if t)
+
+
+def _has_tool_result(content: object) -> bool:
+    return isinstance(content, list) and any(
+        isinstance(part, Mapping) and part.get("type") == "tool_result" for part in content
+    )
+
+
+def _injected(text: str) -> bool:
+    return text.lstrip().startswith(_HARNESS_TAGS)
+
+
+def _claude_turn(row: Mapping[str, object], message: Mapping[str, object]) -> Turn | None:
+    content = message.get("content")
+    text = _text_of(content)
+    role = message.get("role")
+    if row.get("type") == "assistant" and role == "assistant":
+        return Turn("assistant", text) if text else None
+    if row.get("type") != "user" or role != "user":
+        return Turn("injected", text) if text else None
+    if any(row.get(flag) for flag in _CLAUDE_NOT_TYPED) or _has_tool_result(content):
+        return Turn("tool" if "toolUseResult" in row else "injected", text) if text else None
+    if not text:
+        return None
+    return Turn("injected" if _injected(text) else "user", text)
+
+
+def _orbital_turn(row: Mapping[str, object]) -> Turn | None:
+    text = _text_of(row.get("content"))
+    if not text:
+        return None
+    role, source = row.get("role"), row.get("source")
+    if role == "user":
+        typed = source in (None, "user") and not _injected(text)
+        return Turn("user" if typed else "injected", text)
+    if role == "assistant":
+        return Turn("assistant", text)
+    if role == "tool":
+        return Turn("tool", text)
+    return Turn("injected", text)
+
+
+def turn_of(row: object) -> Turn | None:
+    """Classify one decoded JSONL row; None for rows that carry no text (meta, summaries)."""
+    if not isinstance(row, Mapping):
+        return None
+    message = row.get("message")
+    if isinstance(message, Mapping) and "type" in row:
+        return _claude_turn(row, message)
+    if "role" in row:
+        return _orbital_turn(row)
+    return None
+
+
+def parse_transcript(lines: Iterable[str]) -> list[Turn]:
+    """The turns of a JSONL transcript, in order; undecodable lines are skipped."""
+    turns: list[Turn] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        turn = turn_of(row)
+        if turn is not None:
+            turns.append(turn)
+    return turns
+
+
+def user_words(turns: Sequence[Turn]) -> list[str]:
+    """The texts the user typed, in order."""
+    return [turn.text for turn in turns if turn.speaker == "user"]
+
+
+def render_turns(turns: Sequence[Turn]) -> str:
+    """A plain-text view of a transcript for the model: one ``speaker: text`` block per turn."""
+    return "\n\n".join(f"[{turn.speaker}] {turn.text}" for turn in turns)

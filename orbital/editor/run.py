@@ -1,0 +1,84 @@
+"""One editor pass: the tool loop, then the choices applied in pure form.
+
+The pass returns events; the service appends them (actor ``editor``) in one transaction after
+making the backup. A failed model call yields ``outcome="failed"`` and no events at all.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import msgspec
+
+from orbital.domain.asks import Asks
+from orbital.domain.editor.apply import EntryChoicesApplier, apply_choices
+from orbital.domain.editor.choices import Applied, parse_choices
+from orbital.domain.editor.closes import MessagesOf
+from orbital.domain.editor.conversation import MAX_CALLS, SYSTEM_PROMPT
+from orbital.editor.loop import RUN_TIMEOUT_S, Toolbox, run_tool_loop
+from orbital.editor.provider import ChatProvider
+from orbital.events import Event
+
+Outcome = Literal["edited", "no_change", "failed"]
+
+
+class RunRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """What a pass did, for ``editor-run.json`` and ``--json`` output."""
+
+    outcome: Outcome
+    calls: int
+    choices: dict[str, object] | None
+    applied: tuple[Applied, ...] = ()
+    rejected: tuple[str, ...] = ()
+    skipped_files: tuple[str, ...] = ()
+    error: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EditorRun:
+    record: RunRecord
+    #: Events to append with actor ``editor``; empty when the pass failed.
+    events: tuple[Event, ...] = ()
+
+
+def run_editor(
+    provider: ChatProvider,
+    toolbox: Toolbox,
+    *,
+    prompt: str,
+    asks: Asks,
+    today: dt.date,
+    messages_of: MessagesOf,
+    apply_entries: EntryChoicesApplier,
+    max_calls: int = MAX_CALLS,
+    run_timeout_s: float = RUN_TIMEOUT_S,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> EditorRun:
+    """Ask the model for choices and turn them into events (``apply_entries`` must already be
+    bound to the baselines taken before this call, for optimistic concurrency)."""
+    loop = run_tool_loop(
+        provider,
+        SYSTEM_PROMPT,
+        prompt,
+        toolbox,
+        max_calls=max_calls,
+        run_timeout_s=run_timeout_s,
+        monotonic=monotonic,
+    )
+    if loop.choices is None:
+        record = RunRecord(outcome="failed", calls=loop.calls, choices=None, error=loop.error)
+        return EditorRun(record)
+    done = apply_choices(parse_choices(loop.choices), asks, today, messages_of, apply_entries)
+    record = RunRecord(
+        outcome=done.outcome,
+        calls=loop.calls,
+        choices=loop.choices,
+        applied=done.applied,
+        rejected=done.rejected,
+        skipped_files=done.skipped_files,
+    )
+    return EditorRun(record, done.events)

@@ -1,0 +1,147 @@
+"""Agent routes (agent token): what a coding agent reads and writes for one project."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from litestar import Router, get, post, put
+from litestar.di import NamedDependency
+from litestar.params import FromPath, JSONBody, QueryParameter
+
+from orbital.clock import parse_instant
+from orbital.events import event_type
+from orbital.files import memory_file
+from orbital.http._auth import BEARER_SCHEME, agent_caller, target_project
+from orbital.http._problems import AUTHED, WRITES, documented
+from orbital.http._schemas import (
+    ContextView,
+    FileContent,
+    FileWrite,
+    History,
+    HistoryEvent,
+    SessionEnd,
+    WriteResult,
+)
+from orbital.service import Credential, HistoryQuery, Orbital
+from orbital.store import Project
+from projections.history import summarize
+
+_INSTANT = "An ISO 8601 date or instant (naive means UTC), e.g. 2026-11-01 or 2026-11-01T09:30Z."
+
+
+@get(
+    "/history",
+    summary="The project's events, oldest first",
+    responses=documented(*AUTHED),
+    sync_to_thread=True,
+)
+def history(
+    service: NamedDependency[Orbital],
+    target: NamedDependency[Project],
+    since: Annotated[str | None, QueryParameter(description=_INSTANT)] = None,
+    until: Annotated[str | None, QueryParameter(description=_INSTANT)] = None,
+    stream: Annotated[
+        str | None, QueryParameter(description="Only this stream, e.g. ask:a1b2c3.")
+    ] = None,
+) -> History:
+    query = HistoryQuery(
+        since=parse_instant(since) if since else None,
+        until=parse_instant(until) if until else None,
+        stream=stream,
+        exact_stream=stream is not None,
+    )
+    events = [
+        HistoryEvent(
+            position=e.position,
+            recorded_at=e.recorded_at,
+            stream=e.stream,
+            type=event_type(type(e.event)),
+            actor=e.actor.value,
+            session=e.session,
+            summary=summarize(e.event),
+            data=msgspec.to_builtins(e.event),
+        )
+        for e in service.history(target.project_id, query)
+    ]
+    return History(target.project_id, events)
+
+
+@put(
+    "/files/{name:str}",
+    summary="Write a memory file (the agent's proposed full content)",
+    description="A refused change is still 200: the refusal is in `warnings` and `content` is "
+    "the file unchanged.",
+    responses=documented(*WRITES),
+    sync_to_thread=True,
+)
+def write_file(
+    service: NamedDependency[Orbital],
+    caller: NamedDependency[Credential],
+    target: NamedDependency[Project],
+    name: FromPath[str],
+    data: JSONBody[FileWrite],
+) -> WriteResult:
+    outcome = service.write_file(
+        target.project_id,
+        name,
+        data.content.encode(),
+        actor=caller.actor,
+        session=data.session,
+    )
+    return msgspec.convert(outcome, WriteResult, from_attributes=True)
+
+
+@get(
+    "/files/{name:str}",
+    summary="Read a memory file as Orbital projects it",
+    responses=documented(*AUTHED),
+    sync_to_thread=True,
+)
+def read_file(
+    service: NamedDependency[Orbital], target: NamedDependency[Project], name: FromPath[str]
+) -> FileContent:
+    content = service.read_file(target.project_id, name)
+    return FileContent(memory_file(name).name, content)
+
+
+@get(
+    "/context",
+    summary="The per-turn injection view",
+    responses=documented(*AUTHED),
+    sync_to_thread=True,
+)
+def context(
+    service: NamedDependency[Orbital],
+    target: NamedDependency[Project],
+    window: Annotated[
+        int | None, QueryParameter(description="The model's context window in tokens.", gt=0)
+    ] = None,
+    audience: Annotated[
+        Literal["agent", "subagent"], QueryParameter(description="Who the view is for.")
+    ] = "agent",
+) -> ContextView:
+    view = service.context_view(target.project_id, window=window, audience=audience)
+    return ContextView(target.project_id, audience, view)
+
+
+@post(
+    "/session-end",
+    summary="Run the deterministic session-end backstop",
+    status_code=200,
+    responses=documented(*WRITES),
+    sync_to_thread=True,
+)
+def session_end(service: NamedDependency[Orbital], target: NamedDependency[Project]) -> SessionEnd:
+    report = service.session_end(target.project_id)
+    return msgspec.convert(report, SessionEnd, from_attributes=True)
+
+
+def agent_router() -> Router:
+    return Router(
+        "/api/v1/projects/{project:str}",
+        route_handlers=[context, history, read_file, write_file, session_end],
+        dependencies={"caller": agent_caller, "target": target_project},
+        security=[{BEARER_SCHEME: []}],
+        tags=["agent"],
+    )

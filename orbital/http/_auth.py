@@ -1,0 +1,74 @@
+"""Who is calling: the bearer token decides the actor and the projects within reach.
+
+Routes never read an actor from the request body; they get a verified :class:`Credential`
+(``caller``) and a :class:`Project` (``target``) that the credential is allowed to see. A
+project outside the credential's reach is reported exactly like one that does not exist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+from litestar.di import NamedDependency, Provide
+from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from litestar.params import FromPath
+
+from orbital.errors import UnknownProject
+from orbital.service import Audience, Credential, Credentials, Orbital
+from orbital.store import Project
+
+BEARER_SCHEME = "BearerToken"
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="orbital"'}
+_OPENS = {
+    Audience.AGENT: "an agent token opens only the agent API (/api/v1/projects/…)",
+    Audience.WORKBENCH: "a workbench token opens only the Workbench (/api/v1/workbench…)",
+}
+
+
+def _verified(request: Request[Any, Any, Any], credentials: Credentials) -> Credential:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise NotAuthorizedException(
+            "this route needs `Authorization: Bearer <token>`; "
+            "create a token with `orbital token create --audience agent|workbench`",
+            headers=_CHALLENGE,
+        )
+    credential = credentials.verify(token.strip())
+    if credential is None:
+        raise NotAuthorizedException(
+            "the bearer token is unknown or revoked; create a new one with `orbital token create`",
+            headers=_CHALLENGE,
+        )
+    return credential
+
+
+def _caller_for(audience: Audience) -> Provide:
+    def caller(
+        request: Request[Any, Any, Any], credentials: NamedDependency[Credentials]
+    ) -> Credential:
+        credential = _verified(request, credentials)
+        if credential.audience is not audience:
+            raise PermissionDeniedException(
+                f"this route is for {audience.value} tokens; {_OPENS[credential.audience]}"
+            )
+        return credential
+
+    return Provide(caller, sync_to_thread=False)
+
+
+agent_caller = _caller_for(Audience.AGENT)
+person_caller = _caller_for(Audience.WORKBENCH)
+
+
+def _target(
+    project: FromPath[str],
+    caller: NamedDependency[Credential],
+    service: NamedDependency[Orbital],
+) -> Project:
+    if not caller.reaches(project):
+        raise UnknownProject(project)
+    return service.store.project(project)
+
+
+target_project = Provide(_target, sync_to_thread=False)

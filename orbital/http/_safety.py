@@ -1,0 +1,57 @@
+"""Localhost safety: an exact ``Host`` allowlist and a cross-site check on writes.
+
+A page on another site can make a browser send requests to 127.0.0.1, and DNS rebinding can
+make it look same-origin. The ``Host`` allowlist refuses any request addressed to a name we
+do not serve under; the ``Origin`` / ``Sec-Fetch-Site`` check refuses state-changing requests
+a browser sends on behalf of another site. Clients that are not browsers (agents, curl) send
+neither header and pass. No CORS headers are ever sent, so no other origin may read replies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from litestar.datastructures import Headers
+from litestar.exceptions import PermissionDeniedException
+from litestar.middleware import ASGIMiddleware
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_SAME_SITE_FETCH = frozenset({"same-origin", "none"})
+
+
+class LocalhostGuard(ASGIMiddleware):
+    """Refuses (403) foreign ``Host`` values and cross-site state-changing requests."""
+
+    def __init__(self, allowed_hosts: Iterable[str]) -> None:
+        self._hosts = frozenset(host.lower() for host in allowed_hosts)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        headers = Headers.from_scope(scope)
+        host = headers.get("host", "").lower()
+        if host not in self._hosts:
+            raise PermissionDeniedException(
+                f"requests addressed to host {host or '(none)'!r} are refused; "
+                f"this server answers only as {', '.join(sorted(self._hosts))}"
+            )
+        if scope.get("method", "GET") not in _SAFE_METHODS:
+            self._refuse_cross_site(headers)
+        await next_app(scope, receive, send)
+
+    def _refuse_cross_site(self, headers: Headers) -> None:
+        fetch_site = headers.get("sec-fetch-site")
+        if fetch_site is not None and fetch_site.lower() not in _SAME_SITE_FETCH:
+            raise PermissionDeniedException(
+                f"a {fetch_site} request may not change anything here; "
+                "use the Workbench page itself or a client that is not a browser"
+            )
+        origin = headers.get("origin")
+        if origin is None:
+            return
+        parts = urlsplit(origin)
+        if parts.scheme not in {"http", "https"} or parts.netloc.lower() not in self._hosts:
+            raise PermissionDeniedException(
+                f"requests from origin {origin!r} may not change anything here; "
+                "only this server's own pages may"
+            )

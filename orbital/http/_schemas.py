@@ -1,0 +1,116 @@
+"""Request and response bodies (msgspec Structs; the OpenAPI schema is generated from them)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import msgspec
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: str
+    version: str
+    backend: str
+    head: int
+
+
+class HistoryEvent(msgspec.Struct, frozen=True):
+    """One event: who recorded it, when, and a one-line summary beside the full payload."""
+
+    position: int
+    recorded_at: dt.datetime
+    stream: str
+    type: str
+    actor: str
+    session: str | None
+    summary: str
+    data: dict[str, Any]
+
+
+class History(msgspec.Struct, frozen=True):
+    project: str
+    events: list[HistoryEvent]
+
+
+class FileWrite(msgspec.Struct, frozen=True):
+    """The agent's proposed full content of a memory file."""
+
+    content: str
+    session: str | None = None
+
+
+class WrittenEvent(msgspec.Struct, frozen=True):
+    position: int
+    stream: str
+    type: str
+    summary: str
+
+
+class WriteResult(msgspec.Struct, frozen=True):
+    """The file as it now stands, warnings for the writer (a refusal is one), and the events
+    appended (none when refused)."""
+
+    content: str
+    warnings: list[str]
+    events: list[WrittenEvent]
+
+
+class FileContent(msgspec.Struct, frozen=True):
+    name: str
+    content: str
+
+
+class AskOpen(msgspec.Struct, frozen=True):
+    text: str
+    due: str | None = None
+
+
+class AskDone(msgspec.Struct, frozen=True):
+    note: str = ""
+
+
+class AskDrop(msgspec.Struct, frozen=True):
+    reason: str = ""
+
+
+class AskRow(msgspec.Struct, frozen=True):
+    project_id: str
+    id: str
+    text: str
+    due: str | None
+    opened: dt.date
+    updated: dt.date
+    state: str
+    closed_by: str | None
+    note: str
+
+
+class WorkbenchProject(msgspec.Struct, frozen=True):
+    project_id: str
+    root: str
+    timezone: str
+    asks: list[AskRow]
+
+
+class Workbench(msgspec.Struct, frozen=True):
+    """The person's overview: the projects their credential reaches, with their asks."""
+
+    projects: list[WorkbenchProject]
+
+
+class ContextView(msgspec.Struct, frozen=True):
+    """The per-turn injection view, ready to put in front of the agent."""
+
+    project: str
+    audience: str
+    context: str
+
+
+class SessionEnd(msgspec.Struct, frozen=True):
+    """What the session-end backstop did: events appended, files still over budget (tokens),
+    and notes for the agent."""
+
+    events: list[WrittenEvent]
+    over_by: dict[str, int]
+    notes: list[str]

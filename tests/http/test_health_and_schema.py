@@ -1,0 +1,40 @@
+"""Health and the OpenAPI document (no credential needed for either)."""
+
+from __future__ import annotations
+
+from http_helpers import World
+from litestar.testing import TestClient
+
+
+def test_health_reports_the_store(client: TestClient, world: World) -> None:  # type: ignore[type-arg]
+    response = client.get("/health")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "version": "0.1.0", "backend": "sqlite", "head": 2}
+
+
+def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
+    client: TestClient,  # type: ignore[type-arg]
+) -> None:
+    spec = client.get("/schema/openapi.json")
+    assert spec.status_code == 200
+    body = spec.json()
+    assert body["info"]["title"] == "Orbital"
+    assert set(body["paths"]) == {
+        "/health",
+        "/api/v1/projects/{project}/context",
+        "/api/v1/projects/{project}/history",
+        "/api/v1/projects/{project}/session-end",
+        "/api/v1/projects/{project}/files/{name}",
+        "/api/v1/workbench",
+        "/api/v1/workbench/{project}/asks",
+        "/api/v1/workbench/{project}/asks/{ask_id}/done",
+        "/api/v1/workbench/{project}/asks/{ask_id}/drop",
+        "/api/v1/workbench/{project}/asks/{ask_id}/reopen",
+    }
+    assert body["components"]["securitySchemes"]["BearerToken"]["scheme"] == "bearer"
+    put = body["paths"]["/api/v1/projects/{project}/files/{name}"]["put"]
+    assert put["security"] == [{"BearerToken": []}]
+    assert put["responses"]["413"]["content"] == {
+        "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+    }
+    assert client.get("/schema").status_code == 200

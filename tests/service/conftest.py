@@ -1,0 +1,48 @@
+"""A real service on a temporary SQLite store and project directory, with a pinned clock
+(2026-09-19, the reference's TODAY) and seeded ids."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from orbital.clock import FixedClock
+from orbital.domain.asks import random_minter
+from orbital.service import Orbital
+
+TODAY = dt.datetime(2026, 9, 19, 9, 0, tzinfo=dt.UTC)
+
+
+@dataclass
+class Env:
+    orbital: Orbital
+    project: str
+    root: Path
+
+    @property
+    def memory(self) -> Path:
+        return self.root / "orbital"
+
+    def file(self, name: str) -> bytes:
+        return (self.memory / name).read_bytes()
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Iterator[Env]:
+    root = tmp_path / "project"
+    root.mkdir()
+    service = Orbital.open(
+        f"sqlite:///{tmp_path / 'store.db'}",
+        clock=FixedClock(TODAY),
+        mint=random_minter(random.Random(7)),
+    )
+    project = service.init_project(root, timezone="UTC").project_id
+    try:
+        yield Env(service, project, root)
+    finally:
+        service.close()

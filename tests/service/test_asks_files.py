@@ -1,0 +1,203 @@
+"""Asks end to end: events in the store, ASKS.md on disk, refusals byte-identical."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from orbital.clock import FixedClock
+from orbital.errors import InvalidEncoding, TooLarge, UnknownAsk
+from orbital.events import Actor
+from orbital.service import Orbital
+from projections.asks_md import FORMAT_HEADER, render_file, synthetic_id
+from tests.service.conftest import TODAY, Env
+
+HEADER = FORMAT_HEADER + "\n"
+
+
+def write(env: Env, text: str, actor: Actor = Actor.AGENT):  # type: ignore[no-untyped-def]
+    return env.orbital.write_file(env.project, "ASKS.md", text.encode(), actor=actor)
+
+
+def open_two(env: Env) -> tuple[str, str]:
+    outcome = write(env, "- open Choose the venue\n- open due:2026-10-01 Send the deck\n")
+    first, second = (e.stream.split(":")[1] for e in outcome.events)
+    return first, second
+
+
+def test_init_creates_the_log_with_its_format_contract(env: Env) -> None:
+    assert env.file("ASKS.md") == HEADER.encode()
+
+
+def test_agent_opens_are_stamped_appended_and_recorded(env: Env) -> None:
+    first, second = open_two(env)
+    expected = (
+        f"{HEADER}- open {first} 2026-09-19 Choose the venue\n"
+        f"- open {second} 2026-09-19 due:2026-10-01 Send the deck\n"
+    )
+    assert env.file("ASKS.md").decode() == expected
+    history = list(env.orbital.history(env.project))
+    assert [(e.stream, e.actor) for e in history[-2:]] == [
+        (f"ask:{first}", Actor.AGENT),
+        (f"ask:{second}", Actor.AGENT),
+    ]
+    asks = env.orbital.asks(env.project)
+    assert [(a.id, a.text, a.due) for a in asks] == [
+        (first, "Choose the venue", None),
+        (second, "Send the deck", "2026-10-01"),
+    ]
+
+
+def test_a_rephrased_dropped_ask_is_refused_byte_identical_and_audited(env: Env) -> None:
+    _, deck = open_two(env)
+    env.orbital.ask_close(env.project, deck, "dropped", "", actor=Actor.USER)
+    before = env.file("ASKS.md")
+    head = env.orbital.store.head(env.project)
+    outcome = write(env, before.decode() + "- open Send the deck!\n")
+    assert env.file("ASKS.md") == before
+    assert outcome.content.encode() == before
+    assert outcome.warnings == [
+        f"ASKS.md: not added — the user dropped this as [{deck}] on 2026-09-19; never "
+        "re-propose it. If the user asked for it again, add "
+        f'`- reopen {deck} "<their words>"`.'
+    ]
+    recorded = list(env.orbital.history(env.project))[head:]
+    assert [(e.stream, e.type) for e in recorded] == [("asks", "ask.open_refused")]
+    assert deck not in [a.id for a in env.orbital.asks(env.project, "open")]
+
+
+def test_a_close_of_an_unknown_id_leaves_the_file_byte_identical(env: Env) -> None:
+    open_two(env)
+    before = env.file("ASKS.md")
+    outcome = write(env, before.decode() + '- done 999999 "yes"\n')
+    assert env.file("ASKS.md") == before
+    assert outcome.events == []
+    assert any("999999" in w for w in outcome.warnings)
+
+
+def test_deleted_lines_are_restored_and_agent_closes_are_forced_to_by_agent(env: Env) -> None:
+    venue, deck = open_two(env)
+    outcome = write(env, f'- done {venue} 2020-01-01 by:user "rooftop, final"\n')
+    text = env.file("ASKS.md").decode()
+    assert text.startswith(
+        f"{HEADER}- open {venue} 2026-09-19 Choose the venue\n- open {deck} 2026-09-19"
+    )
+    assert text.endswith(f'- done {venue} 2026-09-19 by:agent "rooftop, final"\n')
+    assert "restored 2 line(s)" in outcome.warnings[0]
+    assert {a.id: a.closed_by for a in env.orbital.asks(env.project, "all")}[venue] == "agent"
+
+
+def test_person_actions_close_and_undo(env: Env) -> None:
+    venue, _ = open_two(env)
+    env.orbital.ask_close(env.project, venue, "done", "rooftop", actor=Actor.USER)
+    env.orbital.ask_reopen(env.project, venue, actor=Actor.USER)
+    lines = env.file("ASKS.md").decode().splitlines()
+    assert lines[-2:] == [
+        f"- done {venue} 2026-09-19 by:user rooftop",
+        f"- reopen {venue} 2026-09-19 by:user",
+    ]
+    again = env.orbital.ask_reopen(env.project, venue, actor=Actor.USER)
+    assert again.events == []
+    assert again.warnings == [f"ASKS.md: [{venue}] is already open — nothing changed."]
+    with pytest.raises(UnknownAsk):
+        env.orbital.ask_close(env.project, "abcdef", "done", actor=Actor.USER)
+
+
+def test_the_file_always_equals_a_full_render_of_the_events(env: Env) -> None:
+    venue, deck = open_two(env)
+    env.orbital.ask_close(env.project, deck, "dropped", "later", actor=Actor.USER)
+    write(env, env.file("ASKS.md").decode() + f'- done {venue} "rooftop"\n')
+    events = env.orbital.store.read_project(env.project, stream_prefix="ask")
+    assert env.file("ASKS.md").decode() == render_file(e.event for e in events)
+
+
+def test_bad_input_is_refused_and_nothing_changes(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    open_two(env)
+    before, head = env.file("ASKS.md"), env.orbital.store.head()
+    with pytest.raises(InvalidEncoding) as bad:
+        env.orbital.write_file(
+            env.project, "ASKS.md", before + b"- open caf\xe9\n", actor=Actor.AGENT
+        )
+    assert bad.value.offset == len(before) + 10
+    monkeypatch.setenv("ORBITAL_MAX_FILE_BYTES", str(len(before) + 5))
+    with pytest.raises(TooLarge):
+        write(env, before.decode() + "- open Pick a date\n")
+    assert (env.file("ASKS.md"), env.orbital.store.head()) == (before, head)
+
+
+def test_lowercase_name_reaches_the_append_only_rules(env: Env) -> None:
+    open_two(env)
+    before = env.file("ASKS.md")
+    outcome = env.orbital.write_file(env.project, "asks.md", b"", actor=Actor.AGENT)
+    assert env.file("ASKS.md") == before
+    assert outcome.events == []
+    assert not (env.memory / "asks.md").exists() or (env.memory / "asks.md").samefile(
+        env.memory / "ASKS.md"
+    )
+
+
+def test_an_existing_upstream_asks_file_is_imported_as_written(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / "orbital").mkdir(parents=True)
+    legacy = (
+        "<!--format old header-->\r\n- open a1b2c3 2026-09-01 Choose the venue\r\n"
+        '- done a1b2c3 2026-09-03 by:user "rooftop"\r\n- open External ask\r\n'
+        "- open d4e5f6 2026-09-02 caf\xe9 budget\r\n"
+    ).encode("latin-1")
+    (root / "orbital" / "ASKS.md").write_bytes(legacy)
+    with Orbital.open(f"sqlite:///{tmp_path / 's.db'}", clock=FixedClock(TODAY)) as service:
+        project = service.init_project(root).project_id
+        asks = {a.id: a for a in service.asks(project, "all")}
+        assert asks["a1b2c3"].closed_by == "user"  # history as written
+        assert asks["d4e5f6"].text == "caf\ufffd budget"  # never blanked, never dropped
+        text = (root / "orbital" / "ASKS.md").read_text()
+        assert "\r" not in text
+        synthetic = synthetic_id("External ask", {"a1b2c3", "d4e5f6"})
+        assert f"- open {synthetic} 2026-09-19 External ask\n" in text
+        assert [e.type for e in service.history(project)][1:3] == [
+            "ask.bytes_replaced",
+            "ask.opened",
+        ]
+
+
+def test_a_hand_written_user_close_counts_as_file_not_as_consent(env: Env) -> None:
+    venue, _ = open_two(env)
+    path = env.memory / "ASKS.md"
+    path.write_text(path.read_text() + f'- done {venue} 2026-09-19 by:user "ok"\n')
+    env.orbital.sync(env.project)
+    ask = {a.id: a for a in env.orbital.asks(env.project, "all")}[venue]
+    assert (ask.state, ask.closed_by) == ("done", "file")
+    assert path.read_text().endswith(f'- done {venue} 2026-09-19 by:file "ok"\n')
+    types = [e.type for e in env.orbital.history(env.project)]
+    assert "file.hand_edit_detected" in types
+
+
+def test_two_processes_opening_asks_at_once_lose_nothing(env: Env, tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from orbital.events import Actor
+        from orbital.service import Orbital
+        with Orbital.open({str(env.orbital.store.url)!r}) as o:
+            for i in range(40):
+                o.ask_open({env.project!r}, f"writer {{sys.argv[1]}} ask {{i}}", actor=Actor.AGENT)
+        """
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(n)], cwd=Path(__file__).parents[2])
+        for n in (1, 2)
+    ]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    texts = sorted(a.text for a in env.orbital.asks(env.project))
+    assert texts == sorted(f"writer {w} ask {i}" for w in (1, 2) for i in range(40))
+    lines = env.file("ASKS.md").decode().splitlines()[1:]
+    assert len(lines) == 80
+    assert len(set(lines)) == 80
+    events = env.orbital.store.read_project(env.project, stream_prefix="ask")
+    assert env.file("ASKS.md").decode() == render_file(e.event for e in events)

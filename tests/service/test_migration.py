@@ -1,0 +1,127 @@
+"""`orbital migrate-retractions`: legacy retractions and [user] lines into ask events."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from orbital.cli import cli
+from orbital.service._asks import AsksService
+from tests.service.conftest import Env
+
+LEGACY = (
+    '- [5e55c9] "Decide if Multica DM precedes AionUi refresh." — retracted by user '
+    "2026-07-26: \n"
+    '- [r2] "发布会用中文还是英文" — retracted by user 2026-09-10: changed my mind\n'
+    "this line is not a retraction\n"
+)
+
+
+def retractions(env: Env, text: str) -> Path:
+    path = env.memory / "retractions.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_migration_appends_open_dropped_pairs_with_provenance(env: Env) -> None:
+    path = retractions(env, LEGACY)
+    report = env.orbital.migrate_retractions(env.project)
+    assert (report.opened, report.dropped, report.already_migrated) == (2, 2, False)
+    assert [(u.line, u.text) for u in report.unparsed] == [(3, "this line is not a retraction")]
+    asks = {a.text: a for a in env.orbital.asks(env.project, "all")}
+    legacy = asks["Decide if Multica DM precedes AionUi refresh."]
+    assert (legacy.id, legacy.state, legacy.closed_by, legacy.updated.isoformat()) == (
+        "5e55c9",
+        "dropped",
+        "user",
+        "2026-07-26",
+    )
+    assert asks["发布会用中文还是英文"].note == "changed my mind"
+    assert path.read_text(encoding="utf-8") == LEGACY  # never modified
+    text = (env.memory / "ASKS.md").read_text()
+    assert "- open 5e55c9 2026-07-26 Decide if Multica DM precedes AionUi refresh.\n" in text
+    assert "- dropped 5e55c9 2026-07-26 by:user\n" in text
+    opened = [e for e in env.orbital.history(env.project) if e.type == "ask.opened"]
+    assert opened[0].event.legacy.legacy_id == "5e55c9"  # type: ignore[attr-defined]
+    assert opened[0].actor.value == "system"
+
+
+def test_a_second_run_appends_nothing_and_says_so(env: Env) -> None:
+    retractions(env, LEGACY)
+    env.orbital.migrate_retractions(env.project)
+    head, asks_file = env.orbital.store.head(), env.file("ASKS.md")
+    again = env.orbital.migrate_retractions(env.project)
+    assert again.already_migrated is True
+    assert (env.orbital.store.head(), env.file("ASKS.md")) == (head, asks_file)
+
+
+def test_dry_run_prints_the_plan_and_appends_nothing(env: Env) -> None:
+    retractions(env, LEGACY)
+    head = env.orbital.store.head()
+    report = env.orbital.migrate_retractions(env.project, dry_run=True)
+    assert report.dry_run and report.opened == 2
+    assert report.plan[0].startswith("ask:5e55c9: - open 5e55c9 2026-07-26 Decide if Multica")
+    assert env.orbital.store.head() == head
+
+
+def test_an_interrupted_run_resumes_without_duplicates(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [
+        f'- [{i:06x}] "legacy item number {i}" — retracted by user 2026-08-01: reason {i}'
+        for i in range(1200)
+    ]
+    retractions(env, "\n".join(lines) + "\n")
+    original = AsksService._project
+    calls = {"n": 0}
+
+    def crash_on_second_chunk(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError("disk full")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(AsksService, "_project", crash_on_second_chunk)
+    with pytest.raises(OSError, match="disk full"):
+        env.orbital.migrate_retractions(env.project)
+    assert len(env.orbital.asks(env.project, "all")) == 500  # the first chunk landed whole
+    monkeypatch.setattr(AsksService, "_project", original)
+    report = env.orbital.migrate_retractions(env.project)
+    assert report.opened == 700
+    asks = env.orbital.asks(env.project, "all")
+    assert len(asks) == 1200
+    assert len({a.text for a in asks}) == 1200
+    assert {a.state for a in asks} == {"dropped"}
+    body = env.file("ASKS.md").decode().splitlines()[1:]
+    assert len(body) == 2400
+
+
+def test_user_lines_of_project_state_become_asks(env: Env) -> None:
+    state = env.memory / "PROJECT_STATE.md"
+    state.write_text("- Plain fact.\n- [user due:2026-10-01] Send the deck to Acme.\n")
+    report = env.orbital.migrate_retractions(env.project)
+    assert report.opened == 1
+    (ask,) = env.orbital.asks(env.project)
+    assert (ask.text, ask.due) == ("Send the deck to Acme.", "2026-10-01")
+    live = state.read_text()
+    assert "Send the deck" not in live
+    assert "- Plain fact.\n" in live
+    assert env.orbital.migrate_retractions(env.project).already_migrated
+
+
+def test_cli_reports_unparsed_lines_and_the_second_run(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    retractions(env, LEGACY)
+    monkeypatch.setenv("ORBITAL_DB", env.orbital.store.url)
+    monkeypatch.setenv("ORBITAL_NOW", "2026-09-19T09:00:00Z")
+    runner = CliRunner()
+    args = ["migrate-retractions", "--project", str(env.root)]
+    first = runner.invoke(cli, args, obj={})
+    assert first.exit_code == 0, first.output
+    assert first.stdout == "migrated: opened 2 ask(s), 2 of them dropped (6 events)\n"
+    assert "warning: line 3 is not a retraction, left as is" in first.stderr
+    second = runner.invoke(cli, args, obj={})
+    assert second.stdout == "nothing to migrate: every legacy item is already an ask\n"
