@@ -483,40 +483,57 @@ class MemoryService:
             with self.ctx.store.reader() as r:
                 memory = self.load(r, pid, at=at[0])
                 asks = self.asks.at(r, pid, at[0])
-            return self._assemble(memory, asks, today, window, audience)
+            return self._assemble(pid, memory, asks, today, window, audience)
         today = self.ctx.today(project)
         with self.ctx.store.reader() as r:
+            # Positions are global and gapless: an unchanged project head means no event of
+            # the project was appended since, so one indexed max() answers a repeated call.
+            head_key = ("head", pid, r.project_head(pid), window, audience, today)
+            cached = self._views.get(head_key)
+            if cached is not None:
+                return cached
             memory = self.load(r, pid)
             asks_head = r.prefix_head(pid, "ask")
             key = (pid, memory.position, asks_head, window, audience, today)
             cached = self._views.get(key)
-            if cached is not None:
-                return cached
-            asks = self.asks.current(r, pid)
-        view = self._assemble(memory, asks, today, window, audience)
-        if len(self._views) > 256:
-            self._views.clear()
-        self._views[key] = view
-        return view
+            if cached is None:
+                asks = self.asks.current(r, pid)
+        if cached is None:
+            cached = self._assemble(pid, memory, asks, today, window, audience, cache=True)
+            self._remember(key, cached)
+        self._remember(head_key, cached)
+        return cached
 
     def _assemble(
         self,
+        pid: str,
         memory: Memory,
         asks: Mapping[str, Ask],
         today: dt.date,
         window: int | None,
         audience: str,
+        *,
+        cache: bool = False,
     ) -> str:
-        texts = {k: render_file(memory.files[k]) for k in MEMORY_KEYS}
-        return assemble_view(
-            texts,
-            today,
-            self.count,
-            window=window,
-            asks_block=runtime_block(asks, today, empty_cue=True),
-            audience=audience,
-            dropped_line=subagent_dropped_line(asks, today),
-        )
+        if audience == "subagent":
+            dropped = subagent_dropped_line(asks, today)
+            return assemble_view({}, today, self.count, audience=audience, dropped_line=dropped)
+        # The memory part depends on the memory files only: an ask change reuses it (the asks
+        # block is the last part, joined like the others).
+        memory_key = ("memory", pid, memory.position, window, today)
+        memory_part = self._views.get(memory_key) if cache else None
+        if memory_part is None:
+            texts = {k: render_file(memory.files[k]) for k in MEMORY_KEYS}
+            memory_part = assemble_view(texts, today, self.count, window=window)
+            if cache:
+                self._remember(memory_key, memory_part)
+        asks_block = runtime_block(asks, today, empty_cue=True)
+        return "\n\n".join(p for p in (memory_part, asks_block) if p)
+
+    def _remember(self, key: tuple[object, ...], view: str) -> None:
+        if len(self._views) > 256:
+            self._views.clear()
+        self._views[key] = view
 
     def entry_action(
         self, project: Project, entry_id: str, action: EntryAction, actor: Actor

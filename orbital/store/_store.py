@@ -188,6 +188,10 @@ class Reader:
     def prefix_head(self, project: str, prefix: str) -> int:
         return self._store._prefix_head(self._conn, project, prefix)
 
+    def project_head(self, project: str) -> int:
+        """The project's last position (0 when it has none): one indexed max()."""
+        return self._store._head(self._conn, project)
+
     def checkpoint(self, project: str, name: str) -> Checkpoint | None:
         return self._store._checkpoint(self._conn, project, name)
 
@@ -741,11 +745,14 @@ class EventStore:
 
     def head(self, project: str | None = None) -> int:
         """The last position (of the project, or of the whole store); 0 when empty."""
+        with self.reading() as conn:
+            return self._head(conn, project)
+
+    def _head(self, conn: Connection, project: str | None) -> int:
         query = sa.select(sa.func.max(events.c.position))
         if project is not None:
             query = query.where(events.c.project_id == project)
-        with self.reading() as conn:
-            return int(conn.scalar(query) or 0)
+        return int(conn.scalar(query) or 0)
 
     def _to_recorded(self, row: sa.Row[Any]) -> RecordedEvent:
         return RecordedEvent(
