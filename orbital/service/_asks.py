@@ -139,7 +139,11 @@ class AsksService:
         for state in w.states_after(project, "ask:", after).values():
             if state is not None:
                 asks[state.id] = state
-        self._cache[project] = _Cached(head, asks)
+        fresh = _Cached(head, asks)
+        if isinstance(w, Writer):  # cache only what committed: positions are reused otherwise
+            w.on_commit(lambda: self._cache.__setitem__(project, fresh))
+        else:
+            self._cache[project] = fresh
         return asks
 
     def current(self, r: Reader, project: str) -> dict[str, Ask]:
@@ -174,7 +178,8 @@ class AsksService:
             state = msgspec.json.encode(self._asks(w, project))
             w.save_snapshot(project, ASKS_SNAPSHOT, w.prefix_head(project, "ask:"), state)
             since = 0
-        self._since_snapshot[project] = since
+        counted = since
+        w.on_commit(lambda: self._since_snapshot.__setitem__(project, counted))
 
     def _render_full(self, w: Reader, project: str) -> str:
         events = w.read_project(project, stream_prefix=ASKS_PREFIX)
@@ -316,6 +321,7 @@ class AsksService:
         pid, files = project.project_id, self.ctx.files(project)
         previous = w.checkpoint(pid, ASKS_FILE)
         if current.on_disk and current.text and lines:
+            w.on_rollback(files.restorer(ASKS_FILE, appending=True))
             stamp = files.append(ASKS_FILE, "".join(f"{line}\n" for line in lines).encode())
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
         elif current.on_disk and (not lines) and previous is not None:
@@ -323,6 +329,7 @@ class AsksService:
         elif not text:
             return
         else:
+            w.on_rollback(files.restorer(ASKS_FILE, appending=False))
             stamp = files.write(ASKS_FILE, text.encode())
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
         position = w.prefix_head(pid, ASKS_PREFIX)

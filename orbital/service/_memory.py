@@ -134,7 +134,10 @@ class MemoryService:
             self._save(r, pid, memory)
             memory = dataclasses.replace(memory, folded=0)
         if at is None:
-            self._cache[pid] = memory
+            if isinstance(r, Writer):  # cache only what committed: positions are reused
+                r.on_commit(lambda: self._cache.__setitem__(pid, memory))
+            else:
+                self._cache[pid] = memory
         return memory
 
     def _save(self, w: Writer, pid: str, memory: Memory) -> None:
@@ -191,7 +194,9 @@ class MemoryService:
             self._write(w, project, name, render_file(after.files[key]), after.changed_at[key])
 
     def _write(self, w: Writer, project: Project, name: str, text: str, position: int) -> None:
-        stamp = self.ctx.files(project).write(name, text.encode())
+        files = self.ctx.files(project)
+        w.on_rollback(files.restorer(name, appending=False))
+        stamp = files.write(name, text.encode())
         w.set_checkpoint(
             project.project_id, name, Checkpoint(position, stamp.size, stamp.mtime_ns, stamp.sha256)
         )

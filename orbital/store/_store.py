@@ -262,6 +262,20 @@ class Writer(Reader):
     load → decide → append cannot interleave with another writer.
     """
 
+    def __init__(self, store: EventStore, conn: Connection) -> None:
+        super().__init__(store, conn)
+        self._on_commit: list[Callable[[], None]] = []
+        self._on_rollback: list[Callable[[], None]] = []
+
+    def on_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the transaction committed (e.g. publish a cached state:
+        state read inside a transaction that rolls back must never be cached)."""
+        self._on_commit.append(callback)
+
+    def on_rollback(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` if the transaction does not commit (e.g. put a file back)."""
+        self._on_rollback.append(callback)
+
     def save_snapshot(self, project: str, name: str, position: int, state: bytes) -> None:
         """Record folded state (JSON) as of ``position``; stored compressed. A second
         snapshot at the same position is ignored (it would hold the same state)."""
@@ -394,11 +408,24 @@ class EventStore:
 
     @contextmanager
     def writing(self) -> Iterator[Writer]:
-        """One write transaction; commits on success, rolls back entirely on any error."""
-        with self._guard(), self._write_engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
-                conn.execute(sa.text("LOCK TABLE events IN EXCLUSIVE MODE"))
-            yield Writer(self, conn)
+        """One write transaction; commits on success, rolls back entirely on any error.
+
+        Callbacks registered with :meth:`Writer.on_commit` run after the commit returned;
+        those registered with :meth:`Writer.on_rollback` run when it did not."""
+        writer: Writer | None = None
+        try:
+            with self._guard(), self._write_engine.begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    conn.execute(sa.text("LOCK TABLE events IN EXCLUSIVE MODE"))
+                writer = Writer(self, conn)
+                yield writer
+        except BaseException:
+            if writer is not None:
+                for undo in reversed(writer._on_rollback):
+                    undo()
+            raise
+        for done in writer._on_commit:
+            done()
 
     @contextmanager
     def reader(self) -> Iterator[Reader]:
