@@ -152,8 +152,10 @@ def append_lines(text: str, lines: Iterable[str]) -> str:
 
 def normalize_newlines(text: str) -> tuple[str, bool]:
     """``\\r\\n`` and lone ``\\r`` become ``\\n``; the flag says whether anything changed."""
+    if "\r" not in text:
+        return text, False
     fixed = text.replace("\r\n", "\n").replace("\r", "\n")
-    return fixed, fixed != text
+    return fixed, True
 
 
 def decode_asks_bytes(raw: bytes) -> tuple[str, list[AskBytesReplaced]]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from orbital.domain.asks import (
     Asks,
     Decision,
+    DroppedIndex,
     Minter,
     decide_agent_change,
     decide_agent_open,
@@ -24,6 +25,8 @@ from orbital.domain.asks_legacy import flag_line
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from projections.asks_md import append_lines, normalize_newlines, parse_line, render_event
+
+_AFTER_EVERYTHING = 1 << 62
 
 
 @dataclass
@@ -92,7 +95,9 @@ def _diff(prev: list[str], new: list[str]) -> tuple[int, list[str]]:
     return restored, candidates
 
 
-def _decide_line(asks: Asks, line: str, today: dt.date, mint: Minter) -> Decision:
+def _decide_line(
+    asks: Asks, line: str, today: dt.date, mint: Minter, dropped: DroppedIndex | None
+) -> Decision:
     parsed = parse_line(line)
     if parsed is None:
         legacy = flag_line(line)
@@ -104,18 +109,26 @@ def _decide_line(asks: Asks, line: str, today: dt.date, mint: Minter) -> Decisio
                 ]
             )
         text, due = legacy
-        return decide_agent_open(asks, text, due, today, mint)
+        return decide_agent_open(asks, text, due, today, mint, dropped_index=dropped)
     if parsed.kind == "open":
-        return decide_agent_open(asks, parsed.text, parsed.due, today, mint, parsed.ask_id)
+        return decide_agent_open(
+            asks, parsed.text, parsed.due, today, mint, parsed.ask_id, dropped_index=dropped
+        )
     return decide_agent_change(asks, parsed.kind, parsed.ask_id, parsed.text, today)
 
 
 def decide_agent_write(
-    asks: Asks, prev: str, new: str, today: dt.date, mint: Minter
+    asks: Asks,
+    prev: str,
+    new: str,
+    today: dt.date,
+    mint: Minter,
+    dropped: DroppedIndex | None = None,
 ) -> WriteResult:
     """Decide an agent's proposed full ASKS.md ``new`` against the projected ``prev``.
 
-    ``asks`` is the folded state ``prev`` shows; ``prev`` is ``""`` when no file exists yet.
+    ``asks`` is the folded state ``prev`` shows; ``prev`` is ``""`` when no file exists yet;
+    ``dropped``, when given, indexes the dropped asks of ``asks`` (see ``index_dropped``).
     """
     prev_text, new_text = normalize_newlines(prev)[0], normalize_newlines(new)[0]
     appended = _appended(prev_text, new_text)
@@ -123,17 +136,21 @@ def decide_agent_write(
         restored, candidates = 0, appended
     else:
         restored, candidates = _diff(prev_text.split("\n"), new_text.split("\n"))
-    state = dict(asks)
-    seq = max((a.seq for a in state.values()), default=0)
+    state: Asks = asks
+    seq = _AFTER_EVERYTHING  # events decided here come after every recorded one
     decision = Decision()
     for line in candidates:
         if not line.strip() or line.lstrip().startswith("<!--"):
             continue
-        step = _decide_line(state, line, today, mint)
+        step = _decide_line(state, line, today, mint, dropped)
         decision.extend(step)
         for event in step.events:
             seq += 1
+            was_dropped = getattr(state.get(getattr(event, "ask_id", "")), "state", "")
             state = fold([(seq, event)], state)
+            now_dropped = getattr(state.get(getattr(event, "ask_id", "")), "state", "")
+            if "dropped" in (was_dropped, now_dropped):
+                dropped = None  # the dropped set changed: index it again from ``state``
     warnings = decision.warnings
     if restored:
         warnings.insert(

@@ -153,28 +153,55 @@ def ask_with_text(asks: Asks, text: str) -> Ask | None:
     return next((a for a in asks.values() if norm(a.text) == key), None)
 
 
-def dropped_match(asks: Asks, text: str) -> Ask | None:
+@dataclass(frozen=True)
+class DroppedIndex:
+    """The dropped asks indexed for the refusal: the latest one per exact key and per fuzzy
+    key, and every fuzzy key latest first (one fuzzy search in C instead of a Python loop).
+
+    Built once per change of the dropped set by the shell's cache, so a write that repeats
+    nothing costs two dict lookups and one ``extractOne``."""
+
+    by_norm: Mapping[str, Ask]
+    by_fuzzy: Mapping[str, Ask]
+    latest_first: tuple[Ask, ...]
+    keys: tuple[str, ...]
+
+
+def index_dropped(asks: Asks) -> DroppedIndex:
+    dropped = sorted((a for a in asks.values() if a.state == "dropped"), key=lambda a: a.seq)
+    latest_first = tuple(reversed(dropped))
+    return DroppedIndex(
+        by_norm={norm(a.text): a for a in dropped},  # later ones overwrite: the latest wins
+        by_fuzzy={key: a for a in dropped if (key := fuzzy_key(a.text))},
+        latest_first=latest_first,
+        keys=tuple(fuzzy_key(a.text) for a in latest_first),
+    )
+
+
+def dropped_match(asks: Asks, text: str, index: DroppedIndex | None = None) -> Ask | None:
     """The dropped ask ``text`` repeats: same normalised text, else the closest fuzzy match.
 
     Exact matches win (the latest one); otherwise the best ``fuzz.ratio`` of the fuzzy keys at
     or above :data:`DROPPED_SIMILARITY` (latest wins ties). Empty keys never fuzzy-match.
+    ``index`` must describe ``asks`` (built by :func:`index_dropped` when not given).
     """
+    dropped = index if index is not None else index_dropped(asks)
     key, fkey = norm(text), fuzzy_key(text)
-    dropped = sorted((a for a in asks.values() if a.state == "dropped"), key=lambda a: a.seq)
-    exact = [a for a in dropped if norm(a.text) == key or (fkey and fuzzy_key(a.text) == fkey)]
+    candidates = [dropped.by_norm.get(key), dropped.by_fuzzy.get(fkey) if fkey else None]
+    exact = [a for a in candidates if a is not None]
     if exact:
-        return exact[-1]
-    if not fkey or not dropped:
+        return max(exact, key=lambda a: a.seq)
+    if not fkey or not dropped.keys:
         return None
-    latest_first = dropped[::-1]  # extractOne keeps the first of equal scores: the latest
+    # extractOne keeps the first of equal scores: with the latest first, the latest wins.
     found = process.extractOne(
         fkey,
-        [fuzzy_key(a.text) for a in latest_first],
+        dropped.keys,
         scorer=fuzz.ratio,
         processor=None,
         score_cutoff=DROPPED_SIMILARITY * 100,
     )
-    return None if found is None else latest_first[found[2]]
+    return None if found is None else dropped.latest_first[found[2]]
 
 
 # --- the agent path ---------------------------------------------------------------------------
@@ -210,6 +237,7 @@ def decide_agent_open(
     today: dt.date,
     mint: Minter,
     typed_id: str | None = None,
+    dropped_index: DroppedIndex | None = None,
 ) -> Decision:
     """An agent's ``- open`` (§6.5): refused when it rewords a known id, repeats an open ask or
     repeats a dropped one (exactly or fuzzily); otherwise a fresh id and today's date.
@@ -236,7 +264,7 @@ def decide_agent_open(
             duplicate.id,
             f"ASKS.md: [{duplicate.id}] is already open with that text — not added again.",
         )
-    dropped = dropped_match(asks, text)
+    dropped = dropped_match(asks, text, dropped_index)
     if dropped is not None:
         return _refuse_open(
             text,

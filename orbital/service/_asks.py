@@ -23,11 +23,13 @@ from orbital.domain.asks import (
     Ask,
     AskState,
     CloseKind,
+    DroppedIndex,
     decide_agent_change,
     decide_agent_open,
     decide_change,
     decide_open,
     fold,
+    index_dropped,
     norm,
 )
 from orbital.domain.asks_legacy import (
@@ -79,6 +81,8 @@ DecideFn = Callable[[dict[str, Ask], dt.date], Decided]
 class _Cached:
     head: int
     asks: dict[str, Ask]
+    #: The dropped asks indexed for the refusal; rebuilt only when the dropped set changes.
+    dropped: DroppedIndex
 
 
 @dataclass
@@ -130,21 +134,28 @@ class AsksService:
     def _asks(self, w: Reader, project: str) -> dict[str, Ask]:
         """Current asks from the materialised stream states; only streams that changed since
         the last call are read (O(change) in a long-running process)."""
+        return self._cached(w, project).asks
+
+    def _cached(self, w: Reader, project: str) -> _Cached:
         head = w.prefix_head(project, ASKS_PREFIX)
         cached = self._cache.get(project)
         if cached is not None and cached.head == head:
-            return cached.asks
+            return cached
         after = cached.head if cached is not None else 0
         asks = dict(cached.asks) if cached is not None else {}
+        dropped_changed = cached is None
         for state in w.states_after(project, "ask:", after).values():
             if state is not None:
+                before = asks.get(state.id)
+                dropped_changed |= "dropped" in (state.state, before.state if before else "")
                 asks[state.id] = state
-        fresh = _Cached(head, asks)
+        index = index_dropped(asks) if dropped_changed or cached is None else cached.dropped
+        fresh = _Cached(head, asks, index)
         if isinstance(w, Writer):  # cache only what committed: positions are reused otherwise
             w.on_commit(lambda: self._cache.__setitem__(project, fresh))
         else:
             self._cache[project] = fresh
-        return asks
+        return fresh
 
     def current(self, r: Reader, project: str) -> dict[str, Ask]:
         """The project's asks (for the injection view), from materialised state."""
@@ -272,7 +283,8 @@ class AsksService:
         person typed would not survive, their file is saved beside it first."""
         pid = project.project_id
         text, _ = decode_asks_bytes(raw)
-        result = decide_agent_write(self._asks(w, pid), expected, text, today, self.ctx.mint)
+        known = self._cached(w, pid)
+        result = decide_agent_write(known.asks, expected, text, today, self.ctx.mint, known.dropped)
         events = _restamp(result.events, Actor.FILE)
         found = sha256(raw)
         detected = HandEditDetected(
@@ -347,8 +359,9 @@ class AsksService:
         today = self.ctx.today(project)
         with self.ctx.store.writing() as w:
             current = self._current(w, project, today, content)
+            known = self._cached(w, pid)
             result = decide_agent_write(
-                self._asks(w, pid), current.text, proposed, today, self.ctx.mint
+                known.asks, current.text, proposed, today, self.ctx.mint, known.dropped
             )
             events = _restamp(result.events, actor)
             summaries = self._append(w, pid, [*events, *result.audit], actor, session)
