@@ -12,7 +12,7 @@ A pass, in order (reference §8.1/§8.2, on events):
    the log already holds the state before the run: hand edits on disk are taken in first
    (they become events too), then ``editor.run_started`` records ``memory_position`` and the
    per-file versions. The files as they were render from that position
-   (``MemoryService.read(project, key, at=memory_position)``), and each change the run makes
+   (``orbital show FILE --as-of @<memory_position>``), and each change the run makes
    is an event with actor ``editor`` that history shows and ``restore`` undoes. File copies
    would only duplicate the log, less safely: the reference prunes all but five, and a copy
    can be deleted, while the events table refuses UPDATE and DELETE. If

@@ -63,6 +63,10 @@ def test_apply_prints_applied_and_rejected_with_reasons(project: Path, tmp_path:
     assert report["skipped_files"] == []
     live = (project / "orbital" / "DECISIONS.md").read_text()
     assert "[archived 2026-09-19 id:adopt-vite-over-webpack] Vite → DECISIONS_ARCHIVE.md" in live
+    backup = f"@{report['backup_position']}"
+    before = orbital("show", "DECISIONS.md", "--project", str(project), "--as-of", backup)
+    assert before.exit_code == 0, before.output
+    assert "Chose: Vite." in before.output  # the backup: the file as the run found it
     text = orbital("editor", "apply", str(choices), "--project", str(project))
     assert text.exit_code == 0
     assert text.output.splitlines()[1:] == [

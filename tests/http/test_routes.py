@@ -174,7 +174,8 @@ def test_unknown_ask_and_file_names(client: Client, world: World) -> None:
             "Not a memory file",
             404,
             "'notes.md' is not a memory file; use one of PROJECT_STATE.md, DECISIONS.md, "
-            "LESSONS.md, INDEX.md, ASKS.md",
+            "LESSONS.md, INDEX.md, ASKS.md, PROJECT_STATE_ARCHIVE.md, DECISIONS_ARCHIVE.md, "
+            "LESSONS_ARCHIVE.md",
         ),
     )
 
