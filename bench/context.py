@@ -17,14 +17,6 @@ and ratios:
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/http.py would shadow the standard library's ``http`` package (imported by httpx,
-# uvicorn and litestar) while this script's directory is first on the path: drop it.
-if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    del sys.path[0]
-
 import argparse
 import datetime as dt
 import logging
@@ -36,6 +28,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from orbital.clock import FixedClock
 from orbital.domain.asks import random_minter

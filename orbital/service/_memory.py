@@ -22,6 +22,7 @@ from orbital.domain.asks_view import runtime_block, subagent_dropped_line
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entries import fold_file, stream_for
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
+from orbital.domain.hand_edits import replay_edit
 from orbital.domain.model import FileState
 from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event, RecordedEvent, event_type
@@ -32,7 +33,7 @@ from orbital.service._context import Context, EventSummary, SyncReport, WriteOut
 from orbital.store import Checkpoint, Project, Reader, Writer
 from projections.backstop import plan_backstop
 from projections.history import summarize
-from projections.merge import closest, three_way
+from projections.merge import closest
 from projections.render import render_archive, render_file
 from projections.views import assemble_view
 from projections.write import decide_file_write
@@ -285,15 +286,28 @@ class MemoryService:
         except InvalidEncoding:
             self._keep_aside(w, project, key, raw, intake, "is not valid UTF-8")
             return
+        current = intake.memory.files[key]
         recent = sorted(set(versions.values()), reverse=True)[:MERGE_BASES]
-        bases = [render_file(self.load(w, pid, at=p).files[key]) for p in recent] or [ours]
-        base = bases[closest(theirs, bases)]
-        merged = three_way(base, ours, theirs)
-        if merged is None:
-            self._keep_aside(w, project, key, raw, intake, "changes the same lines as the store")
+        bases = [self.load(w, pid, at=p).files[key] for p in recent] or [current]
+        base = bases[closest(theirs, [render_file(b) for b in bases])]
+        if key == "state":
+            theirs, moved, ask_warnings = self.asks.take_legacy_flags(
+                w, project, theirs, today, Actor.FILE, None
+            )
+            intake.events += moved
+            intake.warnings += ask_warnings
+        decision = decide_file_write(
+            base, theirs, today, mint=self.ctx.mint, ever_used=self._ever_used(w, pid)
+        )
+        replayed = replay_edit(base, current, decision.events)
+        if replayed is None:
+            self._keep_aside(w, project, key, raw, intake, "changes what the store changed too")
             return
-        self._decide(w, project, key, merged, today, Actor.FILE, intake)
+        intake.events += self._append(w, pid, replayed, Actor.FILE, None)
+        intake.warnings += decision.warnings
         intake.warnings.append(f"{name}: took in a hand edit ({found[:12]}).")
+        intake.memory = self.load(w, pid)
+        intake.rewrite.add(key)
 
     def _decide(
         self,

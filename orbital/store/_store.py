@@ -40,6 +40,7 @@ from orbital.store._migrate import upgrade_schema
 from orbital.store._schema import (
     checkpoints,
     events,
+    heads,
     projections_written,
     projects,
     snapshots,
@@ -67,6 +68,14 @@ _INSERT_STREAM = streams.insert().values(
     version=sa.bindparam("v"),
     last_position=sa.bindparam("last"),
     state=sa.bindparam("state"),
+)
+_UPDATE_HEAD = (
+    heads.update()
+    .where(heads.c.project_id == sa.bindparam("p"), heads.c.category == sa.bindparam("c"))
+    .values(last_position=sa.bindparam("last"))
+)
+_INSERT_HEAD = heads.insert().values(
+    project_id=sa.bindparam("p"), category=sa.bindparam("c"), last_position=sa.bindparam("last")
 )
 _UPDATE_STREAM = (
     streams.update()
@@ -611,6 +620,9 @@ class EventStore:
             ),
         }
         conn.execute(_UPDATE_STREAM if current else _INSERT_STREAM, values)
+        head = {"p": project, "c": category(stream), "last": last_position}
+        if conn.execute(_UPDATE_HEAD, head).rowcount == 0:
+            conn.execute(_INSERT_HEAD, head)
         return AppendResult(tuple(range(first, last_position + 1)), new_version)
 
     def _fold_state(
@@ -718,11 +730,17 @@ class EventStore:
         return {r.stream: self._decode_state(r.stream, r.state) for r in rows}
 
     def _prefix_head(self, conn: Connection, project: str, prefix: str) -> int:
+        """The last position of any stream whose name starts with ``prefix``: the newest head
+        of the categories it covers (``ask:`` → ``ask``; ``ask`` → ``ask`` and ``asks``)."""
+        if prefix.endswith(":"):
+            condition = heads.c.category == prefix[:-1]
+        else:
+            condition = sa.and_(
+                heads.c.category >= prefix, heads.c.category < prefix + "\U0010ffff"
+            )
         head = conn.scalar(
-            sa.select(sa.func.max(streams.c.last_position)).where(
-                streams.c.project_id == project,
-                streams.c.stream >= prefix,
-                streams.c.stream < prefix + "\U0010ffff",
+            sa.select(sa.func.max(heads.c.last_position)).where(
+                heads.c.project_id == project, condition
             )
         )
         return int(head or 0)
