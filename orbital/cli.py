@@ -4,7 +4,6 @@ rules live below it. Orbital's typed errors become one ``error:`` line and exit 
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import difflib
 import functools
 import sys
@@ -15,7 +14,7 @@ from typing import IO, Any, TypeVar
 import click
 import msgspec
 
-from orbital.clock import parse_instant
+from orbital.clock import parse_as_of, parse_instant
 from orbital.errors import InvalidInput, OrbitalError
 from orbital.events import Actor
 from orbital.files import MEMORY_FILES, FileGateway, memory_file
@@ -186,17 +185,6 @@ def _print_revisions(revisions: list[Revision]) -> None:
         previous = revision.text
 
 
-def _as_of(value: str | None) -> dt.datetime | int | None:
-    """``--as-of``: an ISO 8601 instant, or ``@N`` for the log position N."""
-    if value is None:
-        return None
-    if value.startswith("@"):
-        if not value[1:].isdigit():
-            raise InvalidInput(f"{value!r} is not a position: write @ and a number, e.g. @120")
-        return int(value[1:])
-    return parse_instant(value)
-
-
 @cli.command()
 @project_option
 @click.pass_context
@@ -309,7 +297,7 @@ def context(
     service = _service(ctx)
     project = service.project(project_path)
     view = service.context_view(
-        project.project_id, window=window, audience=audience, as_of=_as_of(as_of)
+        project.project_id, window=window, audience=audience, as_of=parse_as_of(as_of)
     )
     click.echo(view)
 
@@ -325,7 +313,7 @@ def show(ctx: click.Context, project_path: Path, file: str, as_of: str | None) -
     stood at a past time."""
     service = _service(ctx)
     project = service.project(project_path)
-    text = service.read_file(project.project_id, file, as_of=_as_of(as_of))
+    text = service.read_file(project.project_id, file, as_of=parse_as_of(as_of))
     click.echo(text, nl=False)
 
 
