@@ -13,7 +13,8 @@ A pass, in order (reference §8.1/§8.2, on events):
    (they become events too), then ``editor.run_started`` records ``memory_position`` and the
    per-file versions. The files as they were render from that position
    (``orbital show FILE --as-of @<memory_position>``), and each change the run makes
-   is an event with actor ``editor`` that history shows and ``restore`` undoes. File copies
+   is an event with actor ``editor`` that history shows (``restore`` undoes an archive;
+   restoring a merged entry is not wired yet). File copies
    would only duplicate the log, less safely: the reference prunes all but five, and a copy
    can be deleted, while the events table refuses UPDATE and DELETE. If
    ``editor.run_started`` cannot be appended (store locked or unwritable), the run stops
