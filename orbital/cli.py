@@ -9,7 +9,7 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
 import msgspec
@@ -21,6 +21,7 @@ from orbital.files import MEMORY_FILES, FileGateway, memory_file
 from orbital.service import (
     Audience,
     Credentials,
+    EditorReport,
     HistoryQuery,
     Orbital,
     Revision,
@@ -429,6 +430,87 @@ def session_end(ctx: click.Context, project_path: Path) -> None:
         click.echo(note, err=True)
     if not report.events:
         click.echo("nothing to do: every file is within its soft budget or protected")
+
+
+@cli.group()
+def editor() -> None:
+    """The memory editor: a model pass, or a choices document applied without a model."""
+
+
+sessions_option = click.option(
+    "--sessions",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of session transcripts (default: orbital/sessions).",
+)
+
+
+def _print_editor(report: EditorReport, as_json: bool) -> None:
+    """``--json``: the whole report; else one line per applied/rejected/skipped item.
+    A failed run exits 1 (its error on stderr)."""
+    if as_json:
+        sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
+    else:
+        head = f"{report.outcome}"
+        if report.run_id:
+            head += (
+                f" (run {report.run_id}; backup: position {report.backup_position}, "
+                f"see `orbital show FILE --as-of @{report.backup_position}`; "
+                f"{report.calls} model call(s))"
+            )
+        click.echo(head)
+        for item in report.applied:
+            what = item.file or item.session
+            ids = ",".join(item.ids) + " -> " if item.ids else ""
+            click.echo(f"applied {item.kind} {what} {ids}{item.id}".rstrip())
+        for reason in report.rejected:
+            click.echo(f"rejected {reason}")
+        for name in report.skipped_files:
+            click.echo(f"skipped {name}: changed during the run (nothing written to it)")
+        for event in report.backstop:
+            click.echo(f"backstop {event.position} {event.stream} {event.summary}")
+        if report.error:
+            click.echo(f"error: {report.error}", err=True)
+    if report.outcome == "failed":
+        sys.exit(1)
+
+
+@editor.command("run")
+@project_option
+@click.option("--force", is_flag=True, help="Run now whatever the budget and interval gates say.")
+@sessions_option
+@click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
+@click.pass_context
+@_reports_errors
+def editor_run(
+    ctx: click.Context, project_path: Path, force: bool, sessions: Path | None, as_json: bool
+) -> None:
+    """One editor pass (ORBITAL_EDITOR_URL/_MODEL/_KEY), then the backstop."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    report = service.editor_run(project.project_id, force=force, sessions=sessions)
+    _print_editor(report, as_json)
+
+
+@editor.command("apply")
+@project_option
+@click.argument("choices", type=click.File("r", encoding="utf-8"))
+@sessions_option
+@click.option("--json", "as_json", is_flag=True, help="Print applied and rejected as JSON.")
+@click.pass_context
+@_reports_errors
+def editor_apply(
+    ctx: click.Context,
+    project_path: Path,
+    choices: IO[str],
+    sessions: Path | None,
+    as_json: bool,
+) -> None:
+    """Apply a choices document (CHOICES.json, or - for stdin) as the editor would."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    report = service.editor_apply(project.project_id, choices.read(), sessions=sessions)
+    _print_editor(report, as_json)
 
 
 @cli.command("migrate-retractions")

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from orbital.domain.budgets import FILE_BUDGETS, TokenCounter, consolidation_target
-from orbital.domain.model import FileState
+from orbital.domain.model import Entry, FileState
 from orbital.events._base import Event
 from orbital.events.entries import EntryArchived, EntryPointerDropped
 from orbital.events.files import FileLayoutSet, Slot
@@ -56,6 +56,16 @@ def _archive_name(key: str) -> str:
     return FILE_NAMES[ARCHIVE_OF[key]]
 
 
+def entry_summary(entry: Entry, key: str) -> str:
+    """The default pointer text of an entry: its title (DECISIONS/LESSONS, up to 80 chars) or
+    its sentence (PROJECT_STATE, up to 60)."""
+    if key == "state":
+        blocks = parse_blocks(entry.text)
+        return pointer_summary(blocks[0].text if blocks else entry.text)
+    first = entry.text.partition("\n")[0]
+    return pointer_summary(strip_marker(parse_title_line(first)[0], key), 80)
+
+
 def demote_durable(
     state: FileState, today: dt.date, count: TokenCounter, target: float
 ) -> FilePlan:
@@ -79,8 +89,9 @@ def demote_durable(
             break
         entry = state.entries[eid]
         first, _, rest = entry.text.partition("\n")
-        title = strip_marker(parse_title_line(first)[0], state.key)
-        pointer = pointer_line(today, [eid], pointer_summary(title, 80), _archive_name(state.key))
+        pointer = pointer_line(
+            today, [eid], entry_summary(entry, state.key), _archive_name(state.key)
+        )
         body = "\n".join(line for line in [first, *rest.splitlines()] if not is_pointer_line(line))
         if count(pointer) >= count(body.strip()):
             continue
@@ -126,8 +137,7 @@ def floor_state(state: FileState, today: dt.date, count: TokenCounter, target: f
             events.append(EntryPointerDropped(entry_id=entry.entry_id, date=today))
             measure -= costs[i]
         else:
-            blocks = parse_blocks(entry.text)
-            summary = pointer_summary(blocks[0].text if blocks else entry.text)
+            summary = entry_summary(entry, "state")
             pointer = pointer_line(today, [entry.entry_id], summary, _archive_name("state"))
             if count(pointer) >= count(entry.text.rstrip("\n")):
                 continue

@@ -10,8 +10,8 @@ from orbital.domain.model import Entry, FileState
 from orbital.events.files import Slot
 from projections.durable import render_title_comment, renumber
 from projections.memory_files import ARCHIVE_OF, FILE_NAMES, FORMAT_HEADERS
-from projections.pointers import is_pointer_line
-from projections.state_blocks import render_block
+from projections.pointers import is_pointer_line, pointer_summary
+from projections.state_blocks import parse_blocks, render_block
 
 
 def comment_fields(entry: Entry) -> dict[str, str]:
@@ -37,13 +37,16 @@ def render_entry(entry: Entry, key: str, number: int | None = None) -> str:
 def render_pointer_slot(entry: Entry, key: str) -> str:
     """What an archived/merged entry's slot shows: its pointer, then (DECISIONS/LESSONS) the
     pointer lines it carried and its trailing newlines, so the file keeps its spacing."""
-    if entry.pointer_dropped or not entry.pointer:
+    if entry.pointer_dropped:
         return ""
     if key == "state":
-        return entry.pointer + ("\n" if entry.text.endswith("\n") else "")
+        return entry.pointer + ("\n" if entry.text.endswith("\n") and entry.pointer else "")
     carried = [line for line in entry.text.splitlines()[1:] if is_pointer_line(line)]
+    shown = [entry.pointer, *carried] if entry.pointer else carried
+    if not shown:
+        return ""  # a merged entry whose merge pointer stands in another slot
     trailing = entry.text[len(entry.text.rstrip("\n")) :]
-    return "\n".join([entry.pointer, *carried]) + trailing
+    return "\n".join(shown) + trailing
 
 
 def _slot_texts(state: FileState) -> list[str]:
@@ -93,17 +96,40 @@ def archive_body(entry: Entry, key: str) -> str:
     return text.rstrip("\n") + "\n"
 
 
+def merge_header(state: FileState, entry: Entry, day: str) -> str:
+    """The line heading the originals of one editor merge in the archive (reference §8.3):
+    ``[merged <day> into id:<new>]`` and a blank line (DECISIONS/LESSONS), or
+    ``[merged <day> into: <summary>]`` (PROJECT_STATE)."""
+    if state.key != "state":
+        return f"[merged {day} into id:{entry.merged_into}]\n\n"
+    into = state.entries.get(entry.merged_into)
+    blocks = parse_blocks(into.text) if into is not None else []
+    summary = pointer_summary(blocks[0].text if blocks else entry.merged_into, 80)
+    return f"[merged {day} into: {summary}]\n"
+
+
 def render_archive(state: FileState) -> str:
     """``*_ARCHIVE.md``: header line, blank line, one section per demotion day ("" if none)."""
     if state.key not in ARCHIVE_OF:
         return ""
     groups: list[tuple[str, list[str]]] = []
+    merge_of: str | None = None
     for entry_id in state.archive:
         entry = state.entries[entry_id]
         day = entry.archived_on.isoformat() if entry.archived_on else ""
         if not groups or groups[-1][0] != day:
             groups.append((day, []))
-        groups[-1][1].append(archive_body(entry, state.key))
+            merge_of = None
+        body = archive_body(entry, state.key)
+        if entry.status != "merged":
+            merge_of = None
+        elif merge_of == entry.merged_into:
+            groups[-1][1][-1] += ("\n" if state.key != "state" else "") + body
+            continue
+        else:
+            merge_of = entry.merged_into
+            body = merge_header(state, entry, day) + body
+        groups[-1][1].append(body)
     if not groups:
         return ""
     verb = "trimmed" if state.key == "state" else "archived"

@@ -56,8 +56,10 @@ def _entry_change(entry: Entry, event: Event) -> Entry:
             return replace(
                 entry, status="live", pointer="", archived_on=None, pointer_dropped=False
             )
-        case EntryMerged(pointer=pointer, date=day):
-            return replace(entry, status="merged", pointer=pointer, archived_on=day)
+        case EntryMerged(pointer=pointer, date=day, into=into):
+            return replace(
+                entry, status="merged", pointer=pointer, archived_on=day, merged_into=into
+            )
         case EntryRetired():
             return replace(entry, status="retired")
     return entry
@@ -91,9 +93,9 @@ def fold(state: FileState, event: Event) -> FileState:
     entry = _entry_change(state.entries[entry_id], event)
     entries = {**state.entries, entry_id: entry}
     archive, layout = state.archive, state.layout
-    if isinstance(event, EntryArchived | EntryRestored):
+    if isinstance(event, EntryArchived | EntryMerged | EntryRestored):
         archive = tuple(i for i in archive if i != entry_id)
-    if isinstance(event, EntryArchived):
+    if isinstance(event, EntryArchived | EntryMerged):
         archive += (entry_id,)
     if isinstance(event, EntryRestored) and all(s.entry != entry_id for s in layout):
         layout += (Slot(entry=entry_id),)

@@ -34,6 +34,8 @@ class Entry:
     archived_on: dt.date | None = None
     #: The pointer aged out of the live file (the entry itself stays archived).
     pointer_dropped: bool = False
+    #: The entry a merged entry was folded into (status ``merged``).
+    merged_into: str = ""
 
     @property
     def pinned(self) -> bool:
@@ -49,7 +51,8 @@ class FileState:
     layout: tuple[Slot, ...] = ()
     #: Set when the last write could not be parsed into entries and was kept as-is.
     raw: str | None = None
-    #: Archived entry ids in the order they were archived (the archive file's order).
+    #: Archived and merged entry ids in the order they left the live file (the archive
+    #: file's order).
     archive: tuple[str, ...] = ()
 
     def live_ids(self) -> list[str]:

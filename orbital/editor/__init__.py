@@ -10,7 +10,7 @@ from orbital.editor.provider import (
     ProviderConfig,
     config_from_env,
 )
-from orbital.editor.run import EditorRun, RunRecord, run_editor
+from orbital.editor.run import EditorRun, RunRecord, finish_run, run_editor
 from orbital.editor.scheduler import Claim, EditorScheduler
 from orbital.editor.sessions import SessionDir, SessionInfo
 from orbital.editor.tools import ReadOnlyTools
@@ -30,6 +30,7 @@ __all__ = [
     "SessionInfo",
     "Toolbox",
     "config_from_env",
+    "finish_run",
     "run_editor",
     "run_tool_loop",
 ]

@@ -19,7 +19,7 @@ from orbital.domain.editor.apply import EntryChoicesApplier, apply_choices
 from orbital.domain.editor.choices import Applied, parse_choices
 from orbital.domain.editor.closes import MessagesOf
 from orbital.domain.editor.conversation import MAX_CALLS, SYSTEM_PROMPT
-from orbital.editor.loop import RUN_TIMEOUT_S, Toolbox, run_tool_loop
+from orbital.editor.loop import RUN_TIMEOUT_S, LoopResult, Toolbox, run_tool_loop
 from orbital.editor.provider import ChatProvider
 from orbital.events import Event
 
@@ -69,6 +69,26 @@ def run_editor(
         run_timeout_s=run_timeout_s,
         monotonic=monotonic,
     )
+    return finish_run(
+        loop,
+        asks=asks,
+        today=today,
+        messages_of=messages_of,
+        apply_entries=apply_entries,
+    )
+
+
+def finish_run(
+    loop: LoopResult,
+    *,
+    asks: Asks,
+    today: dt.date,
+    messages_of: MessagesOf,
+    apply_entries: EntryChoicesApplier,
+) -> EditorRun:
+    """The events and record of a finished conversation. The service calls this inside its
+    write transaction (with ``apply_entries`` bound to the state then and the baseline taken
+    before the model call), so no write can slip between the OCC check and the append."""
     if loop.choices is None:
         record = RunRecord(outcome="failed", calls=loop.calls, choices=None, error=loop.error)
         return EditorRun(record)

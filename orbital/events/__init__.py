@@ -14,13 +14,14 @@ import msgspec
 from orbital.errors import MalformedEvent
 from orbital.events._base import Actor, Event, event_type
 from orbital.events.asks import ASK_EVENTS, AskClosed, AskOpened, AskOpenRefused, AskReopened
+from orbital.events.editor import EDITOR_EVENTS
 from orbital.events.entries import ENTRY_EVENTS
 from orbital.events.files import FILE_EVENTS
 from orbital.events.migration import MIGRATION_EVENTS
 from orbital.events.project import PROJECT_EVENTS, ProjectRegistered
 
 EVENT_TYPES: tuple[type[Event], ...] = (
-    PROJECT_EVENTS + ASK_EVENTS + ENTRY_EVENTS + FILE_EVENTS + MIGRATION_EVENTS
+    PROJECT_EVENTS + ASK_EVENTS + ENTRY_EVENTS + FILE_EVENTS + MIGRATION_EVENTS + EDITOR_EVENTS
 )
 #: The runtime union used for decoding; statically, decoded values are ``Event``.
 AnyEvent: Any = Union[EVENT_TYPES]  # noqa: UP007 - built from a tuple at runtime

@@ -5,6 +5,7 @@ The CLI and the HTTP app call these and hold no rules themselves.
 
 from orbital.service._context import EventSummary, WriteOutcome
 from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
+from orbital.service._editor import EditorReport
 from orbital.service._service import AsOf, HistoryQuery, Orbital, Revision
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "Audience",
     "Credential",
     "Credentials",
+    "EditorReport",
     "EventSummary",
     "HistoryQuery",
     "IssuedToken",

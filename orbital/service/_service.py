@@ -11,11 +11,13 @@ from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
+from orbital.editor.scheduler import EditorScheduler
 from orbital.errors import InvalidInput, Refused, UnknownEntry
 from orbital.events import Actor, RecordedEvent
 from orbital.files import MEMORY_DIR, memory_file, projected_file
 from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
 from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
+from orbital.service._editor import EditorReport, EditorService
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.store import EventStore, Project
 from orbital.tokens import CachedCounter
@@ -64,6 +66,9 @@ class Orbital:
         self._ctx = Context(store, clock, mint)
         self._asks = AsksService(self._ctx)
         self._memory = MemoryService(self._ctx, self._asks, counter or CachedCounter())
+        self.editor = EditorService(
+            self._ctx, self._memory, self._asks, self._memory.count, EditorScheduler(clock)
+        )
 
     @classmethod
     def open(
@@ -257,6 +262,23 @@ class Orbital:
     def session_end(self, project: str) -> SessionEndReport:
         """The deterministic session-end backstop (no model)."""
         return self._memory.session_end(self.store.project(project))
+
+    # -- memory editor --------------------------------------------------------------------
+
+    def editor_run(
+        self, project: str, *, force: bool = False, sessions: Path | None = None
+    ) -> EditorReport:
+        """One editor pass when due (``force``: now, whatever the gates say but single
+        flight), then the backstop; see :mod:`orbital.service._editor`."""
+        return self.editor.run(
+            self.store.project(project), trigger="forced" if force else "auto", sessions=sessions
+        )
+
+    def editor_apply(
+        self, project: str, choices: str, *, sessions: Path | None = None
+    ) -> EditorReport:
+        """Apply a choices document (JSON text) as the editor would, without a model."""
+        return self.editor.apply(self.store.project(project), choices, sessions=sessions)
 
     # -- asks -----------------------------------------------------------------------------
 

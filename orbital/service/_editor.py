@@ -1,0 +1,365 @@
+"""The memory editor's use cases: a model pass (``orbital editor run``) and applying a given
+choices document (``orbital editor apply``).
+
+A pass, in order (reference §8.1/§8.2, on events):
+
+1. **Gate and single flight** — :class:`~orbital.editor.scheduler.EditorScheduler` decides
+   (over soft budget, changed since the watermark, 30-minute interval, debounce; ``--force``
+   skips all but single flight) and holds ``orbital/.editor.lock`` with ``flock`` so a CLI run
+   and the server never edit one project at once.
+2. **Backup first** — the backup is the *event position* the run starts from, not copies of
+   the files. Every memory change is an immutable event and the files are projections, so
+   the log already holds the state before the run: hand edits on disk are taken in first
+   (they become events too), then ``editor.run_started`` records ``memory_position`` and the
+   per-file versions. The files as they were render from that position
+   (``orbital show FILE --as-of @<memory_position>``), and each change the run makes
+   is an event with actor ``editor`` that history shows (``restore`` undoes an archive;
+   restoring a merged entry is not wired yet). File copies
+   would only duplicate the log, less safely: the reference prunes all but five, and a copy
+   can be deleted, while the events table refuses UPDATE and DELETE. If
+   ``editor.run_started`` cannot be appended (store locked or unwritable), the run stops
+   there: nothing is edited (the backstop still runs).
+3. **The model** — the prompt is rendered from the state recorded in step 2; the read-only
+   tool loop runs *outside* any transaction (it may take minutes).
+4. **Apply** — one write transaction: hand edits taken in, then the entries applier is bound
+   to the state now and the baseline versions of step 2 (a file that moved is skipped:
+   optimistic concurrency), ask closes are quote-checked, events are appended with actor
+   ``editor``, the files rewritten (archives first), and ``editor.run_recorded`` appended —
+   the applied changes and their record commit together.
+5. **Backstop** — the deterministic session-end backstop runs after the editor *whatever
+   happened* (failed model, failed backup, skipped files).
+6. **Watermark** — only when the pass succeeded (``edited``/``no_change``) and no file was
+   skipped: ``editor.watermark_advanced`` with the start time and the memory position after
+   the backstop, so the next automatic pass waits for a change and 30 minutes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from orbital.domain.budgets import FILE_BUDGETS, TokenCounter
+from orbital.domain.editor.choices import Applied, extract_json_object
+from orbital.domain.editor.conversation import SYSTEM_PROMPT, render_prompt
+from orbital.domain.editor.schedule import Trigger
+from orbital.editor.loop import LoopResult, run_tool_loop
+from orbital.editor.provider import ChatProvider, OpenAIChatClient, config_from_env
+from orbital.editor.run import EditorRun, RunRecord, finish_run
+from orbital.editor.scheduler import Claim, EditorScheduler
+from orbital.editor.sessions import SessionDir
+from orbital.editor.tools import ReadOnlyTools
+from orbital.errors import InvalidInput, OrbitalError
+from orbital.events import Actor, Event
+from orbital.events.asks import AskClosed
+from orbital.events.editor import (
+    STREAM,
+    AppliedChoice,
+    EditorRunRecorded,
+    EditorRunStarted,
+    EditorWatermarkAdvanced,
+)
+from orbital.files import ARCHIVE_FILES, MEMORY_DIR, MEMORY_FILES
+from orbital.service._asks import AsksService
+from orbital.service._context import Context, EventSummary
+from orbital.service._memory import MEMORY_KEYS, MemoryService
+from orbital.store import Project, Reader, Writer
+from projections.asks_md import render_event
+from projections.editor_apply import MemoryChoicesApplier
+from projections.editor_prompt import memory_section
+from projections.measure import measure_state
+
+LOCK_FILE = ".editor.lock"
+SESSIONS_DIR = "sessions"
+#: What a pass that did not start reports instead of an outcome.
+NOT_STARTED = ("in_flight", "debounced", "no_delta", "not_needed", "too_soon")
+
+
+def mint_suffix() -> str:
+    """4 random hex digits for a merged entry's ``<slug>-m<4hex>`` id."""
+    return secrets.token_hex(2)
+
+
+class EditorReport(msgspec.Struct, frozen=True, kw_only=True):
+    """What a run or an apply did (``orbital editor … --json`` prints this)."""
+
+    #: ``edited``, ``no_change``, ``failed``, or why no pass started (``not_needed``…).
+    outcome: str
+    run_id: str = ""
+    #: The backup: the memory position the run started from (0 when it could not be made).
+    backup_position: int = 0
+    calls: int = 0
+    applied: list[Applied] = msgspec.field(default_factory=list)
+    rejected: list[str] = msgspec.field(default_factory=list)
+    skipped_files: list[str] = msgspec.field(default_factory=list)
+    error: str = ""
+    events: list[EventSummary] = msgspec.field(default_factory=list)
+    backstop: list[EventSummary] = msgspec.field(default_factory=list)
+    watermark: bool = False
+
+
+@dataclass(frozen=True)
+class _Backup:
+    run_id: str
+    position: int
+    versions: dict[str, int]
+
+
+@dataclass(frozen=True)
+class _Watermark:
+    started_at: dt.datetime
+    memory_position: int
+
+
+def _default_provider() -> ChatProvider:
+    return OpenAIChatClient(config_from_env())
+
+
+@dataclass
+class EditorService:
+    ctx: Context
+    memory: MemoryService
+    asks: AsksService
+    count: TokenCounter
+    scheduler: EditorScheduler
+    #: Builds the model client (default: ``ORBITAL_EDITOR_URL``/``_MODEL``/``_KEY``).
+    provider: Callable[[], ChatProvider] = _default_provider
+    mint_suffix: Callable[[], str] = mint_suffix
+    _sessions: dict[str, Path] = field(default_factory=dict)
+
+    # -- use cases ------------------------------------------------------------------------
+
+    def run(
+        self, project: Project, *, trigger: Trigger = "auto", sessions: Path | None = None
+    ) -> EditorReport:
+        """One editor pass (see the module docstring for the order of steps)."""
+        pid = project.project_id
+        with self.ctx.store.reader() as r:
+            memory = self.memory.load(r, pid)
+            mark = self._watermark(r, pid)
+        over_soft = any(
+            measure_state(memory.files[k], self.count) > FILE_BUDGETS[k].soft for k in MEMORY_KEYS
+        )
+        changed = (
+            mark is None
+            or memory.position > mark.memory_position
+            or bool(self.memory.unmerged(project))
+        )
+        files = self.ctx.files(project)
+        files.ensure_dir()
+        claim = self.scheduler.claim(
+            pid,
+            trigger,
+            over_soft=over_soft,
+            changed=changed,
+            last_run_at=mark.started_at if mark is not None else None,
+            lock_file=files.directory / LOCK_FILE,
+        )
+        if not isinstance(claim, Claim):
+            return EditorReport(outcome=claim)
+        with claim:
+            started_at = self.ctx.clock.now()
+            report = self._pass(project, trigger, sessions)
+            backstop, error = self._backstop(project)
+            watermark = False
+            if report.outcome != "failed" and not report.skipped_files and not error:
+                watermark = self._advance_watermark(project, report.run_id, started_at)
+        return msgspec.structs.replace(
+            report,
+            backstop=backstop,
+            watermark=watermark,
+            error="; ".join(e for e in (report.error, error) if e),
+        )
+
+    def apply(self, project: Project, text: str, *, sessions: Path | None = None) -> EditorReport:
+        """Apply a choices document directly (a model's answer replayed, or rules tested
+        without a model): same backup, rules and record as a pass; no backstop, no
+        watermark. An unreadable document is :class:`~orbital.errors.InvalidInput`."""
+        doc = extract_json_object(text)
+        if doc is None:
+            raise InvalidInput("the choices document is not a JSON object")
+        backup = self._back_up(project, "apply")
+        return self._apply(project, backup, LoopResult(doc, 0), sessions)
+
+    # -- steps ----------------------------------------------------------------------------
+
+    def _pass(self, project: Project, trigger: Trigger, sessions: Path | None) -> EditorReport:
+        try:
+            backup = self._back_up(project, trigger)
+        except (OrbitalError, OSError) as exc:
+            return EditorReport(outcome="failed", error=f"backup failed, nothing edited: {exc}")
+        try:
+            loop = self._converse(project, backup, sessions)
+        except OrbitalError as exc:  # e.g. the editor is not configured
+            loop = LoopResult(None, 0, str(exc))
+        if loop.choices is None:
+            return self._record_failure(project, backup, loop)
+        return self._apply(project, backup, loop, sessions)
+
+    def _back_up(self, project: Project, trigger: str) -> _Backup:
+        """Take in hand edits, then record the position the run starts from."""
+        pid = project.project_id
+        self.memory.sync(project)
+        run_id = self.ctx.clock.now().strftime("%Y%m%dT%H%M%S%fZ") + "-" + self.mint_suffix()
+        with self.ctx.store.writing() as w:
+            memory = self.memory.load(w, pid)
+            started = EditorRunStarted(
+                run_id=run_id,
+                trigger=trigger,
+                memory_position=memory.position,
+                versions=dict(memory.changed_at),
+            )
+            self._record(w, pid, started)
+        return _Backup(run_id, memory.position, dict(memory.changed_at))
+
+    def _converse(self, project: Project, backup: _Backup, sessions: Path | None) -> LoopResult:
+        pid = project.project_id
+        with self.ctx.store.reader() as r:
+            memory = self.memory.load(r, pid, at=backup.position)
+            asks = self.asks.current(r, pid)
+        today = self.ctx.today(project)
+        prompt = render_prompt(
+            today.isoformat(),
+            memory_section(memory.files, self.count),
+            sorted(asks.values(), key=lambda a: (a.opened, a.seq)),
+        )
+        gateway = self.ctx.files(project)
+
+        def read_file(name: str) -> str | None:
+            data = gateway.read_bytes(name)
+            return None if data is None else data.decode("utf-8", errors="replace")
+
+        names = [MEMORY_FILES[k] for k in MEMORY_KEYS] + list(ARCHIVE_FILES.values())
+        tools = ReadOnlyTools(read_file, names, self._session_dir(project, sessions))
+        provider = self.provider()
+        try:
+            return run_tool_loop(provider, SYSTEM_PROMPT, prompt, tools)
+        finally:
+            close = getattr(provider, "close", None)
+            if callable(close):
+                close()
+
+    def _apply(
+        self, project: Project, backup: _Backup, loop: LoopResult, sessions: Path | None
+    ) -> EditorReport:
+        """Apply the choices in one transaction: OCC against the backup's versions."""
+        pid = project.project_id
+        today = self.ctx.today(project)
+        messages_of = self._session_dir(project, sessions).user_messages
+        with self.ctx.store.writing() as w:
+            before = self.memory.load(w, pid)
+            intake = self.memory._take_in_hand_edits(w, project, before, today)
+            asks_file = self.asks._current(w, project, today)
+            applier = MemoryChoicesApplier(
+                files=intake.memory.files,
+                baseline=backup.versions,
+                versions=intake.memory.changed_at,
+                ever_used=self.memory._ever_used(w, pid),
+                mint_suffix=self.mint_suffix,
+                mint_id=self.ctx.mint,
+            )
+            run = finish_run(
+                loop,
+                asks=self.asks.current(w, pid),
+                today=today,
+                messages_of=messages_of,
+                apply_entries=applier,
+            )
+            closes = [e for e in run.events if isinstance(e, AskClosed)]
+            entries = [e for e in run.events if not isinstance(e, AskClosed)]
+            summaries = self.memory._append(w, pid, entries, Actor.EDITOR, None)
+            summaries += self.asks._append(w, pid, closes, Actor.EDITOR, None)
+            lines = [line for line in map(render_event, closes) if line is not None]
+            text = self.asks._text_after(w, pid, asks_file, lines)
+            self.asks._project(w, project, asks_file, lines, text)
+            after = self.memory.load(w, pid)
+            self.memory._write_files(w, project, before, after, intake.rewrite)
+            self._record(w, pid, _recorded(backup.run_id, run))
+        return _report(backup, run, summaries)
+
+    def _record_failure(self, project: Project, backup: _Backup, loop: LoopResult) -> EditorReport:
+        run = EditorRun(
+            RunRecord(outcome="failed", calls=loop.calls, choices=None, error=loop.error)
+        )
+        with self.ctx.store.writing() as w:
+            self._record(w, project.project_id, _recorded(backup.run_id, run))
+        return _report(backup, run, [])
+
+    def _backstop(self, project: Project) -> tuple[list[EventSummary], str]:
+        try:
+            return self.memory.session_end(project).events, ""
+        except (OrbitalError, OSError) as exc:
+            return [], f"backstop failed: {exc}"
+
+    def _advance_watermark(self, project: Project, run_id: str, started_at: dt.datetime) -> bool:
+        pid = project.project_id
+        try:
+            with self.ctx.store.writing() as w:
+                position = self.memory.load(w, pid).position
+                mark = EditorWatermarkAdvanced(
+                    run_id=run_id, started_at=started_at, memory_position=position
+                )
+                self._record(w, pid, mark)
+        except OrbitalError:
+            return False
+        return True
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _record(self, w: Writer, pid: str, event: Event) -> None:
+        w.append(pid, STREAM, [event], expected_version=None, actor=Actor.EDITOR)
+
+    def _watermark(self, r: Reader, pid: str) -> _Watermark | None:
+        for recorded in reversed(r.read_stream(pid, STREAM)):
+            event = recorded.event
+            if isinstance(event, EditorWatermarkAdvanced):
+                return _Watermark(event.started_at, event.memory_position)
+        return None
+
+    def _session_dir(self, project: Project, sessions: Path | None) -> SessionDir:
+        return SessionDir(sessions or Path(project.root) / MEMORY_DIR / SESSIONS_DIR)
+
+    def runs(self, project: Project) -> list[EditorRunRecorded]:
+        """Every recorded run of the project, oldest first."""
+        with self.ctx.store.reader() as r:
+            events = r.read_stream(project.project_id, STREAM)
+        return [e.event for e in events if isinstance(e.event, EditorRunRecorded)]
+
+
+def _recorded(run_id: str, run: EditorRun) -> EditorRunRecorded:
+    record = run.record
+    return EditorRunRecorded(
+        run_id=run_id,
+        outcome=record.outcome,
+        calls=record.calls,
+        choices=record.choices,
+        applied=tuple(_applied(a) for a in record.applied),
+        rejected=record.rejected,
+        skipped_files=record.skipped_files,
+        error=record.error,
+    )
+
+
+def _applied(item: Applied) -> AppliedChoice:
+    return AppliedChoice(
+        kind=item.kind, file=item.file, id=item.id, ids=item.ids, session=item.session
+    )
+
+
+def _report(backup: _Backup, run: EditorRun, summaries: Sequence[EventSummary]) -> EditorReport:
+    record = run.record
+    return EditorReport(
+        outcome=record.outcome,
+        run_id=backup.run_id,
+        backup_position=backup.position,
+        calls=record.calls,
+        applied=list(record.applied),
+        rejected=list(record.rejected),
+        skipped_files=list(record.skipped_files),
+        error=record.error,
+        events=list(summaries),
+    )
