@@ -48,7 +48,8 @@ _HEADERS = [
         "frame-ancestors 'none'; base-uri 'none'",
     ),
     ResponseHeader(name="X-Frame-Options", value="DENY"),
-    ResponseHeader(name="Referrer-Policy", value="no-referrer"),
+    # Not no-referrer: under it a browser sends `Origin: null` with the page's own forms.
+    ResponseHeader(name="Referrer-Policy", value="same-origin"),
     ResponseHeader(name="Cache-Control", value="no-store"),
 ]
 

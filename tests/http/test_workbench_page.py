@@ -63,6 +63,7 @@ def test_the_page_needs_a_session_and_sign_in_sets_a_strict_http_only_cookie(
     assert page.status_code == 200
     assert "Signed in as <strong>me</strong>" in page.text
     assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["referrer-policy"] == "same-origin"  # no-referrer makes Origin null
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
 
 
