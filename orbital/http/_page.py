@@ -19,6 +19,7 @@ from litestar import Request, Response, Router, get, post
 from litestar.datastructures import Cookie, ResponseHeader
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import PermissionDeniedException
+from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath, QueryParameter, URLEncodedBody
 from litestar.response import Redirect, Template
 
@@ -336,7 +337,7 @@ def ask_reopen(
 # -- memory entries -------------------------------------------------------------------------
 
 
-def _entry_route(action: EntryAction, done: str) -> Any:
+def _entry_route(action: EntryAction, done: str) -> HTTPRouteHandler:
     @post(
         f"/{{project:str}}/entries/{{entry_id:str}}/{action}",
         status_code=303,
