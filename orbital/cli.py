@@ -4,6 +4,7 @@ rules live below it. Orbital's typed errors become one ``error:`` line and exit 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import sys
 from collections.abc import Callable
@@ -13,11 +14,19 @@ from typing import Any, TypeVar
 import click
 import msgspec
 
-from orbital.clock import parse_instant
+from orbital.clock import parse_as_of, parse_instant
 from orbital.errors import InvalidInput, OrbitalError
 from orbital.events import Actor
 from orbital.files import MEMORY_FILES, FileGateway, memory_file
-from orbital.service import Audience, Credentials, HistoryQuery, Orbital, WriteOutcome
+from orbital.service import (
+    Audience,
+    Credentials,
+    HistoryQuery,
+    Orbital,
+    Revision,
+    WriteOutcome,
+)
+from projections.history import summarize
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -97,7 +106,11 @@ def db_upgrade(ctx: click.Context) -> None:
 @project_option
 @click.option("--since", default=None, help="Only events recorded at or after this time.")
 @click.option("--until", default=None, help="Only events recorded at or before this time.")
-@click.option("--stream", default=None, help="Only this stream (e.g. ask:a1b2c3).")
+@click.option("--stream", default=None, help="Only this stream (ask:a1b2c3), or a prefix (ask:).")
+@click.option("--file", "file_name", default=None, help="Only events of this memory file.")
+@click.option("--entry", default=None, help="Only events of this entry id.")
+@click.option("--ask", "ask_id", default=None, help="Only events of this ask id.")
+@click.option("--diff", is_flag=True, help="With --entry: unified diffs between its revisions.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 @click.pass_context
 @_reports_errors
@@ -107,18 +120,28 @@ def history(
     since: str | None,
     until: str | None,
     stream: str | None,
+    file_name: str | None,
+    entry: str | None,
+    ask_id: str | None,
+    diff: bool,
     as_json: bool,
 ) -> None:
-    """List the project's events, oldest first."""
-    from projections.history import summarize
-
+    """List the project's events, oldest first, with actor, session and a summary."""
     service = _service(ctx)
     project = service.project(project_path)
+    if diff:
+        if entry is None:
+            raise InvalidInput("--diff compares the revisions of one entry: add --entry ID")
+        _print_revisions(service.revisions(project.project_id, entry))
+        return
     query = HistoryQuery(
         since=parse_instant(since) if since else None,
         until=parse_instant(until) if until else None,
         stream=stream,
-        exact_stream=stream is not None,
+        exact_stream=stream is not None and not stream.endswith(":"),
+        file=file_name,
+        entry=entry,
+        ask=ask_id,
     )
     events = service.history(project.project_id, query)
     if as_json:
@@ -140,6 +163,58 @@ def history(
             summarize(event.event),
         )
     Console(soft_wrap=not sys.stdout.isatty()).print(table)
+
+
+def _print_revisions(revisions: list[Revision]) -> None:
+    """Each revision as a unified diff against the one before (the first against nothing)."""
+    previous = ""
+    for revision in revisions:
+        event = revision.event
+        label = (
+            f"@{event.position} {event.recorded_at:%Y-%m-%d %H:%M:%S} {event.actor.value} "
+            f"{event.type}"
+        )
+        lines = difflib.unified_diff(
+            previous.splitlines(keepends=True),
+            revision.text.splitlines(keepends=True),
+            fromfile="before",
+            tofile=label,
+        )
+        click.echo("".join(lines).rstrip("\n"))
+        previous = revision.text
+
+
+@cli.command()
+@project_option
+@click.pass_context
+@_reports_errors
+def sync(ctx: click.Context, project_path: Path) -> None:
+    """Take in memory files edited by hand and rewrite stale projections.
+
+    Exit status 3 when an edit conflicted (the edited file is kept beside as a copy)."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    report = service.sync(project.project_id)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for event in report.events:
+        click.echo(f"{event.position} {event.stream} {event.summary}")
+    if report.conflicts:
+        sys.exit(3)
+
+
+@cli.command()
+@project_option
+@click.option("--force", is_flag=True, help="Keep unmerged hand edits beside, then rewrite.")
+@click.pass_context
+@_reports_errors
+def regenerate(ctx: click.Context, project_path: Path, force: bool) -> None:
+    """Rewrite every projected file from events."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    for copy in service.regenerate(project.project_id, force=force):
+        click.echo(f"kept the edited file as orbital/{copy}", err=True)
+    click.echo(f"regenerated the memory files of {project.project_id} from events")
 
 
 def _print_outcome(outcome: WriteOutcome, as_json: bool) -> None:
@@ -211,25 +286,34 @@ def ingest(
 @click.option(
     "--audience", type=click.Choice(["agent", "subagent"]), default="agent", show_default=True
 )
+@click.option("--as-of", "as_of", default=None, help="An ISO 8601 time, or @N for position N.")
 @click.pass_context
 @_reports_errors
-def context(ctx: click.Context, project_path: Path, window: int | None, audience: str) -> None:
-    """Print the per-turn injection view."""
+def context(
+    ctx: click.Context, project_path: Path, window: int | None, audience: str, as_of: str | None
+) -> None:
+    """Print the per-turn injection view (as it stood at a past time with --as-of)."""
     service = _service(ctx)
     project = service.project(project_path)
-    click.echo(service.context_view(project.project_id, window=window, audience=audience))
+    view = service.context_view(
+        project.project_id, window=window, audience=audience, as_of=parse_as_of(as_of)
+    )
+    click.echo(view)
 
 
 @cli.command()
 @project_option
 @click.argument("file")
+@click.option("--as-of", "as_of", default=None, help="An ISO 8601 time, or @N for position N.")
 @click.pass_context
 @_reports_errors
-def show(ctx: click.Context, project_path: Path, file: str) -> None:
-    """Print a memory file as Orbital renders it from events."""
+def show(ctx: click.Context, project_path: Path, file: str, as_of: str | None) -> None:
+    """Print a memory file (or an archive) as Orbital renders it from events, now or as it
+    stood at a past time."""
     service = _service(ctx)
     project = service.project(project_path)
-    click.echo(service.read_file(project.project_id, file), nl=False)
+    text = service.read_file(project.project_id, file, as_of=parse_as_of(as_of))
+    click.echo(text, nl=False)
 
 
 @cli.command("asks")
@@ -413,8 +497,19 @@ def serve(
     settings = HttpSettings(allowed_hosts=(*loopback_hosts(port, host), *extra_hosts))
     if max_body_bytes is not None:
         settings = dataclasses.replace(settings, max_body_bytes=max_body_bytes)
+    from orbital.watcher import Watcher, sync_all
+
+    def report(message: str) -> None:
+        click.echo(f"watch: {message}", err=True)
+
+    sync_all(service, report)
+    watcher = Watcher(service, report)
+    watcher.start()
     click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store.backend})")
-    uvicorn.run(create_app(service, settings), host=host, port=port, log_level="warning")
+    try:
+        uvicorn.run(create_app(service, settings), host=host, port=port, log_level="warning")
+    finally:
+        watcher.stop()
 
 
 @cli.group()

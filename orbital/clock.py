@@ -56,3 +56,14 @@ def clock_from_env(environ: dict[str, str] | None = None) -> Clock:
         except InvalidInput as exc:
             raise InvalidInput(f"ORBITAL_NOW: {exc}") from None
     return SystemClock()
+
+
+def parse_as_of(value: str | None) -> datetime | int | None:
+    """An as-of as people write it: an ISO 8601 instant, or ``@N`` for log position N."""
+    if value is None:
+        return None
+    if value.startswith("@"):
+        if not value[1:].isdigit():
+            raise InvalidInput(f"{value!r} is not a position: write @ and a number, e.g. @120")
+        return int(value[1:])
+    return parse_instant(value)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,6 +179,30 @@ class FileGateway:
         finally:
             os.close(fd)
         return FileStamp(info.st_size, info.st_mtime_ns, None)
+
+    def truncate(self, name: str, size: int) -> None:
+        """Cut the file back to ``size`` bytes (undo of an append)."""
+        os.truncate(self.path(name), size)
+
+    def remove(self, name: str) -> None:
+        self.path(name).unlink(missing_ok=True)
+
+    def restorer(self, name: str, *, appending: bool) -> Callable[[], None]:
+        """A callable that puts the file back as it is now: the undo of the write about to be
+        made, for when the store's transaction does not commit."""
+        if appending:
+            size = self.stat(name)
+            if size is not None:
+                return lambda: self.truncate(name, size[0])
+            return lambda: self.remove(name)
+        previous = self.read_bytes(name)
+        if previous is None:
+            return lambda: self.remove(name)
+
+        def put_back() -> None:
+            self.write(name, previous)
+
+        return put_back
 
     @staticmethod
     def _fsync_dir(directory: Path) -> None:

@@ -52,6 +52,23 @@ def _summary(event: Event) -> str:
     return f"reopened [{event.ask_id}]"
 
 
+def _appended(prev: str, new: str) -> list[str] | None:
+    """The new lines of a pure append (``new`` starts with the whole of ``prev``, which is
+    empty or ends with a newline), else ``None``: what :func:`_diff` returns, without it.
+
+    Every previous line is then in ``new``, so none is restored, and a line of ``new`` can be
+    new only if it is absent from ``prev``, which holds for no line of the common prefix: the
+    candidates are the appended lines not in ``prev``, whatever the matcher pairs up.
+    """
+    if not new.startswith(prev) or (prev and not prev.endswith("\n")):
+        return None
+    return [
+        line
+        for line in new[len(prev) :].split("\n")
+        if line and not (prev.startswith(f"{line}\n") or f"\n{line}\n" in prev)
+    ]
+
+
 def _diff(prev: list[str], new: list[str]) -> tuple[int, list[str]]:
     """How many previous lines the agent removed or changed, and its genuinely new lines."""
     matcher = difflib.SequenceMatcher(None, prev, new, autojunk=False)
@@ -100,8 +117,12 @@ def decide_agent_write(
 
     ``asks`` is the folded state ``prev`` shows; ``prev`` is ``""`` when no file exists yet.
     """
-    prev_lines = normalize_newlines(prev)[0].split("\n")
-    restored, candidates = _diff(prev_lines, normalize_newlines(new)[0].split("\n"))
+    prev_text, new_text = normalize_newlines(prev)[0], normalize_newlines(new)[0]
+    appended = _appended(prev_text, new_text)
+    if appended is not None:
+        restored, candidates = 0, appended
+    else:
+        restored, candidates = _diff(prev_text.split("\n"), new_text.split("\n"))
     state = dict(asks)
     seq = max((a.seq for a in state.values()), default=0)
     decision = Decision()

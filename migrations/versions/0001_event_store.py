@@ -1,4 +1,5 @@
-"""Event store: projects, the immutable events table, materialised stream state.
+"""Event store: projects, the immutable events table, materialised stream state and the last
+position of each stream category.
 
 Revision ID: 0001
 Revises:
@@ -54,6 +55,15 @@ def upgrade() -> None:
         sa.Column("last_position", sa.BigInteger, nullable=False),
         sa.Column("state", sa.Text, nullable=True),
     )
+    op.create_index("ix_streams_project_last_position", "streams", ["project_id", "last_position"])
+    op.create_table(
+        "heads",
+        sa.Column(
+            "project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True
+        ),
+        sa.Column("category", sa.String(200), primary_key=True),
+        sa.Column("last_position", sa.BigInteger, nullable=False),
+    )
     dialect = op.get_bind().dialect.name
     if dialect == "sqlite":
         for action in ("UPDATE", "DELETE"):
@@ -87,6 +97,8 @@ def downgrade() -> None:
         op.execute("DROP TRIGGER IF EXISTS events_refuse_truncate ON events")
         op.execute("DROP TRIGGER IF EXISTS events_refuse_change ON events")
         op.execute("DROP FUNCTION IF EXISTS events_refuse_change()")
+    op.drop_table("heads")
+    op.drop_index("ix_streams_project_last_position", table_name="streams")
     op.drop_table("streams")
     op.drop_index("ix_events_project_recorded_at", table_name="events")
     op.drop_index("ix_events_project_position", table_name="events")

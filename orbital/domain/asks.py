@@ -9,13 +9,14 @@ agent deciders here.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import random
 import re
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Event
@@ -51,16 +52,19 @@ class Ask:
 Asks = Mapping[str, Ask]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def one_line(text: str) -> str:
     """Collapse every run of Unicode whitespace (newlines included) to one space."""
     return " ".join(text.split())
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def norm(text: str) -> str:
     """The identity key of an ask text: one-lined and casefolded (punctuation kept)."""
     return one_line(text).casefold()
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def fuzzy_key(text: str) -> str:
     """Lowercase with every run of non-word characters removed (for the dropped refusal)."""
     return _NON_WORD.sub("", text.lower())
@@ -160,16 +164,17 @@ def dropped_match(asks: Asks, text: str) -> Ask | None:
     exact = [a for a in dropped if norm(a.text) == key or (fkey and fuzzy_key(a.text) == fkey)]
     if exact:
         return exact[-1]
-    best: Ask | None = None
-    best_score = DROPPED_SIMILARITY
-    for ask in dropped:
-        other = fuzzy_key(ask.text)
-        if not fkey or not other:
-            continue
-        score = fuzz.ratio(fkey, other) / 100
-        if score >= best_score:
-            best, best_score = ask, score
-    return best
+    if not fkey or not dropped:
+        return None
+    latest_first = dropped[::-1]  # extractOne keeps the first of equal scores: the latest
+    found = process.extractOne(
+        fkey,
+        [fuzzy_key(a.text) for a in latest_first],
+        scorer=fuzz.ratio,
+        processor=None,
+        score_cutoff=DROPPED_SIMILARITY * 100,
+    )
+    return None if found is None else latest_first[found[2]]
 
 
 # --- the agent path ---------------------------------------------------------------------------

@@ -9,9 +9,9 @@ from litestar import Router, get, post, put
 from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
 
-from orbital.clock import parse_instant
+from orbital.clock import parse_as_of, parse_instant
 from orbital.events import event_type
-from orbital.files import memory_file
+from orbital.files import projected_file
 from orbital.http._auth import BEARER_SCHEME, agent_caller, target_project
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
@@ -28,6 +28,10 @@ from orbital.store import Project
 from projections.history import summarize
 
 _INSTANT = "An ISO 8601 date or instant (naive means UTC), e.g. 2026-11-01 or 2026-11-01T09:30Z."
+_AS_OF = (
+    "Render it as it stood then: an ISO 8601 instant (naive means UTC), or @N for the log "
+    "position N."
+)
 
 
 @get(
@@ -42,14 +46,23 @@ def history(
     since: Annotated[str | None, QueryParameter(description=_INSTANT)] = None,
     until: Annotated[str | None, QueryParameter(description=_INSTANT)] = None,
     stream: Annotated[
-        str | None, QueryParameter(description="Only this stream, e.g. ask:a1b2c3.")
+        str | None,
+        QueryParameter(description="Only this stream (ask:a1b2c3), or a prefix ending in ':'."),
     ] = None,
+    file: Annotated[
+        str | None, QueryParameter(description="Only the events of this memory file.")
+    ] = None,
+    entry: Annotated[str | None, QueryParameter(description="Only this entry id.")] = None,
+    ask: Annotated[str | None, QueryParameter(description="Only this ask id.")] = None,
 ) -> History:
     query = HistoryQuery(
         since=parse_instant(since) if since else None,
         until=parse_instant(until) if until else None,
         stream=stream,
-        exact_stream=stream is not None,
+        exact_stream=stream is not None and not stream.endswith(":"),
+        file=file,
+        entry=entry,
+        ask=ask,
     )
     events = [
         HistoryEvent(
@@ -99,10 +112,13 @@ def write_file(
     sync_to_thread=True,
 )
 def read_file(
-    service: NamedDependency[Orbital], target: NamedDependency[Project], name: FromPath[str]
+    service: NamedDependency[Orbital],
+    target: NamedDependency[Project],
+    name: FromPath[str],
+    as_of: Annotated[str | None, QueryParameter(description=_AS_OF)] = None,
 ) -> FileContent:
-    content = service.read_file(target.project_id, name)
-    return FileContent(memory_file(name).name, content)
+    content = service.read_file(target.project_id, name, as_of=parse_as_of(as_of))
+    return FileContent(projected_file(name).name, content)
 
 
 @get(
@@ -120,8 +136,11 @@ def context(
     audience: Annotated[
         Literal["agent", "subagent"], QueryParameter(description="Who the view is for.")
     ] = "agent",
+    as_of: Annotated[str | None, QueryParameter(description=_AS_OF)] = None,
 ) -> ContextView:
-    view = service.context_view(target.project_id, window=window, audience=audience)
+    view = service.context_view(
+        target.project_id, window=window, audience=audience, as_of=parse_as_of(as_of)
+    )
     return ContextView(target.project_id, audience, view)
 
 

@@ -5,9 +5,10 @@ The CLI and the HTTP app call these and hold no rules themselves.
 
 from orbital.service._context import EventSummary, WriteOutcome
 from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
-from orbital.service._service import HistoryQuery, Orbital
+from orbital.service._service import AsOf, HistoryQuery, Orbital, Revision
 
 __all__ = [
+    "AsOf",
     "Audience",
     "Credential",
     "Credentials",
@@ -15,5 +16,6 @@ __all__ = [
     "HistoryQuery",
     "IssuedToken",
     "Orbital",
+    "Revision",
     "WriteOutcome",
 ]

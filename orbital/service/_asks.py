@@ -51,6 +51,8 @@ from projections.asks_md import decode_asks_bytes, parse_file, render_event, ren
 from projections.asks_write import decide_agent_write
 
 ASKS_FILE = "ASKS.md"
+ASKS_SNAPSHOT = "asks"
+ASKS_SNAPSHOT_EVERY = 1000
 #: Event types that render a line of ASKS.md (audit events render none).
 RENDERED_TYPES = ("ask.opened", "ask.closed", "ask.reopened", "ask.file_line")
 #: Stream prefix covering ``ask:<id>`` and the log-level ``asks`` stream.
@@ -121,6 +123,7 @@ class AsksService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self._cache: dict[str, _Cached] = {}
+        self._since_snapshot: dict[str, int] = {}
 
     # -- state ----------------------------------------------------------------------------
 
@@ -136,12 +139,47 @@ class AsksService:
         for state in w.states_after(project, "ask:", after).values():
             if state is not None:
                 asks[state.id] = state
-        self._cache[project] = _Cached(head, asks)
+        fresh = _Cached(head, asks)
+        if isinstance(w, Writer):  # cache only what committed: positions are reused otherwise
+            w.on_commit(lambda: self._cache.__setitem__(project, fresh))
+        else:
+            self._cache[project] = fresh
         return asks
 
     def current(self, r: Reader, project: str) -> dict[str, Ask]:
         """The project's asks (for the injection view), from materialised state."""
         return self._asks(r, project)
+
+    def at(self, r: Reader, project: str, position: int) -> dict[str, Ask]:
+        """The asks as of ``position``: the nearest snapshot at or before it plus the ask
+        events after it (never the whole log)."""
+        asks: dict[str, Ask] = {}
+        after = 0
+        snap = r.snapshot(project, ASKS_SNAPSHOT, position)
+        if snap is not None:
+            after, asks = snap[0], msgspec.json.decode(snap[1], type=dict[str, Ask])
+        events = r.read_project(
+            project, from_position=after, until_position=position, stream_prefix="ask:"
+        )
+        return fold(((e.position, e.event) for e in events), asks)
+
+    def _maybe_snapshot(self, w: Writer, project: str, appended: int) -> None:
+        """Every :data:`ASKS_SNAPSHOT_EVERY` ask events, keep the folded asks for as-of reads."""
+        since = self._since_snapshot.get(project)
+        if since is None:
+            head = w.prefix_head(project, "ask:")
+            last = w.snapshot(project, ASKS_SNAPSHOT, head)
+            since = w.count(
+                project, "ask:", until_position=head, after_position=last[0] if last else 0
+            )
+        else:
+            since += appended
+        if since >= ASKS_SNAPSHOT_EVERY:
+            state = msgspec.json.encode(self._asks(w, project))
+            w.save_snapshot(project, ASKS_SNAPSHOT, w.prefix_head(project, "ask:"), state)
+            since = 0
+        counted = since
+        w.on_commit(lambda: self._since_snapshot.__setitem__(project, counted))
 
     def _render_full(self, w: Reader, project: str) -> str:
         events = w.read_project(project, stream_prefix=ASKS_PREFIX)
@@ -176,6 +214,8 @@ class AsksService:
                     )
                 )
             )
+        if events:
+            self._maybe_snapshot(w, project, len(events))
         return appended
 
     # -- the projection -------------------------------------------------------------------
@@ -281,6 +321,7 @@ class AsksService:
         pid, files = project.project_id, self.ctx.files(project)
         previous = w.checkpoint(pid, ASKS_FILE)
         if current.on_disk and current.text and lines:
+            w.on_rollback(files.restorer(ASKS_FILE, appending=True))
             stamp = files.append(ASKS_FILE, "".join(f"{line}\n" for line in lines).encode())
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
         elif current.on_disk and (not lines) and previous is not None:
@@ -288,6 +329,7 @@ class AsksService:
         elif not text:
             return
         else:
+            w.on_rollback(files.restorer(ASKS_FILE, appending=False))
             stamp = files.write(ASKS_FILE, text.encode())
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
         position = w.prefix_head(pid, ASKS_PREFIX)
@@ -546,8 +588,9 @@ class AsksService:
                         if ask_id in asks:
                             continue  # a resumed run: this item landed before the crash
                         w.append(pid, stream, events, expected_version=0, actor=Actor.SYSTEM)
-                        legacy = getattr(events[0], "legacy", None)
-                        key = f"{getattr(legacy, 'legacy_id', '')}@{getattr(legacy, 'line', 0)}"
+                        first = events[0]
+                        legacy = first.legacy if isinstance(first, AskOpened) else None
+                        key = f"{legacy.legacy_id}@{legacy.line}" if legacy else ask_id
                         marker = LegacyItemMigrated(
                             source=str(source), legacy_key=key, ask_id=ask_id
                         )
@@ -560,6 +603,7 @@ class AsksService:
                         )
                         lines += [line for e in events if (line := render_event(e))]
                         appended += len(events) + 1
+                    self._maybe_snapshot(w, pid, len(lines))
                     text = self._text_after(w, pid, current, lines)
                     self._project(w, project, current, lines, text)
                 bar.update(len(chunk))

@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from orbital.domain.asks import Ask
 from orbital.domain.asks_view import runtime_block, subagent_dropped_line
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entries import fold_file, stream_for
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
+from orbital.domain.hand_edits import replay_edit
 from orbital.domain.model import FileState
 from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event, RecordedEvent, event_type
@@ -31,7 +33,7 @@ from orbital.service._context import Context, EventSummary, SyncReport, WriteOut
 from orbital.store import Checkpoint, Project, Reader, Writer
 from projections.backstop import plan_backstop
 from projections.history import summarize
-from projections.merge import closest, three_way
+from projections.merge import closest
 from projections.render import render_archive, render_file
 from projections.views import assemble_view
 from projections.write import decide_file_write
@@ -133,7 +135,10 @@ class MemoryService:
             self._save(r, pid, memory)
             memory = dataclasses.replace(memory, folded=0)
         if at is None:
-            self._cache[pid] = memory
+            if isinstance(r, Writer):  # cache only what committed: positions are reused
+                r.on_commit(lambda: self._cache.__setitem__(pid, memory))
+            else:
+                self._cache[pid] = memory
         return memory
 
     def _save(self, w: Writer, pid: str, memory: Memory) -> None:
@@ -190,7 +195,9 @@ class MemoryService:
             self._write(w, project, name, render_file(after.files[key]), after.changed_at[key])
 
     def _write(self, w: Writer, project: Project, name: str, text: str, position: int) -> None:
-        stamp = self.ctx.files(project).write(name, text.encode())
+        files = self.ctx.files(project)
+        w.on_rollback(files.restorer(name, appending=False))
+        stamp = files.write(name, text.encode())
         w.set_checkpoint(
             project.project_id, name, Checkpoint(position, stamp.size, stamp.mtime_ns, stamp.sha256)
         )
@@ -279,15 +286,28 @@ class MemoryService:
         except InvalidEncoding:
             self._keep_aside(w, project, key, raw, intake, "is not valid UTF-8")
             return
+        current = intake.memory.files[key]
         recent = sorted(set(versions.values()), reverse=True)[:MERGE_BASES]
-        bases = [render_file(self.load(w, pid, at=p).files[key]) for p in recent] or [ours]
-        base = bases[closest(theirs, bases)]
-        merged = three_way(base, ours, theirs)
-        if merged is None:
-            self._keep_aside(w, project, key, raw, intake, "changes the same lines as the store")
+        bases = [self.load(w, pid, at=p).files[key] for p in recent] or [current]
+        base = bases[closest(theirs, [render_file(b) for b in bases])]
+        if key == "state":
+            theirs, moved, ask_warnings = self.asks.take_legacy_flags(
+                w, project, theirs, today, Actor.FILE, None
+            )
+            intake.events += moved
+            intake.warnings += ask_warnings
+        decision = decide_file_write(
+            base, theirs, today, mint=self.ctx.mint, ever_used=self._ever_used(w, pid)
+        )
+        replayed = replay_edit(base, current, decision.events)
+        if replayed is None:
+            self._keep_aside(w, project, key, raw, intake, "changes what the store changed too")
             return
-        self._decide(w, project, key, merged, today, Actor.FILE, intake)
+        intake.events += self._append(w, pid, replayed, Actor.FILE, None)
+        intake.warnings += decision.warnings
         intake.warnings.append(f"{name}: took in a hand edit ({found[:12]}).")
+        intake.memory = self.load(w, pid)
+        intake.rewrite.add(key)
 
     def _decide(
         self,
@@ -383,6 +403,11 @@ class MemoryService:
             self._write_files(w, project, before, after, intake.rewrite)
         return WriteOutcome(render_file(after.files[key]), warnings, summaries)
 
+    def entry_ids(self, project: Project, key: str) -> list[str]:
+        """Every entry the file ever had (live, archived, merged or retired)."""
+        with self.ctx.store.reader() as r:
+            return list(self.load(r, project.project_id).files[key].entries)
+
     def read(self, project: Project, key: str, *, at: int | None = None) -> str:
         """The file as Orbital renders it now, or as of position ``at``."""
         with self.ctx.store.reader() as r:
@@ -467,32 +492,67 @@ class MemoryService:
         *,
         window: int | None = None,
         audience: str = "agent",
+        at: tuple[int, dt.datetime] | None = None,
     ) -> str:
-        """The per-turn injection view, from materialised state (no file is read)."""
+        """The per-turn injection view, from materialised state (no file is read); ``at``
+        (position, instant) renders it as it stood then."""
         pid = project.project_id
+        if at is not None:
+            today = at[1].astimezone(project.tz()).date()
+            with self.ctx.store.reader() as r:
+                memory = self.load(r, pid, at=at[0])
+                asks = self.asks.at(r, pid, at[0])
+            return self._assemble(pid, memory, asks, today, window, audience)
         today = self.ctx.today(project)
         with self.ctx.store.reader() as r:
+            # Positions are global and gapless: an unchanged project head means no event of
+            # the project was appended since, so one indexed max() answers a repeated call.
+            head_key = ("head", pid, r.project_head(pid), window, audience, today)
+            cached = self._views.get(head_key)
+            if cached is not None:
+                return cached
             memory = self.load(r, pid)
             asks_head = r.prefix_head(pid, "ask")
             key = (pid, memory.position, asks_head, window, audience, today)
             cached = self._views.get(key)
-            if cached is not None:
-                return cached
-            asks = self.asks.current(r, pid)
-        texts = {k: render_file(memory.files[k]) for k in MEMORY_KEYS}
-        view = assemble_view(
-            texts,
-            today,
-            self.count,
-            window=window,
-            asks_block=runtime_block(asks, today, empty_cue=True),
-            audience=audience,
-            dropped_line=subagent_dropped_line(asks, today),
-        )
+            if cached is None:
+                asks = self.asks.current(r, pid)
+        if cached is None:
+            cached = self._assemble(pid, memory, asks, today, window, audience, cache=True)
+            self._remember(key, cached)
+        self._remember(head_key, cached)
+        return cached
+
+    def _assemble(
+        self,
+        pid: str,
+        memory: Memory,
+        asks: Mapping[str, Ask],
+        today: dt.date,
+        window: int | None,
+        audience: str,
+        *,
+        cache: bool = False,
+    ) -> str:
+        if audience == "subagent":
+            dropped = subagent_dropped_line(asks, today)
+            return assemble_view({}, today, self.count, audience=audience, dropped_line=dropped)
+        # The memory part depends on the memory files only: an ask change reuses it (the asks
+        # block is the last part, joined like the others).
+        memory_key = ("memory", pid, memory.position, window, today)
+        memory_part = self._views.get(memory_key) if cache else None
+        if memory_part is None:
+            texts = {k: render_file(memory.files[k]) for k in MEMORY_KEYS}
+            memory_part = assemble_view(texts, today, self.count, window=window)
+            if cache:
+                self._remember(memory_key, memory_part)
+        asks_block = runtime_block(asks, today, empty_cue=True)
+        return "\n\n".join(p for p in (memory_part, asks_block) if p)
+
+    def _remember(self, key: tuple[object, ...], view: str) -> None:
         if len(self._views) > 256:
             self._views.clear()
         self._views[key] = view
-        return view
 
     def entry_action(
         self, project: Project, entry_id: str, action: EntryAction, actor: Actor

@@ -26,9 +26,9 @@ from orbital.domain.workbench import (
     sort_closed,
     sort_open,
 )
-from orbital.errors import InvalidInput, Refused, UnknownProject
+from orbital.errors import InvalidInput, Refused, UnknownEntry, UnknownProject
 from orbital.events import Actor, RecordedEvent, event_type
-from orbital.files import ARCHIVE_FILES, MEMORY_DIR, MEMORY_FILES, memory_file, projected_file
+from orbital.files import MEMORY_DIR, MEMORY_FILES, memory_file, projected_file
 from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
 from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import Credential
@@ -38,18 +38,32 @@ from orbital.tokens import CachedCounter
 from projections.history import summarize
 
 ENTRY_PREFIX = "entry:"
+#: An as-of: an instant, or a position in the log (None: now).
+AsOf = dt.datetime | int | None
 #: Materialised state per stream category, kept by the store in the append transaction.
 REDUCERS = {"ask": ASK_REDUCER}
 
 
 @dataclass(frozen=True, slots=True)
 class HistoryQuery:
-    """Which events to list: a time window and optionally one stream (or stream prefix)."""
+    """Which events to list: a time window, and one stream (exact, or a prefix ending in
+    ``:``), one memory file, one entry or one ask."""
 
     since: dt.datetime | None = None
     until: dt.datetime | None = None
     stream: str | None = None
     exact_stream: bool = False
+    file: str | None = None
+    entry: str | None = None
+    ask: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """One version of an entry's text, and the event that made it."""
+
+    event: RecordedEvent
+    text: str
 
 
 class Orbital:
@@ -121,18 +135,51 @@ class Orbital:
     # -- history --------------------------------------------------------------------------
 
     def history(self, project: str, query: HistoryQuery | None = None) -> Iterator[RecordedEvent]:
-        """Events of a project, oldest first, filtered by time window and stream."""
+        """Events of a project, oldest first, filtered by time window and by what they
+        concern (a stream, a memory file, an entry, an ask)."""
         query = query or HistoryQuery()
+        found = self.store.project(project)
+        prefixes: tuple[str, ...] | None = None
+        wanted: set[str] | None = None
+        if query.entry is not None:
+            wanted = {f"entry:{query.entry}"}
+        elif query.ask is not None:
+            wanted = {f"ask:{query.ask.strip().lower()}"}
+        elif query.file is not None:
+            key = memory_file(query.file).key
+            if key == "asks":
+                prefixes = ("ask",)
+            else:
+                ids = self._memory.entry_ids(found, key)
+                wanted = {f"entry:{i}" for i in ids} | {f"file:{key}"}
+        elif query.stream is not None:
+            if query.exact_stream:
+                wanted = {query.stream}
+            else:
+                prefixes = (query.stream,)
+        if wanted is not None:
+            prefixes = tuple(sorted(wanted))
         events = self.store.read_project(
             project,
             since_time=query.since,
             until_time=query.until,
-            stream_prefix=query.stream,
+            stream_prefix=prefixes,
         )
         for event in events:
-            if query.exact_stream and event.stream != query.stream:
-                continue
-            yield event
+            if wanted is None or event.stream in wanted:
+                yield event
+
+    def revisions(self, project: str, entry_id: str) -> list[Revision]:
+        """Every text an entry had, oldest first (for ``history --entry ID --diff``)."""
+        events = list(self.history(project, HistoryQuery(entry=entry_id)))
+        if not events:
+            raise UnknownEntry(entry_id)
+        revisions = []
+        for recorded in events:
+            text = getattr(recorded.event, "text", None)
+            if isinstance(text, str):
+                revisions.append(Revision(recorded, text))
+        return revisions
 
     # -- memory files ---------------------------------------------------------------------
 
@@ -152,13 +199,31 @@ class Orbital:
             return self._asks.write(found, content, actor, session)
         return self._memory.write(found, target.key, content, actor, session)
 
-    def read_file(self, project: str, name: str) -> str:
-        """The projected file as Orbital writes it (taking in any hand edit first)."""
-        target = memory_file(name)
+    def as_of(self, project: str, when: AsOf) -> tuple[int, dt.datetime] | None:
+        """Resolve an as-of (an instant, or a position) to ``(position, instant)``."""
+        if when is None:
+            return None
+        with self.store.reader() as r:
+            r.project(project)
+            if isinstance(when, int):
+                if when < 0:
+                    raise InvalidInput(f"a position is 0 or more, not {when}")
+                instant = r.recorded_at(project, when)
+                return when, instant or self.clock.now()
+            return r.position_at(project, when), when
+
+    def read_file(self, project: str, name: str, *, as_of: AsOf = None) -> str:
+        """A projected file (a memory file or an archive) exactly as Orbital renders it from
+        events, now or as of an instant or position."""
+        target = projected_file(name)
         found = self.store.project(project)
+        at = self.as_of(project, as_of)
+        position = None if at is None else at[0]
         if target.key == "asks":
-            return self._asks.read(found)
-        return self._memory.read(found, target.key)
+            return self._asks.read(found, at=position)
+        if target.key.endswith("_archive"):
+            return self._memory.read_archive(found, target.key[: -len("_archive")], at=position)
+        return self._memory.read(found, target.key, at=position)
 
     def sync(self, project: str) -> SyncReport:
         """Take in hand edits of every projected file and rewrite what is stale."""
@@ -184,27 +249,28 @@ class Orbital:
         return self._memory.regenerate(found) + self._asks.regenerate(found)
 
     def context_view(
-        self, project: str, *, window: int | None = None, audience: str = "agent"
+        self,
+        project: str,
+        *,
+        window: int | None = None,
+        audience: str = "agent",
+        as_of: AsOf = None,
     ) -> str:
-        """The per-turn injection view (reference §4), served from materialised state."""
+        """The per-turn injection view (reference §4), served from materialised state; as of
+        an instant or position when asked."""
         if audience not in ("agent", "subagent"):
             raise InvalidInput(f"audience is agent or subagent, not {audience!r}")
         if window is not None and window <= 0:
             raise InvalidInput(f"the context window must be a positive token count, not {window}")
-        return self._memory.view(self.store.project(project), window=window, audience=audience)
+        found = self.store.project(project)
+        at = self.as_of(project, as_of)
+        return self._memory.view(found, window=window, audience=audience, at=at)
 
     def entry_action(
         self, project: str, entry_id: str, action: EntryAction, *, actor: Actor
     ) -> WriteOutcome:
         """Pin, unpin or restore a durable entry (the person's Workbench actions)."""
         return self._memory.entry_action(self.store.project(project), entry_id, action, actor)
-
-    def read_archive(self, project: str, name: str) -> str:
-        """The archive of DECISIONS, LESSONS or PROJECT_STATE as Orbital renders it."""
-        key = projected_file(name).key.removesuffix("_archive")
-        if key not in ARCHIVE_FILES:
-            raise InvalidInput(f"{name} has no archive")
-        return self._memory.read_archive(self.store.project(project), key)
 
     def session_end(self, project: str) -> SessionEndReport:
         """The deterministic session-end backstop (no model)."""

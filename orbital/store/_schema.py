@@ -45,6 +45,17 @@ streams = sa.Table(
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("last_position", sa.BigInteger, nullable=False),
     sa.Column("state", sa.Text, nullable=True),
+    sa.Index("ix_streams_project_last_position", "project_id", "last_position"),
+)
+
+#: The last position of each stream category (``ask`` for ``ask:<id>``…), kept in the append
+#: transaction: "did anything of this kind change?" is one primary-key read.
+heads = sa.Table(
+    "heads",
+    metadata,
+    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    sa.Column("category", sa.String(200), primary_key=True),
+    sa.Column("last_position", sa.BigInteger, nullable=False),
 )
 
 #: What Orbital last wrote for each projected file: the position it was rendered at, the

@@ -40,6 +40,7 @@ from orbital.store._migrate import upgrade_schema
 from orbital.store._schema import (
     checkpoints,
     events,
+    heads,
     projections_written,
     projects,
     snapshots,
@@ -67,6 +68,14 @@ _INSERT_STREAM = streams.insert().values(
     version=sa.bindparam("v"),
     last_position=sa.bindparam("last"),
     state=sa.bindparam("state"),
+)
+_UPDATE_HEAD = (
+    heads.update()
+    .where(heads.c.project_id == sa.bindparam("p"), heads.c.category == sa.bindparam("c"))
+    .values(last_position=sa.bindparam("last"))
+)
+_INSERT_HEAD = heads.insert().values(
+    project_id=sa.bindparam("p"), category=sa.bindparam("c"), last_position=sa.bindparam("last")
 )
 _UPDATE_STREAM = (
     streams.update()
@@ -188,6 +197,10 @@ class Reader:
     def prefix_head(self, project: str, prefix: str) -> int:
         return self._store._prefix_head(self._conn, project, prefix)
 
+    def project_head(self, project: str) -> int:
+        """The project's last position (0 when it has none): one indexed max()."""
+        return self._store._head(self._conn, project)
+
     def checkpoint(self, project: str, name: str) -> Checkpoint | None:
         return self._store._checkpoint(self._conn, project, name)
 
@@ -200,19 +213,25 @@ class Reader:
         return self._store._project(self._conn, project)
 
     def count(
-        self, project: str, stream_prefix: str, *, until_position: int, types: Sequence[str]
+        self,
+        project: str,
+        stream_prefix: str,
+        *,
+        until_position: int,
+        after_position: int = 0,
+        types: Sequence[str] | None = None,
     ) -> int:
-        """How many events of the given types a stream prefix holds up to a position."""
-        found = self._conn.scalar(
-            sa.select(sa.func.count()).where(
-                events.c.project_id == project,
-                events.c.stream >= stream_prefix,
-                events.c.stream < stream_prefix + "\U0010ffff",
-                events.c.position <= until_position,
-                events.c.type.in_(list(types)),
-            )
+        """How many events (of the given types) a stream prefix holds in a position window."""
+        query = sa.select(sa.func.count()).where(
+            events.c.project_id == project,
+            events.c.stream >= stream_prefix,
+            events.c.stream < stream_prefix + "\U0010ffff",
+            events.c.position > after_position,
+            events.c.position <= until_position,
         )
-        return int(found or 0)
+        if types is not None:
+            query = query.where(events.c.type.in_(list(types)))
+        return int(self._conn.scalar(query) or 0)
 
     def position_at(self, project: str, when: dt.datetime) -> int:
         """The project's last position recorded at or before ``when`` (0: none)."""
@@ -222,6 +241,16 @@ class Reader:
             )
         )
         return int(found or 0)
+
+    def recorded_at(self, project: str, position: int) -> dt.datetime | None:
+        """When the project's event at or just before ``position`` was recorded."""
+        found = self._conn.scalar(
+            sa.select(events.c.recorded_at)
+            .where(events.c.project_id == project, events.c.position <= position)
+            .order_by(events.c.position.desc())
+            .limit(1)
+        )
+        return None if found is None else found.replace(tzinfo=dt.UTC)
 
     def written_versions(self, project: str, name: str) -> dict[str, int]:
         """Every content hash written for projection ``name``, with its position."""
@@ -241,6 +270,20 @@ class Writer(Reader):
     statement (``BEGIN IMMEDIATE``), on PostgreSQL an exclusive lock on ``events``; so
     load → decide → append cannot interleave with another writer.
     """
+
+    def __init__(self, store: EventStore, conn: Connection) -> None:
+        super().__init__(store, conn)
+        self._on_commit: list[Callable[[], None]] = []
+        self._on_rollback: list[Callable[[], None]] = []
+
+    def on_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the transaction committed (e.g. publish a cached state:
+        state read inside a transaction that rolls back must never be cached)."""
+        self._on_commit.append(callback)
+
+    def on_rollback(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` if the transaction does not commit (e.g. put a file back)."""
+        self._on_rollback.append(callback)
 
     def save_snapshot(self, project: str, name: str, position: int, state: bytes) -> None:
         """Record folded state (JSON) as of ``position``; stored compressed. A second
@@ -374,11 +417,24 @@ class EventStore:
 
     @contextmanager
     def writing(self) -> Iterator[Writer]:
-        """One write transaction; commits on success, rolls back entirely on any error."""
-        with self._guard(), self._write_engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
-                conn.execute(sa.text("LOCK TABLE events IN EXCLUSIVE MODE"))
-            yield Writer(self, conn)
+        """One write transaction; commits on success, rolls back entirely on any error.
+
+        Callbacks registered with :meth:`Writer.on_commit` run after the commit returned;
+        those registered with :meth:`Writer.on_rollback` run when it did not."""
+        writer: Writer | None = None
+        try:
+            with self._guard(), self._write_engine.begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    conn.execute(sa.text("LOCK TABLE events IN EXCLUSIVE MODE"))
+                writer = Writer(self, conn)
+                yield writer
+        except BaseException:
+            if writer is not None:
+                for undo in reversed(writer._on_rollback):
+                    undo()
+            raise
+        for done in writer._on_commit:
+            done()
 
     @contextmanager
     def reader(self) -> Iterator[Reader]:
@@ -564,6 +620,9 @@ class EventStore:
             ),
         }
         conn.execute(_UPDATE_STREAM if current else _INSERT_STREAM, values)
+        head = {"p": project, "c": category(stream), "last": last_position}
+        if conn.execute(_UPDATE_HEAD, head).rowcount == 0:
+            conn.execute(_INSERT_HEAD, head)
         return AppendResult(tuple(range(first, last_position + 1)), new_version)
 
     def _fold_state(
@@ -671,11 +730,17 @@ class EventStore:
         return {r.stream: self._decode_state(r.stream, r.state) for r in rows}
 
     def _prefix_head(self, conn: Connection, project: str, prefix: str) -> int:
+        """The last position of any stream whose name starts with ``prefix``: the newest head
+        of the categories it covers (``ask:`` → ``ask``; ``ask`` → ``ask`` and ``asks``)."""
+        if prefix.endswith(":"):
+            condition = heads.c.category == prefix[:-1]
+        else:
+            condition = sa.and_(
+                heads.c.category >= prefix, heads.c.category < prefix + "\U0010ffff"
+            )
         head = conn.scalar(
-            sa.select(sa.func.max(streams.c.last_position)).where(
-                streams.c.project_id == project,
-                streams.c.stream >= prefix,
-                streams.c.stream < prefix + "\U0010ffff",
+            sa.select(sa.func.max(heads.c.last_position)).where(
+                heads.c.project_id == project, condition
             )
         )
         return int(head or 0)
@@ -725,11 +790,14 @@ class EventStore:
 
     def head(self, project: str | None = None) -> int:
         """The last position (of the project, or of the whole store); 0 when empty."""
+        with self.reading() as conn:
+            return self._head(conn, project)
+
+    def _head(self, conn: Connection, project: str | None) -> int:
         query = sa.select(sa.func.max(events.c.position))
         if project is not None:
             query = query.where(events.c.project_id == project)
-        with self.reading() as conn:
-            return int(conn.scalar(query) or 0)
+        return int(conn.scalar(query) or 0)
 
     def _to_recorded(self, row: sa.Row[Any]) -> RecordedEvent:
         return RecordedEvent(

@@ -173,7 +173,8 @@ def test_unknown_ask_and_file_names(client: Client, world: World) -> None:
             "Not a memory file",
             404,
             "'notes.md' is not a memory file; use one of PROJECT_STATE.md, DECISIONS.md, "
-            "LESSONS.md, INDEX.md, ASKS.md",
+            "LESSONS.md, INDEX.md, ASKS.md, PROJECT_STATE_ARCHIVE.md, DECISIONS_ARCHIVE.md, "
+            "LESSONS_ARCHIVE.md",
         ),
     )
 
@@ -383,3 +384,45 @@ def test_session_end_runs_the_backstop(client: Client, world: World) -> None:
     report = response.json()
     assert set(report) == {"events", "over_by", "notes"}
     assert report["events"] == []
+
+
+def test_files_and_context_as_of_a_position(client: Client, world: World) -> None:
+    put_asks(client, world, "- open Pick a venue\n")
+    then = world.service.store.head(world.alpha)
+    before = client.get(
+        f"/api/v1/projects/{world.alpha}/files/asks.md", headers=bearer(world.agent)
+    ).json()["content"]
+    view_then = client.get(
+        f"/api/v1/projects/{world.alpha}/context", headers=bearer(world.agent)
+    ).json()
+    put_asks(client, world, before + "- open Book the flights\n")
+    old = client.get(
+        f"/api/v1/projects/{world.alpha}/files/ASKS.md?as_of=@{then}",
+        headers=bearer(world.agent),
+    )
+    assert old.status_code == 200
+    assert old.json() == {"name": "ASKS.md", "content": before}
+    old_view = client.get(
+        f"/api/v1/projects/{world.alpha}/context?as_of=@{then}", headers=bearer(world.agent)
+    )
+    assert old_view.json() == view_then
+    archive = client.get(
+        f"/api/v1/projects/{world.alpha}/files/DECISIONS_ARCHIVE.md", headers=bearer(world.agent)
+    )
+    assert archive.json() == {"name": "DECISIONS_ARCHIVE.md", "content": ""}
+    bad = client.get(
+        f"/api/v1/projects/{world.alpha}/files/ASKS.md?as_of=@x", headers=bearer(world.agent)
+    )
+    assert (bad.status_code, bad.json()["detail"]) == (
+        400,
+        "'@x' is not a position: write @ and a number, e.g. @120",
+    )
+
+
+def test_history_of_one_ask(client: Client, world: World) -> None:
+    put_asks(client, world, "- open Pick a venue\n- open Book the flights\n")
+    first = world.service.asks(world.alpha)[0].id
+    response = client.get(
+        f"/api/v1/projects/{world.alpha}/history?ask={first}", headers=bearer(world.agent)
+    )
+    assert [e["stream"] for e in response.json()["events"]] == [f"ask:{first}"]

@@ -201,3 +201,27 @@ def test_two_processes_opening_asks_at_once_lose_nothing(env: Env, tmp_path: Pat
     assert len(set(lines)) == 80
     events = env.orbital.store.read_project(env.project, stream_prefix="ask")
     assert env.file("ASKS.md").decode() == render_file(e.event for e in events)
+
+
+def test_a_write_whose_transaction_fails_puts_the_file_back(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orbital.store import Writer
+
+    open_two(env)
+    before, head = env.file("ASKS.md"), env.orbital.store.head()
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Writer, "set_checkpoint", broken)
+    with pytest.raises(OSError, match="disk full"):
+        write(env, before.decode() + "- open Pick a date\n")
+    with pytest.raises(OSError, match="disk full"):
+        write(env, "- open Pick a date\n")  # a full rewrite (restored lines) this time
+    monkeypatch.undo()
+    assert (env.file("ASKS.md"), env.orbital.store.head()) == (before, head)
+    assert "Pick a date" not in [a.text for a in env.orbital.asks(env.project)]
+    outcome = write(env, before.decode() + "- open Pick a date\n")
+    assert env.file("ASKS.md").decode().endswith("Pick a date\n")
+    assert [e.type for e in outcome.events] == ["ask.opened"]

@@ -1,6 +1,6 @@
 """HTTP benchmark: Orbital's routes against a plain Litestar JSON hello route, same run.
 
-Run: ``python bench/http.py`` (``--seconds 2`` for a shorter run). Each server runs under
+Run: ``python bench/http_api.py`` (``--seconds 2`` for a shorter run). Each server runs under
 uvicorn in its own subprocess on a free loopback port; an httpx async client keeps
 ``--concurrency`` requests in flight for ``--seconds`` per route, after a short warm-up, and
 prints requests/second, p50/p99 latency and the ratio to the hello route (target: >= 70%).
@@ -13,23 +13,17 @@ floor, and the ratio to the hello route is what to compare.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# This file is named http.py: drop its directory from the path so the standard library's
-# ``http`` package (which httpx and uvicorn import) is not shadowed by it.
-if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
-    del sys.path[0]
-
 import argparse
 import asyncio
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 

@@ -1,0 +1,346 @@
+"""Injection-view benchmark: a project at upstream's hard budgets.
+
+Run: ``python bench/context.py`` (``--quick`` for fewer samples). The project holds
+DECISIONS ~9k tokens, LESSONS ~6k, PROJECT_STATE ~2k, INDEX ~2k (cl100k, counted with the
+encoding Orbital uses, ``orbital.tokens.default_encoding()``) and 40 open asks. Prints medians
+and ratios:
+
+1. building the per-turn injection view in-process with ``Orbital.context_view``: warm
+   (repeated calls) and cold-ish (the first call after a new write, so the view is rebuilt),
+   against the file-based approach implemented here (re-read the four files and ASKS.md from
+   disk, re-count them with tiktoken, per-file budget check and head-trim, asks block) with the
+   same encoding; target: Orbital >= 20x faster;
+2. one agent write of a new DECISIONS entry into the 9k-token file (median ms);
+3. ``GET /api/v1/projects/{project}/context`` over HTTP (uvicorn on 127.0.0.1, httpx), when
+   ``orbital.http.create_app`` exposes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import logging
+import random
+import re
+import socket
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from orbital.clock import FixedClock
+from orbital.domain.asks import random_minter
+from orbital.domain.budgets import FILE_BUDGETS
+from orbital.events import Actor
+from orbital.service import Orbital
+from orbital.tokens import default_encoding
+from projections.measure import measure_text
+
+NOW = dt.datetime(2026, 9, 19, 10, 0, tzinfo=dt.UTC)
+TODAY = NOW.date()
+ROUTE = "/api/v1/projects/{project}/context"
+FILES = {
+    "state": "PROJECT_STATE.md",
+    "decisions": "DECISIONS.md",
+    "lessons": "LESSONS.md",
+    "index": "INDEX.md",
+}
+
+WORDS = (
+    "service", "cache", "schema", "migration", "worker", "queue", "token", "budget", "parser",
+    "renderer", "client", "server", "release", "deploy", "review", "index", "snapshot", "event",
+    "stream", "projection", "writer", "reader", "lock", "retry", "timeout", "config", "secret",
+    "session", "agent", "editor", "workbench", "archive", "pointer", "entry", "lesson", "file",
+    "latency", "throughput", "benchmark", "profile", "fixture", "contract", "route", "handler",
+)  # fmt: skip
+TECH = (
+    "SQLite", "PostgreSQL", "Litestar", "msgspec", "tiktoken", "Alembic", "uvicorn", "httpx",
+    "rapidfuzz", "pytest", "hypothesis", "mypy", "ruff", "click", "rich", "tqdm", "WAL",
+)  # fmt: skip
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def sentence(rng: random.Random, words: int) -> str:
+    picked = [rng.choice(WORDS) for _ in range(words)]
+    picked[rng.randrange(words)] = rng.choice(TECH)
+    return " ".join(picked).capitalize() + "."
+
+
+def fill(
+    make: Callable[[int], str], target: int, overhead: int, count: Callable[[str], int]
+) -> str:
+    """Entries from ``make(i)`` until the text (plus ``overhead`` tokens per entry for the
+    comments Orbital adds) reaches ``target`` tokens."""
+    parts: list[str] = []
+    total = 0
+    i = 0
+    while True:
+        part = make(i)
+        cost = count(part) + overhead
+        if total + cost > target:
+            return "".join(parts)
+        parts.append(part)
+        total += cost
+        i += 1
+
+
+def decision(rng: random.Random, i: int) -> str:
+    return (
+        f"## Use {rng.choice(TECH)} for the {rng.choice(WORDS)} {rng.choice(WORDS)} ({i})\n"
+        f"Chose: {sentence(rng, 12)}\n"
+        f"Reason: {sentence(rng, 22)}\n"
+        f"Rejected: {sentence(rng, 10)}\n\n"
+    )
+
+
+def lesson(rng: random.Random, i: int) -> str:
+    return f"{i + 1}. {sentence(rng, 8)} {sentence(rng, 20)} {sentence(rng, 14)}\n\n"
+
+
+def state_line(rng: random.Random, i: int) -> str:
+    return f"- {sentence(rng, 14)} (item {i})\n"
+
+
+def index_part(rng: random.Random, i: int) -> str:
+    lines = [f"## {rng.choice(WORDS)} {rng.choice(WORDS)} area {i}\n"]
+    for j in range(6):
+        path = f"src/{rng.choice(WORDS)}/{rng.choice(WORDS)}_{i}_{j}.py"
+        lines.append(f"- {path} — {sentence(rng, 10)}\n")
+    return "".join(lines) + "\n"
+
+
+def build_project(tmp: Path, count: Callable[[str], int]) -> tuple[Orbital, str, Path]:
+    root = tmp / "project"
+    root.mkdir()
+    rng = random.Random(42)
+    orb = Orbital.open(
+        f"sqlite:///{tmp / 'context.db'}",
+        clock=FixedClock(NOW),
+        mint=random_minter(random.Random(42)),
+    )
+    pid = orb.init_project(root).project_id
+    # Targets a little under each hard budget once Orbital's comments are added (measured).
+    texts = {
+        "decisions": "# DECISIONS\n\n"
+        + fill(lambda i: decision(rng, i), FILE_BUDGETS["decisions"].hard - 120, 28, count),
+        "lessons": "# LESSONS\n\n"
+        + fill(lambda i: lesson(rng, i), FILE_BUDGETS["lessons"].hard - 40, 28, count),
+        "state": "# PROJECT_STATE\n\n## Now\n\n"
+        + fill(lambda i: state_line(rng, i), FILE_BUDGETS["state"].hard - 100, 0, count),
+        "index": "# INDEX\n\n"
+        + fill(lambda i: index_part(rng, i), FILE_BUDGETS["index"].hard - 60, 0, count),
+    }
+    for key, text in texts.items():
+        orb.write_file(pid, FILES[key], text.encode(), actor=Actor.AGENT)
+    for i in range(40):
+        text = f"Decide the {rng.choice(WORDS)} {rng.choice(TECH)} plan {i}"
+        orb.ask_open(pid, text, actor=Actor.USER)
+    return orb, pid, root / "orbital"
+
+
+# -- the file-based approach, for the baseline ---------------------------------------------
+
+_MEM = re.compile(r"[ \t]*<!--\s*mem\s.*?-->[ \t]*\n?", re.DOTALL)
+_OPEN = re.compile(r"- open ([0-9a-f]{6}) (\d{4}-\d{2}-\d{2}) (?:due:(\S+) )?(.*)")
+_CLOSE = re.compile(r"- (done|dropped|reopen) ([0-9a-f]{6})")
+TRIM_NOTE = (
+    "\n[... older content trimmed from this view — read the file on disk for the full text ...]"
+)
+
+
+def head_trim(text: str, hard: int, encode: Callable[[str], list[int]]) -> str:
+    """§4.3 with real tokens: whole text if it fits, else the top lines that fit + the note."""
+    if len(encode(text)) <= hard:
+        return text
+    limit = hard - len(encode(TRIM_NOTE))
+    kept, used = [], 0
+    for line in text.splitlines():
+        cost = len(encode(line)) + 1
+        if used + cost > limit:
+            break
+        kept.append(line)
+        used += cost
+    return "\n".join(kept) + TRIM_NOTE
+
+
+def file_based_view(directory: Path, encode: Callable[[str], list[int]]) -> str:
+    """Re-read the files, re-count them with tiktoken, trim each to its hard budget, and add
+    the asks block folded from ASKS.md (what a file-based implementation does per turn)."""
+    parts = [f"Today is {TODAY.isoformat()}."]
+    for key, name in FILES.items():
+        text = (directory / name).read_text(encoding="utf-8")
+        if key == "state":
+            text = _MEM.sub("", text)
+        if text.strip():
+            parts.append(f"[{name}]\n{head_trim(text, FILE_BUDGETS[key].hard, encode)}")
+    asks: dict[str, tuple[str, str, str]] = {}
+    for line in (directory / "ASKS.md").read_text(encoding="utf-8").splitlines():
+        if opened := _OPEN.fullmatch(line):
+            asks[opened[1]] = ("open", opened[2], opened[4])
+        elif (closed := _CLOSE.match(line)) and closed[2] in asks:
+            state = "open" if closed[1] == "reopen" else closed[1]
+            asks[closed[2]] = (state, *asks[closed[2]][1:])
+    open_asks = sorted((a for a in asks.items() if a[1][0] == "open"), key=lambda a: a[1][1])
+    block = [f"Open asks ({len(open_asks)}):"]
+    block += [f"[{ask_id}] {text}" for ask_id, (_, _, text) in open_asks[-10:][::-1]]
+    if len(open_asks) > 10:
+        block.append(f"…and {len(open_asks) - 10} more in orbital/ASKS.md")
+    parts.append("\n".join(block))
+    return "\n\n".join(parts)
+
+
+# -- HTTP ------------------------------------------------------------------------------------
+
+
+def http_route_available(orb: Orbital) -> bool:
+    """Whether ``create_app`` serves ``GET /api/v1/projects/{project}/context``."""
+    try:
+        from orbital.http import create_app
+    except ImportError:
+        return False
+    paths = {route.path for route in create_app(orb).routes}
+    return any(re.fullmatch(r"/api/v1/projects/\{project(:str)?\}/context", p) for p in paths)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def bench_http(orb: Orbital, pid: str, repeat: int) -> tuple[float, int] | str:
+    """Median ms of GET .../context against uvicorn on a free loopback port, or a reason."""
+    import httpx
+    import uvicorn
+
+    from orbital.http import HttpSettings, create_app, loopback_hosts
+    from orbital.service import Credentials
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # no line per request
+    port = free_port()
+    token = Credentials(orb.store, orb.clock).create("agent", [pid], label="bench").token
+    app = create_app(orb, HttpSettings(allowed_hosts=loopback_hosts(port)))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if not server.started:
+        return "the HTTP server did not start within 10 s"
+    try:
+        headers = {"Authorization": f"Bearer {token}"}
+        base = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=base, headers=headers, timeout=5.0) as client:
+            url = ROUTE.format(project=pid)
+            first = client.get(url)
+            if first.status_code != 200:
+                return f"GET {url} answered {first.status_code}: {first.text[:120]}"
+            samples = timed(lambda: client.get(url).raise_for_status(), repeat)
+            return median_ms(samples), len(first.content)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer samples")
+    args = parser.parse_args()
+    warm_repeat = 200 if args.quick else 1000
+    repeat = 15 if args.quick else 41
+    write_repeat = 9 if args.quick else 21
+    encoding = default_encoding()
+    encode = encoding.encode_ordinary
+
+    def count(text: str) -> int:
+        return len(encode(text))
+
+    with tempfile.TemporaryDirectory(prefix="orbital-bench-") as name:
+        tmp = Path(name)
+        orb, pid, directory = build_project(tmp, count)
+        sizes = {
+            key: int(measure_text((directory / file).read_text(encoding="utf-8"), key, count))
+            for key, file in FILES.items()
+        }
+        print(f"Encoding {encoding.name}; files by budget measure (tokens / hard budget):")
+        print(
+            "   "
+            + ", ".join(f"{FILES[k]} {sizes[k]:,}/{FILE_BUDGETS[k].hard:,}" for k in FILES)
+            + f"; {len(orb.asks(pid))} open asks"
+        )
+
+        view = orb.context_view(pid)
+        warm = median_ms(timed(lambda: orb.context_view(pid), warm_repeat))
+        cold_samples = []
+        for i in range(repeat):
+            orb.ask_open(pid, f"Follow up on bench item {i}", actor=Actor.USER)
+            start = time.perf_counter()
+            orb.context_view(pid)
+            cold_samples.append(time.perf_counter() - start)
+        cold = median_ms(cold_samples)
+        baseline_view = file_based_view(directory, encode)
+        base = median_ms(timed(lambda: file_based_view(directory, encode), repeat))
+        print(f"\n1. injection view ({count(view):,} tokens; file-based {count(baseline_view):,}):")
+        print(f"   file-based (read + tiktoken + trim)  {base:8.3f} ms   median of {repeat}")
+        print(f"   Orbital context_view, warm            {warm:8.3f} ms   median of {warm_repeat}")
+        print(f"   Orbital context_view, after a write   {cold:8.3f} ms   median of {repeat}")
+        print(
+            f"   file-based / Orbital: warm {base / warm:6.1f}x, after a write "
+            f"{base / cold:5.1f}x   (target >= 20x)"
+        )
+
+        decisions = directory / "DECISIONS.md"
+        rng = random.Random(7)
+        before = sizes["decisions"]
+        write_samples, after_samples = [], []
+        for i in range(write_repeat):
+            proposal = decisions.read_bytes() + decision(rng, 1000 + i).encode()
+            start = time.perf_counter()
+            outcome = orb.write_file(pid, "DECISIONS.md", proposal, actor=Actor.AGENT)
+            write_samples.append(time.perf_counter() - start)
+            assert outcome.events, outcome.warnings
+            start = time.perf_counter()
+            orb.context_view(pid)
+            after_samples.append(time.perf_counter() - start)
+        after = int(measure_text(decisions.read_text(encoding="utf-8"), "decisions", count))
+        print(f"\n2. agent write of one new DECISIONS entry, median of {write_repeat}:")
+        print(
+            f"   write_file DECISIONS.md               {median_ms(write_samples):8.3f} ms   "
+            f"(file {before:,} -> {after:,} tokens)"
+        )
+        print(f"   then context_view (rebuilt)           {median_ms(after_samples):8.3f} ms")
+
+        print("\n3. HTTP GET /api/v1/projects/{project}/context:")
+        if not http_route_available(orb):
+            print("   HTTP route not available yet")
+        else:
+            result = bench_http(orb, pid, repeat * 5)
+            if isinstance(result, str):
+                print(f"   skipped: {result}")
+            else:
+                print(
+                    f"   uvicorn + httpx, keep-alive        {result[0]:8.3f} ms   "
+                    f"median of {repeat * 5} ({result[1]:,} bytes)"
+                )
+        orb.close()
+
+
+if __name__ == "__main__":
+    main()
