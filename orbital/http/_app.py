@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from litestar import Litestar, get
 from litestar.di import NamedDependency, Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
+from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.response import Redirect
+from litestar.static_files import create_static_files_router
+from litestar.template import TemplateConfig
 
 import orbital
 from orbital.http._agent import agent_router
 from orbital.http._auth import BEARER_SCHEME
+from orbital.http._page import page_router
+from orbital.http._problem_types import problem_types_router
 from orbital.http._problems import exception_handlers
-from orbital.http._safety import LocalhostGuard
+from orbital.http._safety import CrossSiteGuard, HostAllowlist
 from orbital.http._schemas import Health
+from orbital.http._sessions import PageSessions
 from orbital.http._settings import HttpSettings
 from orbital.http._workbench import workbench_router
 from orbital.service import Credentials, Orbital
+
+_HERE = Path(__file__).parent
 
 
 @get("/health", summary="Liveness and store reachability", sync_to_thread=False)
@@ -24,17 +35,34 @@ def health(service: NamedDependency[Orbital]) -> Health:
     return Health("ok", orbital.__version__, service.store.backend, service.store.head())
 
 
+@get("/", include_in_schema=False, sync_to_thread=False)
+def home() -> Redirect:
+    """A person who opens the server's address lands on the Workbench."""
+    return Redirect("/workbench", status_code=303)
+
+
 def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litestar:
     """Build the app around one service instance (the composition root owns its lifetime)."""
     settings = settings or HttpSettings()
     credentials = Credentials(service.store, service.clock)
-    return Litestar(
-        route_handlers=[health, agent_router(), workbench_router()],
+    sessions = PageSessions()
+    app = Litestar(
+        route_handlers=[
+            health,
+            home,
+            agent_router(),
+            workbench_router(),
+            page_router(),
+            create_static_files_router("/workbench/static", [_HERE / "static"]),
+            problem_types_router(),
+        ],
         dependencies={
             "service": Provide(lambda: service, use_cache=True, sync_to_thread=False),
             "credentials": Provide(lambda: credentials, use_cache=True, sync_to_thread=False),
+            "sessions": Provide(lambda: sessions, use_cache=True, sync_to_thread=False),
         },
-        middleware=[LocalhostGuard(settings.allowed_hosts)],
+        middleware=[CrossSiteGuard(settings.allowed_hosts)],
+        template_config=TemplateConfig(directory=_HERE / "templates", engine=JinjaTemplateEngine),
         exception_handlers=exception_handlers(),
         request_max_body_size=settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
@@ -55,3 +83,6 @@ def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litest
         ),
         on_shutdown=[service.close],
     )
+    # Outside routing, so a path no route matches is refused for a foreign Host too.
+    app.asgi_handler = HostAllowlist(app.asgi_handler, settings.allowed_hosts)
+    return app

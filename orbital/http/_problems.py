@@ -39,6 +39,7 @@ _ORBITAL: Mapping[type[errors.OrbitalError], tuple[int, str, str]] = {
     errors.UnknownProject: (404, "unknown-project", "Unknown project"),
     errors.UnknownFile: (404, "unknown-file", "Not a memory file"),
     errors.UnknownAsk: (404, "unknown-ask", "Unknown ask"),
+    errors.UnknownEntry: (404, "unknown-entry", "Unknown memory entry"),
     errors.UnsafePath: (400, "unsafe-path", "Unsafe file name"),
     errors.TooLarge: (413, "too-large", "Content too large"),
     errors.InvalidEncoding: (400, "invalid-encoding", "Content is not UTF-8"),
@@ -47,7 +48,8 @@ _ORBITAL: Mapping[type[errors.OrbitalError], tuple[int, str, str]] = {
     errors.DuplicateEventId: (409, "duplicate-event-id", "Event id reused"),
     errors.StoreLocked: (503, "store-locked", "Store busy"),
     errors.MalformedEvent: (500, "malformed-event", "Stored event unreadable"),
-    errors.OrbitalError: (400, "refused", "Request refused"),
+    errors.Refused: (409, "refused", "Refused by the rules"),
+    errors.OrbitalError: (400, "bad-request", "Request refused"),
 }
 
 #: Framework statuses -> (type slug, title, detail when the framework's own says nothing).
@@ -67,6 +69,17 @@ _HTTP: Mapping[int, tuple[str, str, str]] = {
         "the request body is over the server's limit; nothing was changed",
     ),
 }
+
+
+def problem_types() -> dict[str, tuple[int | None, str]]:
+    """Every problem type this server sends: slug -> (status, or None when it varies; title)."""
+    found: dict[str, tuple[int | None, str]] = {
+        slug: (status, title) for status, slug, title in _ORBITAL.values()
+    }
+    found |= {slug: (status, title) for status, (slug, title, _) in _HTTP.items()}
+    found["http-error"] = (None, "Request failed")
+    found["internal-error"] = (HTTP_500_INTERNAL_SERVER_ERROR, "Internal error")
+    return found
 
 
 def documented(*statuses: int) -> dict[int, ResponseSpec]:

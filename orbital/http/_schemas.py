@@ -7,6 +7,8 @@ from typing import Any
 
 import msgspec
 
+from orbital.domain.workbench import EntryRow
+
 
 class Health(msgspec.Struct, frozen=True):
     status: str
@@ -74,29 +76,9 @@ class AskDrop(msgspec.Struct, frozen=True):
     reason: str = ""
 
 
-class AskRow(msgspec.Struct, frozen=True):
-    project_id: str
-    id: str
-    text: str
-    due: str | None
-    opened: dt.date
-    updated: dt.date
-    state: str
-    closed_by: str | None
-    note: str
-
-
-class WorkbenchProject(msgspec.Struct, frozen=True):
-    project_id: str
-    root: str
-    timezone: str
-    asks: list[AskRow]
-
-
-class Workbench(msgspec.Struct, frozen=True):
-    """The person's overview: the projects their credential reaches, with their asks."""
-
-    projects: list[WorkbenchProject]
+class MemoryEntries(msgspec.Struct, frozen=True):
+    project: str
+    entries: list[EntryRow]
 
 
 class ContextView(msgspec.Struct, frozen=True):

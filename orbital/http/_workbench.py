@@ -2,39 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 from litestar import Router, get, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath, JSONBody
+from litestar.handlers import HTTPRouteHandler
+from litestar.params import FromPath, JSONBody, QueryParameter
 
-from orbital.domain.asks import Ask
+from orbital.domain.entry_actions import EntryAction
+from orbital.domain.workbench import WorkbenchView
 from orbital.http._auth import BEARER_SCHEME, person_caller, target_project
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
     AskDone,
     AskDrop,
     AskOpen,
-    AskRow,
-    Workbench,
-    WorkbenchProject,
+    MemoryEntries,
     WriteResult,
 )
 from orbital.service import Credential, Orbital
 from orbital.store import Project
-
-
-def _row(project_id: str, ask: Ask) -> AskRow:
-    return AskRow(
-        project_id=project_id,
-        id=ask.id,
-        text=ask.text,
-        due=ask.due,
-        opened=ask.opened,
-        updated=ask.updated,
-        state=ask.state,
-        closed_by=ask.closed_by,
-        note=ask.note,
-    )
 
 
 def _result(outcome: object) -> WriteResult:
@@ -43,19 +31,24 @@ def _result(outcome: object) -> WriteResult:
 
 @get(
     "/",
-    summary="The projects this Workbench credential reaches, with their open asks",
+    summary="The person's asks across the projects this credential reaches",
+    description="Open asks overdue first, then oldest; ages and lateness in each project's "
+    "timezone. `done` holds the last 30 days, `dropped` every dropped ask; "
+    "`recently_closed` (on request) the closes by anyone but the person in the last 7 days.",
     responses=documented(*AUTHED),
     sync_to_thread=True,
 )
-def overview(service: NamedDependency[Orbital], caller: NamedDependency[Credential]) -> Workbench:
-    projects = []
-    for project in service.store.projects():
-        if caller.reaches(project.project_id):
-            asks = [_row(project.project_id, a) for a in service.asks(project.project_id)]
-            projects.append(
-                WorkbenchProject(project.project_id, project.root, project.timezone, asks)
-            )
-    return Workbench(projects)
+def overview(
+    service: NamedDependency[Orbital],
+    caller: NamedDependency[Credential],
+    recently_closed: Annotated[
+        bool, QueryParameter(description="Add the recently-closed list (for undo).")
+    ] = False,
+    project: Annotated[
+        str | None, QueryParameter(description="Only this project (a lens).")
+    ] = None,
+) -> WorkbenchView:
+    return service.workbench(caller, project=project, recently_closed=recently_closed)
 
 
 @post(
@@ -128,10 +121,59 @@ def ask_reopen(
     return _result(service.ask_reopen(target.project_id, ask_id, actor=caller.actor))
 
 
+@get(
+    "/{project:str}/entries",
+    summary="The project's memory entries (live first, in file order), each with its history",
+    responses=documented(*AUTHED),
+    sync_to_thread=True,
+)
+def entries(service: NamedDependency[Orbital], target: NamedDependency[Project]) -> MemoryEntries:
+    return MemoryEntries(target.project_id, service.memory_entries(target.project_id))
+
+
+_ENTRY_ACTIONS: dict[EntryAction, str] = {
+    "pin": "Pin a live entry (it always stays in the agent's view)",
+    "unpin": "Unpin a live entry",
+    "restore": "Restore an archived entry to its old place in its file",
+}
+
+
+def _entry_route(action: EntryAction) -> HTTPRouteHandler:
+    def entry_action(
+        service: NamedDependency[Orbital],
+        caller: NamedDependency[Credential],
+        target: NamedDependency[Project],
+        entry_id: FromPath[str],
+    ) -> WriteResult:
+        return _result(
+            service.entry_action(target.project_id, entry_id, action, actor=caller.actor)
+        )
+
+    return post(
+        f"/{{project:str}}/entries/{{entry_id:str}}/{action}",
+        summary=_ENTRY_ACTIONS[action],
+        description="A no-op when the entry is already so; 409 when the rules refuse it "
+        "(e.g. pinning an archived entry).",
+        status_code=200,
+        responses=documented(*WRITES),
+        sync_to_thread=True,
+        name=f"entry-{action}",
+        operation_id=f"entry{action.title()}",
+    )(entry_action)
+
+
 def workbench_router() -> Router:
     return Router(
         "/api/v1/workbench",
-        route_handlers=[overview, open_ask, ask_done, ask_drop, ask_reopen],
+        route_handlers=[
+            overview,
+            open_ask,
+            ask_done,
+            ask_drop,
+            ask_reopen,
+            entries,
+            *(_entry_route(action) for action in _ENTRY_ACTIONS),
+        ],
         dependencies={"caller": person_caller, "target": target_project},
         security=[{BEARER_SCHEME: []}],
         tags=["workbench"],

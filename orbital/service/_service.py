@@ -11,17 +11,35 @@ from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
+from orbital.domain.workbench import (
+    ClosedAsk,
+    EntryRow,
+    OpenAsk,
+    ProjectInfo,
+    TimelineItem,
+    WorkbenchView,
+    done_asks,
+    dropped_asks,
+    entry_rows,
+    open_asks,
+    recently_closed_asks,
+    sort_closed,
+    sort_open,
+)
 from orbital.editor.scheduler import EditorScheduler
-from orbital.errors import InvalidInput, Refused, UnknownEntry
-from orbital.events import Actor, RecordedEvent
-from orbital.files import MEMORY_DIR, memory_file, projected_file
+from orbital.errors import InvalidInput, Refused, UnknownEntry, UnknownProject
+from orbital.events import Actor, RecordedEvent, event_type
+from orbital.files import MEMORY_DIR, MEMORY_FILES, memory_file, projected_file
 from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
 from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
+from orbital.service._credentials import Credential
 from orbital.service._editor import EditorReport, EditorService
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.store import EventStore, Project
 from orbital.tokens import CachedCounter
+from projections.history import summarize
 
+ENTRY_PREFIX = "entry:"
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | int | None
 #: Materialised state per stream category, kept by the store in the append transaction.
@@ -340,3 +358,58 @@ class Orbital:
         if not dry_run:
             self._memory.sync(found)  # [user] lines now asks leave PROJECT_STATE.md
         return report
+
+    # -- the Workbench (the person's views) -----------------------------------------------
+
+    def workbench(
+        self, caller: Credential, *, project: str | None = None, recently_closed: bool = False
+    ) -> WorkbenchView:
+        """The person's asks across the projects ``caller`` reaches, or only ``project``
+        (out of reach reads as unknown). Each project's dates are counted in its timezone."""
+        if project is not None and not caller.reaches(project):
+            raise UnknownProject(project)
+        chosen = (
+            [self.store.project(project)]
+            if project is not None
+            else [p for p in self.store.projects() if caller.reaches(p.project_id)]
+        )
+        now = self.clock.now()
+        infos: list[ProjectInfo] = []
+        opened: list[tuple[OpenAsk, int]] = []
+        done: list[tuple[ClosedAsk, int]] = []
+        dropped: list[tuple[ClosedAsk, int]] = []
+        closed: list[tuple[ClosedAsk, int]] = []
+        for found in chosen:
+            pid, local = found.project_id, now.astimezone(found.tz())
+            asks = {a.id: a for a in self._asks.listing(found, "all")}
+            infos.append(ProjectInfo(pid, found.root, found.timezone, local.date()))
+            opened += open_asks(pid, asks, local)
+            done += done_asks(pid, asks, local.date())
+            dropped += dropped_asks(pid, asks)
+            closed += recently_closed_asks(pid, asks, local.date())
+        return WorkbenchView(
+            projects=infos,
+            asks=sort_open(opened),
+            done=sort_closed(done),
+            dropped=sort_closed(dropped),
+            recently_closed=sort_closed(closed) if recently_closed else None,
+        )
+
+    def memory_entries(self, project: str) -> list[EntryRow]:
+        """Every durable entry of the project (live first, in file order) with its history,
+        for the person to read, pin, unpin or restore."""
+        found = self.store.project(project)
+        with self.store.reader() as r:
+            memory = self._memory.load(r, found.project_id)
+        timelines: dict[str, list[TimelineItem]] = {}
+        for recorded in self.history(project, HistoryQuery(stream=ENTRY_PREFIX)):
+            item = TimelineItem(
+                position=recorded.position,
+                recorded_at=recorded.recorded_at,
+                actor=recorded.actor.value,
+                type=event_type(type(recorded.event)),
+                summary=summarize(recorded.event),
+            )
+            timelines.setdefault(recorded.stream.removeprefix(ENTRY_PREFIX), []).append(item)
+        order = [key for key in MEMORY_FILES if key != "asks"]
+        return entry_rows(memory.files, order, timelines)

@@ -67,6 +67,11 @@ def person_routes(project: str) -> list[tuple[str, str, dict[str, Any] | None]]:
         ("POST", f"{base}/a1b2c3/done", None),
         ("POST", f"{base}/a1b2c3/drop", {"reason": "no"}),
         ("POST", f"{base}/a1b2c3/reopen", None),
+        ("GET", f"/api/v1/workbench/{project}/entries", None),
+        *(
+            ("POST", f"/api/v1/workbench/{project}/entries/use-postgres/{action}", None)
+            for action in ("pin", "unpin", "restore")
+        ),
     ]
 
 
@@ -141,7 +146,14 @@ def test_a_project_out_of_reach_is_404_exactly_like_an_unknown_one(
     "host", ["evil.example", "evil.example:8765", "127.0.0.1:9999", "localhost", "127.0.0.1"]
 )
 def test_a_foreign_host_is_403_on_every_route(client: Client, world: World, host: str) -> None:
-    for method, path, body in [("GET", "/health", None), *every_route(world.alpha)]:
+    unrouted = [("GET", "/no/such/path", None), ("POST", "/no/such/path", None)]
+    pages = [("GET", "/workbench", None), ("GET", "/problems/forbidden", None)]
+    for method, path, body in [
+        ("GET", "/health", None),
+        *every_route(world.alpha),
+        *unrouted,
+        *pages,
+    ]:
         response = call(client, method, path, body, Host=host, **bearer(world.agent))
         assert response.status_code == 403, (host, path)
         assert response.json() == {

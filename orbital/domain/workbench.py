@@ -1,0 +1,228 @@
+"""The person's Workbench views (reference §9): pure rows over folded asks and entries.
+
+Dates are the project's: callers pass "now" already in the project's timezone, so ages and
+lateness are counted in the days the person lives in.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+import msgspec
+
+from orbital.domain.asks import Ask, Asks
+from orbital.domain.asks_view import recently_closed
+from orbital.domain.model import Entry, FileState
+
+#: Done asks stay on the page (with Reopen) this long; the API can reopen any close.
+DONE_DAYS = 30
+_DUE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2}))?")
+_MARKER = re.compile(r"^\s*(?:#+|[-*+]|\d+[.)])\s+")
+
+
+class OpenAsk(msgspec.Struct, frozen=True):
+    """An open ask as the person's list shows it (``created`` = opened, ``touched`` = last
+    change; ``days_late`` is 0 unless overdue)."""
+
+    project_id: str
+    id: str
+    text: str
+    due: str | None
+    created: dt.date
+    touched: dt.date
+    age_days: int
+    overdue: bool
+    days_late: int
+
+
+class ClosedAsk(msgspec.Struct, frozen=True):
+    """A done or dropped ask; ``closed_by`` is who closed it (user, agent, editor, file)."""
+
+    project_id: str
+    id: str
+    text: str
+    due: str | None
+    created: dt.date
+    closed: dt.date
+    closed_by: str | None
+    kind: str
+    note: str
+
+
+class ProjectInfo(msgspec.Struct, frozen=True):
+    """A project in reach, with its own "today" (the date its asks are counted against)."""
+
+    project_id: str
+    root: str
+    timezone: str
+    today: dt.date
+
+
+class WorkbenchView(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The person's asks across projects: open ones (overdue first, then oldest), recently
+    done, every dropped one, and on request the recent closes made by someone else."""
+
+    projects: list[ProjectInfo]
+    asks: list[OpenAsk]
+    done: list[ClosedAsk]
+    dropped: list[ClosedAsk]
+    recently_closed: list[ClosedAsk] | None = None
+
+
+class TimelineItem(msgspec.Struct, frozen=True):
+    """One event in an entry's history."""
+
+    position: int
+    recorded_at: dt.datetime
+    actor: str
+    type: str
+    summary: str
+
+
+class EntryRow(msgspec.Struct, frozen=True):
+    """A durable memory entry with what the person can do to it and its history."""
+
+    file: str
+    id: str
+    title: str
+    text: str
+    status: str
+    pinned: bool
+    created: dt.date
+    touched: dt.date
+    archived_on: dt.date | None
+    history: list[TimelineItem]
+
+
+def due_moment(due: str | None) -> dt.datetime | None:
+    """A due ``YYYY-MM-DD[THH:MM]`` as a naive project-local moment (a date alone is due at
+    the end of that day); None when absent or not a real date (dues are not validated)."""
+    found = _DUE.fullmatch(due.strip()) if due else None
+    if found is None:
+        return None
+    day, hour, minute = found.groups()
+    try:
+        date = dt.date.fromisoformat(day)
+        if hour is None:
+            return dt.datetime.combine(date, dt.time.max)
+        return dt.datetime.combine(date, dt.time(int(hour), int(minute)))
+    except ValueError:
+        return None
+
+
+def open_row(project_id: str, ask: Ask, now: dt.datetime) -> OpenAsk:
+    """``now`` is the project-local time; an ask is overdue once its due moment has passed."""
+    today = now.date()
+    moment = due_moment(ask.due)
+    overdue = moment is not None and now.replace(tzinfo=None) > moment
+    days_late = (today - moment.date()).days if overdue and moment is not None else 0
+    return OpenAsk(
+        project_id=project_id,
+        id=ask.id,
+        text=ask.text,
+        due=ask.due,
+        created=ask.opened,
+        touched=ask.updated,
+        age_days=max((today - ask.opened).days, 0),
+        overdue=overdue,
+        days_late=days_late,
+    )
+
+
+def closed_row(project_id: str, ask: Ask) -> ClosedAsk:
+    return ClosedAsk(
+        project_id=project_id,
+        id=ask.id,
+        text=ask.text,
+        due=ask.due,
+        created=ask.opened,
+        closed=ask.updated,
+        closed_by=ask.closed_by,
+        kind=ask.state,
+        note=ask.note,
+    )
+
+
+def sort_open(rows: Iterable[tuple[OpenAsk, int]]) -> list[OpenAsk]:
+    """Overdue first, then the oldest opened; ``seq`` (event order) breaks ties."""
+    ordered = sorted(rows, key=lambda pair: (not pair[0].overdue, pair[0].created, pair[1]))
+    return [row for row, _ in ordered]
+
+
+def sort_closed(rows: Iterable[tuple[ClosedAsk, int]]) -> list[ClosedAsk]:
+    """Newest close first."""
+    ordered = sorted(rows, key=lambda pair: (pair[0].closed, pair[1]), reverse=True)
+    return [row for row, _ in ordered]
+
+
+def open_asks(project_id: str, asks: Asks, now: dt.datetime) -> list[tuple[OpenAsk, int]]:
+    return [(open_row(project_id, a, now), a.seq) for a in asks.values() if a.state == "open"]
+
+
+def recently_closed_asks(
+    project_id: str, asks: Asks, today: dt.date
+) -> list[tuple[ClosedAsk, int]]:
+    """Closes by anyone but the user in the last 7 days: the ones to check and maybe undo."""
+    return [(closed_row(project_id, a), a.seq) for a in recently_closed(asks, today)]
+
+
+def done_asks(project_id: str, asks: Asks, today: dt.date) -> list[tuple[ClosedAsk, int]]:
+    """Asks done in the last :data:`DONE_DAYS` days, whoever closed them."""
+    since = today - dt.timedelta(days=DONE_DAYS)
+    return [
+        (closed_row(project_id, a), a.seq)
+        for a in asks.values()
+        if a.state == "done" and a.updated >= since
+    ]
+
+
+def dropped_asks(project_id: str, asks: Asks) -> list[tuple[ClosedAsk, int]]:
+    """Every dropped ask: the agent is told never to re-propose these, so the person should
+    be able to see them all and reopen one."""
+    return [(closed_row(project_id, a), a.seq) for a in asks.values() if a.state == "dropped"]
+
+
+def entry_title(text: str) -> str:
+    """The first line of an entry without its markdown marker (heading, bullet, number)."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return _MARKER.sub("", first).strip()
+
+
+def entry_rows(
+    files: Mapping[str, FileState],
+    order: Sequence[str],
+    timelines: Mapping[str, list[TimelineItem]],
+) -> list[EntryRow]:
+    """Entries of the files in ``order``: live ones in file order, then the rest (archived,
+    merged, retired) as they were first created."""
+    rows: list[EntryRow] = []
+    for key in order:
+        state = files.get(key)
+        if state is None:
+            continue
+        live = state.live_ids()
+        shown = set(live)
+        rest = sorted(
+            (e for e in state.entries.values() if e.entry_id not in shown),
+            key=lambda e: (e.created, e.entry_id),
+        )
+        chosen: list[Entry] = [state.entries[i] for i in live] + rest
+        rows += [_entry_row(e, timelines.get(e.entry_id, [])) for e in chosen]
+    return rows
+
+
+def _entry_row(entry: Entry, history: list[TimelineItem]) -> EntryRow:
+    return EntryRow(
+        file=entry.file,
+        id=entry.entry_id,
+        title=entry_title(entry.text) or entry.entry_id,
+        text=entry.text.strip(),
+        status=entry.status,
+        pinned=entry.pinned,
+        created=entry.created,
+        touched=entry.touched,
+        archived_on=entry.archived_on,
+        history=history,
+    )

@@ -1,0 +1,101 @@
+"""The Workbench page in a real browser (Debian's chromium driven by Playwright) against a real
+uvicorn server: sign in, Done, Reopen, Undo, Pin, an entry's history, and what is on disk.
+
+Skipped, with the reason, where chromium or the playwright package is missing (``.ci/run``
+installs both). Playwright's own browser download is never used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from http_helpers import World, asks_md
+
+from orbital.events import Actor
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"browser test skipped: {CHROMIUM} is missing (apt-get install chromium)",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="browser test skipped: pip install playwright"
+)
+
+
+@pytest.mark.timeout(120)
+def test_done_reopen_and_undo_in_a_browser(server: str, world: World, tmp_path: Path) -> None:
+    service = world.service
+    service.ask_open(world.alpha, "Choose the venue", "2026-09-01", actor=Actor.AGENT)
+    service.ask_open(world.alpha, "Send the deck", actor=Actor.AGENT)
+    ids = {a.text: a.id for a in service.asks(world.alpha)}
+    venue, deck = ids["Choose the venue"], ids["Send the deck"]
+    service.ask_close(world.alpha, deck, "done", '"sent it"', actor=Actor.AGENT)
+    decision = b"## Use Postgres\nChose: PostgreSQL.\nReason: one store for everything.\n"
+    service.write_file(world.alpha, "DECISIONS.md", decision, actor=Actor.AGENT)
+    shot = tmp_path / "workbench.png"
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(15_000)
+            page.goto(f"{server}/workbench")
+            assert page.url == f"{server}/workbench/login"
+            page.get_by_label("Workbench token").fill(world.person)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(f"{server}/workbench")
+
+            open_row = page.locator(f"#open-{world.alpha}-{venue}")
+            sync_api.expect(open_row).to_contain_text("Choose the venue")
+            sync_api.expect(open_row).to_contain_text("overdue 18 days")
+
+            open_row.get_by_role("button", name="Done").click()
+            sync_api.expect(page.get_by_role("status").first).to_contain_text(
+                f"[{venue}] marked done."
+            )
+            sync_api.expect(open_row).to_have_count(0)
+            page.locator(f"#done-{world.alpha}-{venue}").get_by_role(
+                "button", name="Reopen"
+            ).click()
+            sync_api.expect(open_row).to_have_count(1)
+
+            undo = page.locator(f"#closed-{world.alpha}-{deck}")
+            sync_api.expect(undo).to_contain_text("sent it")
+            undo.get_by_role("button", name="Undo").click()
+            sync_api.expect(page.locator(f"#open-{world.alpha}-{deck}")).to_have_count(1)
+            sync_api.expect(undo).to_have_count(0)
+
+            entry = page.locator(f"#entry-{world.alpha}-use-postgres")
+            entry.get_by_role("button", name="Pin").click()
+            sync_api.expect(entry.locator(".badge.pinned")).to_have_count(1)
+            entry.get_by_text("Text and history").click()
+            sync_api.expect(entry.locator(".timeline li")).to_have_count(2)
+            sync_api.expect(entry.locator(".timeline")).to_contain_text("entry.pinned")
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+
+    print(f"\nWorkbench screenshot: {shot}")
+    assert shot.stat().st_size > 0
+    decisions = (world.alpha_root / "orbital" / "DECISIONS.md").read_text()
+    assert "id:use-postgres created:2026-09-19 touched:2026-09-19 tag:pinned" in decisions
+    assert asks_md(world).splitlines()[-3:] == [
+        f"- done {venue} 2026-09-19 by:user",
+        f"- reopen {venue} 2026-09-19 by:user",
+        f"- reopen {deck} 2026-09-19 by:user",
+    ]

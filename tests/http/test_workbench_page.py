@@ -1,0 +1,215 @@
+"""The Workbench page through the test client: sign-in, the session cookie, CSRF, actions."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from http_helpers import World, asks_md
+from litestar.testing import TestClient
+
+from orbital.events import Actor
+
+Client = TestClient  # type: ignore[type-arg]
+_CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+def csrf_of(html: str) -> str:
+    found = _CSRF.search(html)
+    assert found is not None, html
+    return found.group(1)
+
+
+def sign_in(client: Client, token: str) -> Any:
+    form = client.get("/workbench/login")
+    assert form.status_code == 200
+    return client.post(
+        "/workbench/login",
+        data={"token": token, "csrf": csrf_of(form.text)},
+        follow_redirects=False,
+    )
+
+
+@pytest.fixture
+def signed_in(client: Client, world: World) -> str:
+    """Signs the client in as the person; returns the page's CSRF token."""
+    assert sign_in(client, world.person).status_code == 303
+    page = client.get("/workbench")
+    assert page.status_code == 200
+    return csrf_of(page.text)
+
+
+def act(client: Client, path: str, **form: str) -> Any:
+    return client.post(f"/workbench/{path}", data=form, follow_redirects=False)
+
+
+def test_the_page_needs_a_session_and_sign_in_sets_a_strict_http_only_cookie(
+    client: Client, world: World
+) -> None:
+    first = client.get("/workbench", follow_redirects=False)
+    assert (first.status_code, first.headers["location"]) == (303, "/workbench/login")
+    assert client.get("/", follow_redirects=False).headers["location"] == "/workbench"
+    signed = sign_in(client, world.person)
+    assert (signed.status_code, signed.headers["location"]) == (303, "/workbench")
+    cookie = next(
+        c for c in signed.headers.get_list("set-cookie") if c.startswith("orbital_session=")
+    )
+    assert "HttpOnly" in cookie
+    assert "SameSite=strict" in cookie
+    assert "Path=/workbench" in cookie
+    assert world.person not in cookie
+    page = client.get("/workbench")
+    assert page.status_code == 200
+    assert "Signed in as <strong>me</strong>" in page.text
+    assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["referrer-policy"] == "same-origin"  # no-referrer makes Origin null
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+
+
+@pytest.mark.parametrize(
+    ("token", "status", "message"),
+    [
+        ("orbital_nope_nope", 401, "That token is unknown or revoked."),
+        ("", 401, "That token is unknown or revoked."),
+        ("agent", 403, "That is an agent token"),
+    ],
+)
+def test_a_bad_token_is_refused_on_the_sign_in_form(
+    client: Client, world: World, token: str, status: int, message: str
+) -> None:
+    response = sign_in(client, world.agent if token == "agent" else token)
+    assert response.status_code == status
+    assert message in response.text
+    assert "orbital_session" not in response.headers.get("set-cookie", "")
+
+
+def test_sign_in_without_the_forms_token_is_refused(client: Client, world: World) -> None:
+    response = client.post("/workbench/login", data={"token": world.person}, follow_redirects=False)
+    assert response.status_code == 403
+    assert "The sign-in form expired" in response.text
+    assert client.get("/workbench", follow_redirects=False).status_code == 303
+
+
+def test_a_form_without_or_with_a_wrong_csrf_token_is_403_and_changes_nothing(
+    client: Client, world: World, signed_in: str
+) -> None:
+    world.service.ask_open(world.alpha, "Pick a venue", actor=Actor.AGENT)
+    ask_id = world.service.asks(world.alpha)[0].id
+    before = asks_md(world)
+    for form in ({}, {"csrf": "forged"}, {"csrf": signed_in + "x"}):
+        refused = act(client, f"{world.alpha}/asks/{ask_id}/done", **form)
+        assert refused.status_code == 403
+        assert refused.json()["detail"] == (
+            "the form's CSRF token is missing or stale; reload the Workbench page and submit "
+            "the form again"
+        )
+    assert asks_md(world) == before
+    assert act(client, "logout").status_code == 403
+
+
+def test_a_cross_site_form_post_is_refused_even_with_the_token(
+    client: Client, world: World, signed_in: str
+) -> None:
+    refused = client.post(
+        "/workbench/asks",
+        data={"csrf": signed_in, "project": world.alpha, "text": "Injected"},
+        headers={"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"},
+        follow_redirects=False,
+    )
+    assert refused.status_code == 403
+    assert world.service.asks(world.alpha) == []
+
+
+def test_page_actions_act_as_the_user(client: Client, world: World, signed_in: str) -> None:
+    added = act(
+        client, "asks", csrf=signed_in, project=world.alpha, text="Pick a venue", due="2026-09-01"
+    )
+    assert (added.status_code, added.headers["location"]) == (303, "/workbench")
+    ask_id = world.service.asks(world.alpha)[0].id
+    page = client.get("/workbench").text
+    assert f'id="open-{world.alpha}-{ask_id}" class="overdue"' in page
+    assert "overdue 18 days" in page
+    assert "Opened “Pick a venue” in alpha." in page
+    assert "Opened “Pick a venue”" not in client.get("/workbench").text  # shown once
+    base = f"{world.alpha}/asks/{ask_id}"
+    assert act(client, f"{base}/done", csrf=signed_in).status_code == 303
+    assert act(client, f"{base}/reopen", csrf=signed_in, lens=world.alpha).headers["location"] == (
+        f"/workbench?project={world.alpha}"
+    )
+    assert act(client, f"{base}/drop", csrf=signed_in, reason="not needed").status_code == 303
+    assert act(client, f"{base}/drop", csrf=signed_in).status_code == 303
+    page = client.get("/workbench").text
+    assert f"[{ask_id}] is already dropped — nothing changed." in page
+    assert f'id="dropped-{world.alpha}-{ask_id}"' in page
+    assert asks_md(world).splitlines()[-4:] == [
+        f"- open {ask_id} 2026-09-19 due:2026-09-01 Pick a venue",
+        f"- done {ask_id} 2026-09-19 by:user",
+        f"- reopen {ask_id} 2026-09-19 by:user",
+        f"- dropped {ask_id} 2026-09-19 by:user not needed",
+    ]
+
+
+def test_undo_of_an_agent_close_and_mistakes_shown_on_the_page(
+    client: Client, world: World, signed_in: str
+) -> None:
+    world.service.ask_open(world.alpha, "Pick a venue", actor=Actor.AGENT)
+    ask_id = world.service.asks(world.alpha)[0].id
+    world.service.ask_close(world.alpha, ask_id, "done", '"the rooftop"', actor=Actor.AGENT)
+    page = client.get("/workbench").text
+    recent = page.split('id="recently-closed"')[1].split('id="done"')[0]
+    assert f'id="closed-{world.alpha}-{ask_id}"' in recent
+    assert "&#34;the rooftop&#34;" in recent or "&quot;the rooftop&quot;" in recent
+    assert act(client, f"{world.alpha}/asks/{ask_id}/reopen", csrf=signed_in).status_code == 303
+    assert asks_md(world).splitlines()[-1] == f"- reopen {ask_id} 2026-09-19 by:user"
+    assert act(client, f"{world.alpha}/asks/zzzzzz/done", csrf=signed_in).status_code == 303
+    assert "no ask with id &#39;zzzzzz&#39;" in client.get("/workbench").text
+    hidden = act(client, f"nope/asks/{ask_id}/done", csrf=signed_in)
+    assert hidden.status_code == 404
+
+
+def test_entries_are_shown_with_history_and_pinned_from_the_page(
+    client: Client, world: World, signed_in: str
+) -> None:
+    world.service.write_file(
+        world.alpha, "DECISIONS.md", b"## Use Postgres\nChose: PG.\n", actor=Actor.AGENT
+    )
+    page = client.get("/workbench").text
+    assert f'id="entry-{world.alpha}-use-postgres"' in page
+    assert "entry.created use-postgres decisions" in page
+    pinned = act(client, f"{world.alpha}/entries/use-postgres/pin", csrf=signed_in)
+    assert pinned.status_code == 303
+    page = client.get("/workbench").text
+    assert "use-postgres pinned" in page
+    assert '<span class="badge pinned">pinned</span>' in page
+    assert "entry.pinned use-postgres" in page
+    assert "tag:pinned" in (world.alpha_root / "orbital" / "DECISIONS.md").read_text()
+    assert act(client, f"{world.alpha}/entries/use-postgres/nope", csrf=signed_in).status_code in (
+        404,
+        405,
+    )
+
+
+def test_a_revoked_token_ends_the_session_and_logout_ends_it_too(
+    client: Client, world: World, signed_in: str
+) -> None:
+    assert act(client, "logout", csrf=signed_in).headers["location"] == "/workbench/login"
+    assert client.get("/workbench", follow_redirects=False).status_code == 303
+    issued = world.credentials.create("workbench", label="short-lived")
+    assert sign_in(client, issued.token).status_code == 303
+    assert client.get("/workbench").status_code == 200
+    world.credentials.revoke(issued.credential.token_id)
+    ended = client.get("/workbench", follow_redirects=False)
+    assert ended.headers["location"] == "/workbench/login?ended=true"
+    assert "Your session ended" in client.get("/workbench/login?ended=true").text
+
+
+def test_problem_types_are_documented(client: Client) -> None:
+    index = client.get("/problems")
+    assert index.status_code == 200
+    for slug in ("forbidden", "unknown-entry", "refused", "internal-error", "http-error"):
+        assert f'id="{slug}"' in index.text
+    one = client.get("/problems/unknown-ask")
+    assert one.status_code == 200
+    assert "six hex digits" in one.text
+    assert client.get("/problems/nope").status_code == 404
