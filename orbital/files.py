@@ -150,17 +150,7 @@ class FileGateway:
         """Replace the file atomically and durably; returns its stamp."""
         self.ensure_dir()
         target = self.path(name)
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, target)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
-        self._fsync_dir(target.parent)
+        self.write_raw(target, data)
         info = target.stat()
         return FileStamp(info.st_size, info.st_mtime_ns, sha256(data))
 
@@ -179,6 +169,26 @@ class FileGateway:
         finally:
             os.close(fd)
         return FileStamp(info.st_size, info.st_mtime_ns, None)
+
+    def save_aside(self, filename: str, data: bytes) -> str:
+        """Write ``data`` as a new file beside the projections (a conflict copy)."""
+        _check_name(filename)
+        self.ensure_dir()
+        self.write_raw(self._resolved_dir() / filename, data)
+        return filename
+
+    def write_raw(self, target: Path, data: bytes) -> None:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, target)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+        self._fsync_dir(target.parent)
 
     def truncate(self, name: str, size: int) -> None:
         """Cut the file back to ``size`` bytes (undo of an append)."""

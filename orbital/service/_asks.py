@@ -46,7 +46,7 @@ from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.asks import AskClosed, AskOpened, AskReopened, stream_of
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.events.migration import LegacyItemMigrated, MigrationCompleted
-from orbital.files import FileGateway, check_size, decode_utf8, sha256
+from orbital.files import check_size, decode_utf8, sha256
 from orbital.service._context import Context, EventSummary, SyncReport, WriteOutcome
 from orbital.store import Checkpoint, Project, Reader, Reducer, Writer
 from projections.asks_md import decode_asks_bytes, parse_file, render_event, render_file
@@ -204,27 +204,7 @@ class AsksService:
         actor: Actor,
         session: str | None,
     ) -> list[EventSummary]:
-        appended = []
-        for event in events:
-            stream = stream_of(event)
-            result = w.append(
-                project, stream, [event], expected_version=None, actor=actor, session=session
-            )
-            appended.append(
-                EventSummary.of(
-                    RecordedEvent(
-                        position=result.positions[0],
-                        project=project,
-                        stream=stream,
-                        version=result.version,
-                        event=event,
-                        actor=actor,
-                        session=session,
-                        recorded_at=self.ctx.clock.now(),
-                        event_id="",
-                    )
-                )
-            )
+        appended = self.ctx.append_each(w, project, events, stream_of, actor, session)
         if events:
             self._maybe_snapshot(w, project, len(events))
         return appended
@@ -301,7 +281,7 @@ class AsksService:
         lost = [line for line in text.split("\n") if line.strip() and line not in kept]
         copy = ""
         if lost:
-            copy = self._conflict_copy(self.ctx.files(project), raw)
+            copy = self.ctx.conflict_copy(project, ASKS_FILE, raw)
             conflict = HandEditConflict(file=ASKS_FILE, conflict_copy=copy, found_sha256=found)
             w.append(pid, "file:asks", [conflict], expected_version=None, actor=Actor.FILE)
             warnings.append(
@@ -309,13 +289,6 @@ class AsksService:
                 f"refused; the edited file is saved as orbital/{copy} so nothing is lost."
             )
         return _Projection(new_text, False, warnings, summaries, [copy] if lost else [])
-
-    def _conflict_copy(self, files: FileGateway, raw: bytes) -> str:
-        stamp = self.ctx.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
-        name = f"ASKS.md.conflict-{stamp}.md"
-        files.ensure_dir()
-        (files.directory / name).write_bytes(raw)
-        return name
 
     def _text_after(self, w: Writer, pid: str, current: _Projection, lines: list[str]) -> str:
         """The file once ``lines`` are appended: cheap when the disk copy is current."""
@@ -421,7 +394,7 @@ class AsksService:
         with self.ctx.store.writing() as w:
             if self.unmerged(project):
                 raw = files.read_bytes(ASKS_FILE) or b""
-                copy = self._conflict_copy(files, raw)
+                copy = self.ctx.conflict_copy(project, ASKS_FILE, raw)
                 conflict = HandEditConflict(
                     file="asks", conflict_copy=copy, found_sha256=sha256(raw)
                 )

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
 
 from orbital.clock import Clock
-from orbital.events import RecordedEvent
+from orbital.events import Actor, Event, event_type
 from orbital.files import FileGateway
-from orbital.store import EventStore, Project
+from orbital.store import EventStore, Project, Writer
 from projections.history import summarize
 
 
@@ -28,10 +28,6 @@ class EventSummary(msgspec.Struct, frozen=True):
     stream: str
     type: str
     summary: str
-
-    @classmethod
-    def of(cls, recorded: RecordedEvent) -> EventSummary:
-        return cls(recorded.position, recorded.stream, recorded.type, summarize(recorded.event))
 
 
 class WriteOutcome(msgspec.Struct, frozen=True):
@@ -69,6 +65,34 @@ class Context:
     def today(self, project: Project) -> dt.date:
         """Today in the project's timezone (dates in files are project-local)."""
         return self.clock.now().astimezone(project.tz()).date()
+
+    def append_each(
+        self,
+        w: Writer,
+        project: str,
+        events: Sequence[Event],
+        stream_of: Callable[[Event], str],
+        actor: Actor,
+        session: str | None,
+    ) -> list[EventSummary]:
+        """Append each event to its own stream (inside ``w``'s lock, so no version check) and
+        report what was appended."""
+        appended = []
+        for event in events:
+            stream = stream_of(event)
+            result = w.append(
+                project, stream, [event], expected_version=None, actor=actor, session=session
+            )
+            summary = EventSummary(
+                result.positions[0], stream, event_type(type(event)), summarize(event)
+            )
+            appended.append(summary)
+        return appended
+
+    def conflict_copy(self, project: Project, name: str, raw: bytes) -> str:
+        """Keep a person's edited file beside its projection; returns the copy's name."""
+        stamp = self.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
+        return self.files(project).save_aside(f"{name}.conflict-{stamp}.md", raw)
 
     def files(self, project: Project) -> FileGateway:
         gateway = self._gateways.get(project.project_id)

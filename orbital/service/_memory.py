@@ -25,14 +25,13 @@ from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_
 from orbital.domain.hand_edits import replay_edit
 from orbital.domain.model import FileState
 from orbital.errors import InvalidEncoding
-from orbital.events import Actor, Event, RecordedEvent, event_type
+from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.files import ARCHIVE_FILES, MEMORY_FILES, check_size, decode_utf8, sha256
 from orbital.service._asks import AsksService
 from orbital.service._context import Context, EventSummary, SyncReport, WriteOutcome
 from orbital.store import Checkpoint, Project, Reader, Writer
 from projections.backstop import plan_backstop
-from projections.history import summarize
 from projections.merge import closest
 from projections.render import render_archive, render_file
 from projections.views import assemble_view
@@ -148,16 +147,7 @@ class MemoryService:
     def _append(
         self, w: Writer, pid: str, events: Sequence[Event], actor: Actor, session: str | None
     ) -> list[EventSummary]:
-        out = []
-        for event in events:
-            stream = stream_for(event)
-            result = w.append(
-                pid, stream, [event], expected_version=None, actor=actor, session=session
-            )
-            out.append(
-                EventSummary(result.positions[0], stream, event_type(type(event)), summarize(event))
-            )
-        return out
+        return self.ctx.append_each(w, pid, events, stream_for, actor, session)
 
     # -- projections ----------------------------------------------------------------------
 
@@ -343,7 +333,7 @@ class MemoryService:
     ) -> None:
         """Save the person's file beside the projection, record it, regenerate."""
         name = MEMORY_FILES[key]
-        copy = self._conflict_copy(project, name, raw)
+        copy = self.ctx.conflict_copy(project, name, raw)
         conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw))
         intake.events += self._append(w, project.project_id, [conflict], Actor.FILE, None)
         intake.conflicts.append(copy)
@@ -353,14 +343,6 @@ class MemoryService:
             f"as orbital/{copy} and {name} was regenerated from events. Merge your change "
             "into the new file (or write it again) and delete the copy."
         )
-
-    def _conflict_copy(self, project: Project, name: str, raw: bytes) -> str:
-        files = self.ctx.files(project)
-        stamp = self.ctx.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
-        copy = f"{name}.conflict-{stamp}.md"
-        files.ensure_dir()
-        (files.directory / copy).write_bytes(raw)
-        return copy
 
     def _ever_used(self, r: Reader, pid: str) -> set[str]:
         return {stream.split(":", 1)[1] for stream in r.states_after(pid, "entry:", 0)}
