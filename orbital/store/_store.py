@@ -69,14 +69,6 @@ _INSERT_STREAM = streams.insert().values(
     last_position=sa.bindparam("last"),
     state=sa.bindparam("state"),
 )
-_UPDATE_HEAD = (
-    heads.update()
-    .where(heads.c.project_id == sa.bindparam("p"), heads.c.category == sa.bindparam("c"))
-    .values(last_position=sa.bindparam("last"))
-)
-_INSERT_HEAD = heads.insert().values(
-    project_id=sa.bindparam("p"), category=sa.bindparam("c"), last_position=sa.bindparam("last")
-)
 _UPDATE_STREAM = (
     streams.update()
     .where(streams.c.project_id == sa.bindparam("p"), streams.c.stream == sa.bindparam("s"))
@@ -620,9 +612,6 @@ class EventStore:
             ),
         }
         conn.execute(_UPDATE_STREAM if current else _INSERT_STREAM, values)
-        head = {"p": project, "c": category(stream), "last": last_position}
-        if conn.execute(_UPDATE_HEAD, head).rowcount == 0:
-            conn.execute(_INSERT_HEAD, head)
         return AppendResult(tuple(range(first, last_position + 1)), new_version)
 
     def _fold_state(
