@@ -369,6 +369,7 @@ class EventStore:
         self._write_engine: Engine = create_write_engine(self.url, timeout_ms=self.timeout_ms)
         self._read_engine: Engine = create_read_engine(self.url, timeout_ms=self.timeout_ms)
         self._known_projects: set[str] = set()
+        self._projects: dict[str, Project] = {}
         self._encoders = msgspec.json.Encoder()
         if upgrade:
             self.upgrade()
@@ -482,8 +483,13 @@ class EventStore:
             return Project(project_id, resolved, timezone, now.astimezone(dt.UTC))
 
     def project(self, project: str) -> Project:
-        with self.reading() as conn:
-            return self._project(conn, project)
+        """A registered project. Projects are never changed or removed once registered, so a
+        found one is kept in memory (the HTTP routes look one up on every request)."""
+        found = self._projects.get(project)
+        if found is None:
+            with self.reading() as conn:
+                found = self._projects[project] = self._project(conn, project)
+        return found
 
     def project_for_root(self, root: str | Path) -> Project:
         resolved = str(Path(root).expanduser().resolve())
