@@ -46,6 +46,13 @@ AsOf = dt.datetime | int | None
 REDUCERS = {"ask": ASK_REDUCER}
 
 
+def _aware(when: dt.datetime | None) -> dt.datetime | None:
+    """An instant in UTC; a naive one is taken as UTC (as the store does)."""
+    if when is None:
+        return None
+    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
+
+
 @dataclass(frozen=True, slots=True)
 class HistoryQuery:
     """Which events to list: a time window, and one stream (exact, or a prefix ending in
@@ -162,6 +169,19 @@ class Orbital:
                 wanted = {query.stream}
             else:
                 prefixes = (query.stream,)
+        if wanted is not None and len(wanted) == 1:
+            # One stream (an entry, an ask): read it through the (project, stream, version)
+            # index, in version order, which is its position order. A stream filter on
+            # read_project lets SQLite walk the whole project's position index instead (its
+            # planner has no statistics to prefer the stream index): O(log n + k), not O(n).
+            (stream,) = wanted
+            since, until = _aware(query.since), _aware(query.until)
+            for event in self.store.read_stream(project, stream):
+                if (since is None or event.recorded_at >= since) and (
+                    until is None or event.recorded_at <= until
+                ):
+                    yield event
+            return
         if wanted is not None:
             prefixes = tuple(sorted(wanted))
         events = self.store.read_project(

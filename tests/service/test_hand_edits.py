@@ -15,6 +15,7 @@ from orbital.cli import cli
 from orbital.clock import FixedClock
 from orbital.errors import Refused
 from orbital.events import Actor
+from orbital.service import HistoryQuery
 from tests.service.conftest import Env
 
 DECISIONS = (
@@ -157,6 +158,28 @@ def test_history_of_an_entry_lists_every_revision_with_actors(env: Env) -> None:
         ("entry.revised", Actor.FILE),
     ]
     assert "Chose: PostgreSQL 16.\nReason: teams and scale." in revisions[-1].text
+
+
+def test_history_of_one_entry_honours_the_time_window(env: Env) -> None:
+    def at(day: int) -> dt.datetime:
+        return dt.datetime(2026, 11, day, 12, tzinfo=dt.UTC)
+
+    for day, text in ((1, DECISIONS), (2, DECISIONS.replace("teams.", "teams and scale."))):
+        env.orbital.store.clock = env.orbital._ctx.clock = FixedClock(at(day))
+        write(env, "DECISIONS.md", text)
+    env.orbital.ask_open(env.project, "Choose the venue", actor=Actor.AGENT)
+    entry = "use-postgres-for-storage"
+
+    def types(since: dt.datetime | None = None, until: dt.datetime | None = None) -> list[str]:
+        query = HistoryQuery(since=since, until=until, entry=entry)
+        return [e.type for e in env.orbital.history(env.project, query)]
+
+    assert types() == ["entry.created", "entry.revised"]
+    assert types(since=at(2)) == ["entry.revised"]
+    assert types(until=at(1)) == ["entry.created"]
+    assert types(until=at(2).replace(tzinfo=None)) == ["entry.created", "entry.revised"]
+    assert types(since=at(2).astimezone(dt.timezone(dt.timedelta(hours=2)))) == ["entry.revised"]
+    assert types(since=at(3)) == []
 
 
 def test_history_cli_filters_and_diffs(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
