@@ -54,6 +54,7 @@ from projections.asks_write import decide_agent_write
 
 ASKS_FILE = "ASKS.md"
 ASKS_SNAPSHOT = "asks"
+LINES_SNAPSHOT = "asks-lines"
 ASKS_SNAPSHOT_EVERY = 1000
 #: Event types that render a line of ASKS.md (audit events render none).
 RENDERED_TYPES = ("ask.opened", "ask.closed", "ask.reopened", "ask.file_line")
@@ -186,8 +187,12 @@ class AsksService:
         else:
             since += appended
         if since >= ASKS_SNAPSHOT_EVERY:
-            state = msgspec.json.encode(self._asks(w, project))
-            w.save_snapshot(project, ASKS_SNAPSHOT, w.prefix_head(project, "ask:"), state)
+            head = w.prefix_head(project, "ask:")
+            w.save_snapshot(
+                project, ASKS_SNAPSHOT, head, msgspec.json.encode(self._asks(w, project))
+            )
+            lines = self._lines_at(w, project, head)
+            w.save_snapshot(project, LINES_SNAPSHOT, head, str(lines).encode())
             since = 0
         counted = since
         w.on_commit(lambda: self._since_snapshot.__setitem__(project, counted))
@@ -372,8 +377,21 @@ class AsksService:
             text = raw.decode("utf-8") if raw is not None else self._render_full(r, pid)
             if at is None or at >= head:
                 return text
-            lines = r.count(pid, ASKS_PREFIX, until_position=at, types=RENDERED_TYPES)
+            lines = self._lines_at(r, pid, at)
         return "".join(text.splitlines(keepends=True)[: lines + 1])
+
+    def _lines_at(self, r: Reader, project: str, position: int) -> int:
+        """How many lines ASKS.md had (header aside) as of ``position``: the count kept with
+        the nearest snapshot plus the rendered events since."""
+        snap = r.snapshot(project, LINES_SNAPSHOT, position)
+        after, lines = (snap[0], int(snap[1])) if snap is not None else (0, 0)
+        return lines + r.count(
+            project,
+            ASKS_PREFIX,
+            after_position=after,
+            until_position=position,
+            types=RENDERED_TYPES,
+        )
 
     def unmerged(self, project: Project) -> list[str]:
         """``["ASKS.md"]`` when the file on disk differs from what Orbital wrote."""

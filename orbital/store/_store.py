@@ -52,6 +52,11 @@ PROJECT_STREAM = "project"
 # Statements built once: building Core constructs per call costs more than executing them.
 _SELECT_STREAM_HEAD = sa.select(
     sa.select(sa.func.max(events.c.position)).scalar_subquery().label("head"),
+    sa.select(events.c.recorded_at)
+    .order_by(events.c.position.desc())
+    .limit(1)
+    .scalar_subquery()
+    .label("last_time"),
     sa.select(streams.c.version)
     .where(streams.c.project_id == sa.bindparam("p"), streams.c.stream == sa.bindparam("s"))
     .scalar_subquery()
@@ -226,11 +231,13 @@ class Reader:
         return int(self._conn.scalar(query) or 0)
 
     def position_at(self, project: str, when: dt.datetime) -> int:
-        """The project's last position recorded at or before ``when`` (0: none)."""
+        """The project's last position recorded at or before ``when`` (0: none): one probe of
+        the ``(project, recorded_at)`` index, since times never decrease along positions."""
         found = self._conn.scalar(
-            sa.select(sa.func.max(events.c.position)).where(
-                events.c.project_id == project, events.c.recorded_at <= _naive_utc(when)
-            )
+            sa.select(events.c.position)
+            .where(events.c.project_id == project, events.c.recorded_at <= _naive_utc(when))
+            .order_by(events.c.recorded_at.desc(), events.c.position.desc())
+            .limit(1)
         )
         return int(found or 0)
 
@@ -583,6 +590,10 @@ class EventStore:
             raise Conflict(stream, expected_version, current)
         first = (row.head if row is not None and row.head is not None else 0) + 1
         recorded_at = _naive_utc(self.clock.now())
+        if row is not None and row.last_time is not None and row.last_time > recorded_at:
+            # Time never runs backwards along positions (a clock stepped back records the
+            # last instant again), so "as of T" is always a prefix of the log.
+            recorded_at = row.last_time
         rows = [
             {
                 "position": first + i,

@@ -225,3 +225,23 @@ def test_a_write_whose_transaction_fails_puts_the_file_back(
     outcome = write(env, before.decode() + "- open Pick a date\n")
     assert env.file("ASKS.md").decode().endswith("Pick a date\n")
     assert [e.type for e in outcome.events] == ["ask.opened"]
+
+
+def test_asks_as_of_any_position_equals_a_replay_across_snapshots(env: Env) -> None:
+    for chunk in range(5):
+        lines = "".join(f"- open ask {chunk}-{i}\n" for i in range(300))
+        write(env, env.file("ASKS.md").decode() + lines)
+    head = env.orbital.store.head(env.project)
+    assert head > 1000  # at least one asks snapshot was taken
+    with env.orbital.store.reader() as r:
+        assert r.snapshot(env.project, "asks-lines", head) is not None
+    for position in (1, 2, 450, 999, 1000, 1001, 1234, head):
+        events = env.orbital.store.read_project(
+            env.project, stream_prefix="ask", until_position=position
+        )
+        expected = render_file(e.event for e in events)
+        assert env.orbital.read_file(env.project, "ASKS.md", as_of=position) == expected
+    with env.orbital.store.reader() as r:
+        at_1001 = env.orbital._asks.at(r, env.project, 1001)
+    assert len(at_1001) == 1000  # positions 2..1001; 1 is the project's registration
+    assert len(env.orbital.asks(env.project)) == 1500

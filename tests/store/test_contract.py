@@ -360,3 +360,19 @@ def test_a_writer_past_the_busy_timeout_gets_store_locked(
     finally:
         waiter.close()
         holder.close()
+
+
+def test_recorded_time_never_runs_backwards_along_positions(
+    store: EventStore, project: str
+) -> None:
+    later = dt.datetime(2026, 9, 20, 12, tzinfo=dt.UTC)
+    store.clock = FixedClock(later)
+    store.append(project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT)
+    store.clock = FixedClock(later - dt.timedelta(hours=5))  # the machine's clock stepped back
+    store.append(project, "ask:d4e5f6", [opened("d4e5f6")], expected_version=0, actor=Actor.AGENT)
+    times = [e.recorded_at for e in store.read_project(project)]
+    assert times == sorted(times)
+    assert times[-1] == later
+    with store.reader() as r:
+        assert r.position_at(project, later) == 3
+        assert r.position_at(project, later - dt.timedelta(seconds=1)) == 1
