@@ -206,6 +206,23 @@ def sync(ctx: click.Context, project_path: Path) -> None:
 
 @cli.command()
 @project_option
+@click.pass_context
+@_reports_errors
+def conflicts(ctx: click.Context, project_path: Path) -> None:
+    """List hand-edit conflict copies waiting to be settled (in the Workbench)."""
+    service = _service(ctx)
+    project = service.project(project_path)
+    pending = service.conflicts(project.project_id)
+    for conflict in pending:
+        click.echo(
+            f"orbital/{conflict.copy}\t{conflict.file}\t{conflict.recorded_at:%Y-%m-%d %H:%M}"
+        )
+    if not pending:
+        click.echo("no conflict copies waiting")
+
+
+@cli.command()
+@project_option
 @click.option("--force", is_flag=True, help="Keep unmerged hand edits beside, then rewrite.")
 @click.pass_context
 @_reports_errors

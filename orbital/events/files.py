@@ -51,9 +51,20 @@ class HandEditConflict(Event, frozen=True, tag="file.hand_edit_conflict"):
     found_sha256: str
 
 
+class HandEditResolved(Event, frozen=True, tag="file.hand_edit_resolved"):
+    """The person settled a conflict copy: ``kept`` is ``mine`` (their text was written as a
+    change of theirs) or ``orbital`` (the store's text stays; theirs is kept here, verbatim)."""
+
+    file: str
+    conflict_copy: str
+    kept: str
+    text: str = ""
+
+
 FILE_EVENTS: tuple[type[Event], ...] = (
     FileLayoutSet,
     FileStoredRaw,
     HandEditDetected,
     HandEditConflict,
+    HandEditResolved,
 )

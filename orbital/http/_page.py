@@ -247,12 +247,14 @@ def page(service: NamedDependency[Orbital], viewer: NamedDependency[Viewer]) -> 
     credential = viewer.credential
     view = service.workbench(credential, project=viewer.lens or None, recently_closed=True)
     entries = {p.project_id: service.memory_entries(p.project_id) for p in view.projects}
+    conflicts = {p.project_id: service.conflicts(p.project_id) for p in view.projects}
     reachable = [p.project_id for p in service.store.projects() if credential.reaches(p.project_id)]
     return Template(
         "workbench.html.j2",
         context={
             "view": view,
             "entries": entries,
+            "conflicts": {p: c for p, c in conflicts.items() if c},
             "projects": reachable,
             "lens": viewer.lens,
             "csrf": viewer.session.csrf,
@@ -360,6 +362,29 @@ def _entry_route(action: EntryAction, done: str) -> HTTPRouteHandler:
     return entry_action
 
 
+def _conflict_route(keep: str, done: str) -> HTTPRouteHandler:
+    @post(
+        f"/{{project:str}}/conflicts/{{copy:str}}/keep-{keep}",
+        status_code=303,
+        sync_to_thread=True,
+        name=f"page-conflict-{keep}",
+    )
+    def settle(
+        service: NamedDependency[Orbital],
+        viewer: NamedDependency[Viewer],
+        project: FromPath[str],
+        copy: FromPath[str],
+    ) -> Redirect:
+        target = _reached(viewer, project)
+        return _act(
+            viewer,
+            done,
+            lambda: service.resolve_conflict(target, copy, keep, actor=viewer.credential.actor),
+        )
+
+    return settle
+
+
 def page_router() -> Router:
     return Router(
         PAGE,
@@ -375,6 +400,8 @@ def page_router() -> Router:
             _entry_route("pin", "pinned: it stays in the agent's view"),
             _entry_route("unpin", "unpinned"),
             _entry_route("restore", "restored to its file"),
+            _conflict_route("mine", "Your edited file was written as your change."),
+            _conflict_route("orbital", "Kept Orbital's text; yours is in the history."),
         ],
         dependencies={"viewer": Provide(_viewer)},
         exception_handlers={SignInNeeded: _signed_out},

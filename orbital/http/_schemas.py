@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from orbital.domain.workbench import EntryRow
+from orbital.service import ConflictCopy
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -74,6 +75,17 @@ class AskDone(msgspec.Struct, frozen=True):
 
 class AskDrop(msgspec.Struct, frozen=True):
     reason: str = ""
+
+
+class Conflicts(msgspec.Struct, frozen=True):
+    project: str
+    conflicts: list[ConflictCopy]
+
+
+class ResolveConflict(msgspec.Struct, frozen=True):
+    """``mine``: write the kept copy as the person's change; ``orbital``: keep the store's."""
+
+    keep: Literal["mine", "orbital"]
 
 
 class MemoryEntries(msgspec.Struct, frozen=True):

@@ -18,7 +18,9 @@ from orbital.http._schemas import (
     AskDone,
     AskDrop,
     AskOpen,
+    Conflicts,
     MemoryEntries,
+    ResolveConflict,
     WriteResult,
 )
 from orbital.service import Credential, Orbital
@@ -162,6 +164,35 @@ def _entry_route(action: EntryAction) -> HTTPRouteHandler:
     )(entry_action)
 
 
+@get(
+    "/{project:str}/conflicts",
+    summary="Hand-edit conflict copies waiting for the person",
+    responses=documented(*AUTHED),
+    sync_to_thread=True,
+)
+def conflicts(service: NamedDependency[Orbital], target: NamedDependency[Project]) -> Conflicts:
+    return Conflicts(target.project_id, service.conflicts(target.project_id))
+
+
+@post(
+    "/{project:str}/conflicts/{copy:str}/resolve",
+    summary="Settle a conflict copy: keep mine (write it) or keep Orbital's",
+    description="Either way the copy is removed and nothing is lost: `orbital` keeps the "
+    "person's text in the `file.hand_edit_resolved` event.",
+    status_code=200,
+    responses=documented(*WRITES),
+    sync_to_thread=True,
+)
+def resolve_conflict(
+    service: NamedDependency[Orbital],
+    caller: NamedDependency[Credential],
+    target: NamedDependency[Project],
+    copy: FromPath[str],
+    data: JSONBody[ResolveConflict],
+) -> WriteResult:
+    return _result(service.resolve_conflict(target.project_id, copy, data.keep, actor=caller.actor))
+
+
 def workbench_router() -> Router:
     return Router(
         "/api/v1/workbench",
@@ -173,6 +204,8 @@ def workbench_router() -> Router:
             ask_reopen,
             entries,
             *(_entry_route(action) for action in _ENTRY_ACTIONS),
+            conflicts,
+            resolve_conflict,
         ],
         dependencies={"caller": person_caller, "target": target_project},
         security=[{BEARER_SCHEME: []}],

@@ -6,11 +6,12 @@ The CLI and the HTTP app call these and hold no rules themselves.
 from orbital.service._context import EventSummary, WriteOutcome
 from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
 from orbital.service._editor import EditorReport
-from orbital.service._service import AsOf, HistoryQuery, Orbital, Revision
+from orbital.service._service import AsOf, ConflictCopy, HistoryQuery, Orbital, Revision
 
 __all__ = [
     "AsOf",
     "Audience",
+    "ConflictCopy",
     "Credential",
     "Credentials",
     "EditorReport",

@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
+
 from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
@@ -29,6 +31,7 @@ from orbital.domain.workbench import (
 from orbital.editor.scheduler import EditorScheduler
 from orbital.errors import InvalidInput, Refused, UnknownEntry, UnknownProject
 from orbital.events import Actor, RecordedEvent, event_type
+from orbital.events.files import HandEditConflict, HandEditResolved
 from orbital.files import MEMORY_DIR, MEMORY_FILES, memory_file, projected_file
 from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
 from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
@@ -65,6 +68,15 @@ class HistoryQuery:
     file: str | None = None
     entry: str | None = None
     ask: str | None = None
+
+
+class ConflictCopy(msgspec.Struct, frozen=True):
+    """A person's edited file kept beside its projection after a clash, not settled yet."""
+
+    file: str
+    copy: str
+    position: int
+    recorded_at: dt.datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +312,51 @@ class Orbital:
     def session_end(self, project: str) -> SessionEndReport:
         """The deterministic session-end backstop (no model)."""
         return self._memory.session_end(self.store.project(project))
+
+    # -- hand-edit conflicts ---------------------------------------------------------------
+
+    def conflicts(self, project: str) -> list[ConflictCopy]:
+        """Conflict copies kept beside the projections and not settled yet."""
+        found = self.store.project(project)
+        directory = self._ctx.files(found).directory
+        kept: dict[str, ConflictCopy] = {}
+        for recorded in self.history(project, HistoryQuery(stream="file:")):
+            event = recorded.event
+            if isinstance(event, HandEditConflict):
+                name = MEMORY_FILES.get(event.file, event.file)
+                kept[event.conflict_copy] = ConflictCopy(
+                    name, event.conflict_copy, recorded.position, recorded.recorded_at
+                )
+            elif isinstance(event, HandEditResolved):
+                kept.pop(event.conflict_copy, None)
+        return [c for c in kept.values() if (directory / c.copy).is_file()]
+
+    def resolve_conflict(self, project: str, copy: str, keep: str, *, actor: Actor) -> WriteOutcome:
+        """Settle a conflict copy: ``mine`` writes the person's text as their change of the
+        file (the usual rules apply), ``orbital`` keeps the store's text and records the
+        person's in the event. Either way the copy is then removed; nothing is lost."""
+        pending = {c.copy: c for c in self.conflicts(project)}
+        conflict = pending.get(copy)
+        if conflict is None:
+            raise Refused(
+                f"{copy!r} is not an unsettled conflict copy of this project; the Workbench "
+                "lists the ones waiting"
+            )
+        if keep not in ("mine", "orbital"):
+            raise InvalidInput(f"keep is 'mine' or 'orbital', not {keep!r}")
+        found = self.store.project(project)
+        path = self._ctx.files(found).directory / copy
+        raw = path.read_bytes()
+        outcome = WriteOutcome("", [], [])
+        if keep == "mine":
+            outcome = self.write_file(project, conflict.file, raw, actor=actor)
+        key = memory_file(conflict.file).key
+        text = raw.decode("utf-8", errors="replace") if keep == "orbital" else ""
+        settled = HandEditResolved(file=key, conflict_copy=copy, kept=keep, text=text)
+        with self.store.writing() as w:
+            w.append(project, f"file:{key}", [settled], expected_version=None, actor=actor)
+        path.unlink()
+        return outcome
 
     # -- memory editor --------------------------------------------------------------------
 

@@ -426,3 +426,78 @@ def test_history_of_one_ask(client: Client, world: World) -> None:
         f"/api/v1/projects/{world.alpha}/history?ask={first}", headers=bearer(world.agent)
     )
     assert [e["stream"] for e in response.json()["events"]] == [f"ask:{first}"]
+
+
+def test_a_conflict_copy_is_listed_and_settled_either_way(client: Client, world: World) -> None:
+    service, project = world.service, world.alpha
+    path = world.alpha_root / "orbital" / "DECISIONS.md"
+    write = {"Authorization": f"Bearer {world.agent}"}
+    base = "## Use Postgres\nChose: yes.\n"
+    client.put(
+        f"/api/v1/projects/{project}/files/DECISIONS.md", json={"content": base}, headers=write
+    )
+    opened = path.read_text()
+    client.put(
+        f"/api/v1/projects/{project}/files/DECISIONS.md",
+        json={"content": base.replace("yes.", "yes, v16.")},
+        headers=write,
+    )
+    mine = opened.replace("yes.", "yes, managed.")
+    path.write_text(mine)
+    service.sync(project)
+    listed = client.get(f"/api/v1/workbench/{project}/conflicts", headers=bearer(world.person))
+    (conflict,) = listed.json()["conflicts"]
+    assert conflict["file"] == "DECISIONS.md"
+    copy = conflict["copy"]
+    settled = client.post(
+        f"/api/v1/workbench/{project}/conflicts/{copy}/resolve",
+        json={"keep": "mine"},
+        headers=bearer(world.person),
+    )
+    assert settled.status_code == 200, settled.text
+    assert "Chose: yes, managed." in path.read_text()
+    assert not (world.alpha_root / "orbital" / copy).exists()
+    revised = [e for e in service.history(project) if e.type == "entry.revised"]
+    assert revised[-1].actor.value == "user"
+    again = client.post(
+        f"/api/v1/workbench/{project}/conflicts/{copy}/resolve",
+        json={"keep": "orbital"},
+        headers=bearer(world.person),
+    )
+    assert again.status_code == 409
+    assert client.get(
+        f"/api/v1/workbench/{project}/conflicts", headers=bearer(world.person)
+    ).json() == {"project": project, "conflicts": []}
+
+
+def test_keeping_orbitals_text_records_the_persons_in_the_event(
+    client: Client, world: World
+) -> None:
+    service, project = world.service, world.alpha
+    path = world.alpha_root / "orbital" / "DECISIONS.md"
+    write = {"Authorization": f"Bearer {world.agent}"}
+    client.put(
+        f"/api/v1/projects/{project}/files/DECISIONS.md",
+        json={"content": "## A\nx\n"},
+        headers=write,
+    )
+    opened = path.read_text()
+    client.put(
+        f"/api/v1/projects/{project}/files/DECISIONS.md",
+        json={"content": "## A\ny\n"},
+        headers=write,
+    )
+    mine = opened.replace("\nx\n", "\nz\n")
+    path.write_text(mine)
+    (copy,) = service.sync(project).conflicts
+    projected = path.read_bytes()
+    response = client.post(
+        f"/api/v1/workbench/{project}/conflicts/{copy}/resolve",
+        json={"keep": "orbital"},
+        headers=bearer(world.person),
+    )
+    assert response.status_code == 200
+    assert path.read_bytes() == projected
+    resolved = [e for e in service.history(project) if e.type == "file.hand_edit_resolved"]
+    assert resolved[-1].event.text == mine  # type: ignore[attr-defined]
+    assert resolved[-1].actor.value == "user"

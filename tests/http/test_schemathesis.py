@@ -18,7 +18,7 @@ from schemathesis.checks import not_a_server_error
 def test_no_generated_request_is_a_server_error(server: str, world: World) -> None:
     schema = schemathesis.openapi.from_url(f"{server}/schema/openapi.json")
     operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) == 15
+    assert len(operations) == 17
 
     @given(data=st.data())
     @settings(

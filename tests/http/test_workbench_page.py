@@ -213,3 +213,21 @@ def test_problem_types_are_documented(client: Client) -> None:
     assert one.status_code == 200
     assert "six hex digits" in one.text
     assert client.get("/problems/nope").status_code == 404
+
+
+def test_a_conflict_is_settled_from_the_page(client: Client, world: World, signed_in: str) -> None:
+    path = world.alpha_root / "orbital" / "DECISIONS.md"
+    world.service.write_file(world.alpha, "DECISIONS.md", b"## A\nx\n", actor=Actor.AGENT)
+    opened = path.read_text()
+    world.service.write_file(world.alpha, "DECISIONS.md", b"## A\ny\n", actor=Actor.AGENT)
+    path.write_text(opened.replace("\nx\n", "\nmine\n"))
+    (copy,) = world.service.sync(world.alpha).conflicts
+    page = client.get("/workbench").text
+    assert f'id="conflict-{copy}"' in page
+    assert "Keep mine" in page
+    settled = act(client, f"{world.alpha}/conflicts/{copy}/keep-mine", csrf=signed_in)
+    assert settled.status_code == 303
+    assert "\nmine\n" in path.read_text()
+    page = client.get("/workbench").text
+    assert "Your edited file was written as your change." in page
+    assert f'id="conflict-{copy}"' not in page
