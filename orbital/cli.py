@@ -441,6 +441,8 @@ def session_end(ctx: click.Context, project_path: Path) -> None:
     service = _service(ctx)
     project = service.project(project_path)
     report = service.session_end(project.project_id)
+    if report.editor:
+        click.echo(f"memory editor: {report.editor}", err=True)
     for event in report.events:
         click.echo(f"{event.position} {event.stream} {event.summary}")
     for note in report.notes:

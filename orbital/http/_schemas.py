@@ -108,3 +108,6 @@ class SessionEnd(msgspec.Struct, frozen=True):
     events: list[WrittenEvent]
     over_by: dict[str, int]
     notes: list[str]
+    #: The memory editor's outcome when one is configured (``edited``, ``no_change``,
+    #: ``failed``, or why no pass ran: ``not_needed``, ``too_soon``…); "" when none is.
+    editor: str = ""

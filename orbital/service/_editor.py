@@ -53,7 +53,7 @@ from orbital.editor.run import EditorRun, RunRecord, finish_run
 from orbital.editor.scheduler import Claim, EditorScheduler
 from orbital.editor.sessions import SessionDir
 from orbital.editor.tools import ReadOnlyTools
-from orbital.errors import InvalidInput, OrbitalError
+from orbital.errors import EditorNotConfigured, InvalidInput, OrbitalError
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed
 from orbital.events.editor import (
@@ -132,6 +132,14 @@ class EditorService:
     _sessions: dict[str, Path] = field(default_factory=dict)
 
     # -- use cases ------------------------------------------------------------------------
+
+    def configured(self) -> bool:
+        """Whether a model is set up (``ORBITAL_EDITOR_URL`` and ``ORBITAL_EDITOR_MODEL``)."""
+        try:
+            self.provider()
+        except EditorNotConfigured:
+            return False
+        return True
 
     def run(
         self, project: Project, *, trigger: Trigger = "auto", sessions: Path | None = None

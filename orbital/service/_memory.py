@@ -68,6 +68,8 @@ class SessionEndReport:
     events: list[EventSummary]
     over_by: dict[str, int]
     notes: list[str]
+    #: The memory editor's outcome when one is configured ("" when none is).
+    editor: str = ""
 
 
 @dataclass

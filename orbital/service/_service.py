@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -310,8 +311,13 @@ class Orbital:
         return self._memory.entry_action(self.store.project(project), entry_id, action, actor)
 
     def session_end(self, project: str) -> SessionEndReport:
-        """The deterministic session-end backstop (no model)."""
-        return self._memory.session_end(self.store.project(project))
+        """The session-end routine: a memory-editor pass when a model is configured and its
+        gates allow (over soft budget, changed, at most every 30 minutes, single flight), then
+        the deterministic backstop, whatever the editor did."""
+        found = self.store.project(project)
+        outcome = self.editor.run(found, trigger="auto").outcome if self.editor.configured() else ""
+        report = self._memory.session_end(found)
+        return dataclasses.replace(report, editor=outcome)
 
     # -- hand-edit conflicts ---------------------------------------------------------------
 

@@ -433,3 +433,16 @@ def test_success_advances_the_watermark_then_nothing_is_due(env: Env) -> None:
     assert env.orbital.editor_run(env.project).outcome == "no_delta"  # nothing changed since
     env.write("DECISIONS.md", DECISIONS + "\n## Another\nChose: more.\n")
     assert env.orbital.editor_run(env.project).outcome == "not_needed"  # changed, under budget
+
+
+def test_session_end_runs_the_editor_when_a_model_is_configured(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ORBITAL_EDITOR_URL", "ORBITAL_EDITOR_MODEL", "ORBITAL_EDITOR_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    env.write("DECISIONS.md", DECISIONS)
+    without = env.orbital.session_end(env.project)
+    assert without.editor == ""  # no model configured: the backstop alone
+    use_model(env, ScriptedModel(["{}"]))
+    report = env.orbital.session_end(env.project)
+    assert report.editor == "not_needed"  # nothing over its soft budget: no pass
