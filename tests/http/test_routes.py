@@ -382,7 +382,8 @@ def test_session_end_runs_the_backstop(client: Client, world: World) -> None:
     )
     assert response.status_code == 200, response.text
     report = response.json()
-    assert set(report) == {"events", "over_by", "notes"}
+    assert set(report) == {"events", "over_by", "notes", "editor"}
+    assert report["editor"] == ""  # no model configured in the tests
     assert report["events"] == []
 
 
