@@ -8,7 +8,6 @@ interval and it is not empty (the intake itself also treats an empty file as no 
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +19,6 @@ from orbital.errors import OrbitalError
 from orbital.files import MEMORY_DIR, MEMORY_FILES
 from orbital.service import Orbital
 
-log = logging.getLogger("orbital.watcher")
 _NAMES = {name.casefold() for name in MEMORY_FILES.values()}
 
 

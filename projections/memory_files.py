@@ -9,7 +9,6 @@ from __future__ import annotations
 #: Injection order of the budgeted (Layer-1) files.
 LAYER1_KEYS: tuple[str, ...] = ("state", "decisions", "lessons", "index")
 #: Files whose body is split into durable entries with a title-line id comment.
-DURABLE_KEYS: tuple[str, ...] = ("decisions", "lessons")
 
 FILE_NAMES: dict[str, str] = {
     "state": "PROJECT_STATE.md",

@@ -147,12 +147,6 @@ def open_with_text(asks: Asks, text: str) -> Ask | None:
     return next((a for a in asks.values() if a.state == "open" and norm(a.text) == key), None)
 
 
-def ask_with_text(asks: Asks, text: str) -> Ask | None:
-    """Any ask (any state) whose normalised text equals ``text``'s, if any."""
-    key = norm(text)
-    return next((a for a in asks.values() if norm(a.text) == key), None)
-
-
 @dataclass(frozen=True)
 class DroppedIndex:
     """The dropped asks indexed for the refusal: the latest one per exact key and per fuzzy

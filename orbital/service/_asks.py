@@ -40,7 +40,6 @@ from orbital.domain.asks_legacy import (
     parse_retractions,
     plan_migration,
 )
-from orbital.domain.asks_view import runtime_block
 from orbital.errors import UnknownAsk
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.asks import AskClosed, AskOpened, AskReopened, stream_of
@@ -424,16 +423,10 @@ class AsksService:
         return copies
 
     def listing(self, project: Project, state: StateFilter = "open") -> list[Ask]:
-        with self.ctx.store.writing() as w:
-            asks = self._asks(w, project.project_id)
+        with self.ctx.store.reader() as r:
+            asks = self._asks(r, project.project_id)
         chosen = [a for a in asks.values() if state == "all" or a.state == state]
         return sorted(chosen, key=lambda a: (a.opened, a.seq))
-
-    def block(self, project: Project) -> str:
-        """The asks block of the injection view (reference §4.5)."""
-        with self.ctx.store.writing() as w:
-            asks = self._asks(w, project.project_id)
-        return runtime_block(asks, self.ctx.today(project), empty_cue=True)
 
     def _act(
         self, project: Project, decide: DecideFn, actor: Actor, session: str | None

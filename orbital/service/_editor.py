@@ -75,8 +75,6 @@ from projections.measure import measure_state
 
 LOCK_FILE = ".editor.lock"
 SESSIONS_DIR = "sessions"
-#: What a pass that did not start reports instead of an outcome.
-NOT_STARTED = ("in_flight", "debounced", "no_delta", "not_needed", "too_soon")
 
 
 def mint_suffix() -> str:
@@ -330,12 +328,6 @@ class EditorService:
 
     def _session_dir(self, project: Project, sessions: Path | None) -> SessionDir:
         return SessionDir(sessions or Path(project.root) / MEMORY_DIR / SESSIONS_DIR)
-
-    def runs(self, project: Project) -> list[EditorRunRecorded]:
-        """Every recorded run of the project, oldest first."""
-        with self.ctx.store.reader() as r:
-            events = r.read_stream(project.project_id, STREAM)
-        return [e.event for e in events if isinstance(e.event, EditorRunRecorded)]
 
 
 def _recorded(run_id: str, run: EditorRun) -> EditorRunRecorded:

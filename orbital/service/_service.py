@@ -386,9 +386,6 @@ class Orbital:
     def asks(self, project: str, state: StateFilter = "open") -> list[Ask]:
         return self._asks.listing(self.store.project(project), state)
 
-    def asks_block(self, project: str) -> str:
-        return self._asks.block(self.store.project(project))
-
     def ask_open(
         self,
         project: str,
