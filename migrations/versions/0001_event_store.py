@@ -65,31 +65,6 @@ def upgrade() -> None:
         sa.Column("last_position", sa.BigInteger, nullable=False),
     )
     dialect = op.get_bind().dialect.name
-    # The last position of each stream category, kept by the database as rows are inserted
-    # (cheaper than another statement per append; the category is the stream name up to ':').
-    category = (
-        "CASE WHEN instr(NEW.stream, ':') > 0 "
-        "THEN substr(NEW.stream, 1, instr(NEW.stream, ':') - 1) ELSE NEW.stream END"
-    )
-    if dialect == "sqlite":
-        op.execute(
-            "CREATE TRIGGER events_keep_heads AFTER INSERT ON events BEGIN "
-            "INSERT INTO heads (project_id, category, last_position) "
-            f"VALUES (NEW.project_id, {category}, NEW.position) "
-            "ON CONFLICT (project_id, category) DO UPDATE SET last_position = "
-            "excluded.last_position; END"
-        )
-    elif dialect == "postgresql":
-        op.execute(
-            "CREATE FUNCTION events_keep_heads() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-            "INSERT INTO heads (project_id, category, last_position) VALUES (NEW.project_id, "
-            "split_part(NEW.stream, ':', 1), NEW.position) ON CONFLICT (project_id, category) "
-            "DO UPDATE SET last_position = excluded.last_position; RETURN NULL; END $$"
-        )
-        op.execute(
-            "CREATE TRIGGER events_keep_heads AFTER INSERT ON events "
-            "FOR EACH ROW EXECUTE FUNCTION events_keep_heads()"
-        )
     if dialect == "sqlite":
         for action in ("UPDATE", "DELETE"):
             op.execute(
@@ -116,15 +91,12 @@ def upgrade() -> None:
 def downgrade() -> None:
     dialect = op.get_bind().dialect.name
     if dialect == "sqlite":
-        op.execute("DROP TRIGGER IF EXISTS events_keep_heads")
         op.execute("DROP TRIGGER IF EXISTS events_refuse_update")
         op.execute("DROP TRIGGER IF EXISTS events_refuse_delete")
     elif dialect == "postgresql":
         op.execute("DROP TRIGGER IF EXISTS events_refuse_truncate ON events")
         op.execute("DROP TRIGGER IF EXISTS events_refuse_change ON events")
         op.execute("DROP FUNCTION IF EXISTS events_refuse_change()")
-        op.execute("DROP TRIGGER IF EXISTS events_keep_heads ON events")
-        op.execute("DROP FUNCTION IF EXISTS events_keep_heads()")
     op.drop_table("heads")
     op.drop_index("ix_streams_project_last_position", table_name="streams")
     op.drop_table("streams")

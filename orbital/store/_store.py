@@ -16,6 +16,8 @@ from typing import Any
 
 import msgspec
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
 
 from orbital.clock import Clock, SystemClock
@@ -74,6 +76,23 @@ _INSERT_STREAM = streams.insert().values(
     last_position=sa.bindparam("last"),
     state=sa.bindparam("state"),
 )
+
+
+def _upsert_head(insert: Any) -> Any:
+    """One statement per append (not per event) keeps the category's last position."""
+    statement = insert(heads).values(
+        project_id=sa.bindparam("p"),
+        category=sa.bindparam("c"),
+        last_position=sa.bindparam("last"),
+    )
+    return statement.on_conflict_do_update(
+        index_elements=[heads.c.project_id, heads.c.category],
+        set_={"last_position": statement.excluded.last_position},
+    )
+
+
+_UPSERT_HEAD_SQLITE = _upsert_head(sqlite_insert)
+_UPSERT_HEAD_PG = _upsert_head(pg_insert)
 _UPDATE_STREAM = (
     streams.update()
     .where(streams.c.project_id == sa.bindparam("p"), streams.c.stream == sa.bindparam("s"))
@@ -629,6 +648,8 @@ class EventStore:
             ),
         }
         conn.execute(_UPDATE_STREAM if current else _INSERT_STREAM, values)
+        upsert = _UPSERT_HEAD_PG if conn.dialect.name == "postgresql" else _UPSERT_HEAD_SQLITE
+        conn.execute(upsert, {"p": project, "c": category(stream), "last": last_position})
         return AppendResult(tuple(range(first, last_position + 1)), new_version)
 
     def _fold_state(
