@@ -371,8 +371,33 @@ def asks_command(ctx: click.Context, project_path: Path, state: str, as_json: bo
 
 
 @cli.group()
-def ask() -> None:
-    """Open, close or reopen one ask (as the agent)."""
+@click.option(
+    "--as-user",
+    is_flag=True,
+    help="Act as the person: needs their Workbench token in ORBITAL_TOKEN (or --token).",
+)
+@click.option("--token", default=None, envvar="ORBITAL_TOKEN", help="A Workbench token.")
+@click.pass_context
+def ask(ctx: click.Context, as_user: bool, token: str | None) -> None:
+    """Open, close or reopen one ask: as the agent, or as the person with --as-user."""
+    ctx.obj["as_user"] = as_user
+    ctx.obj["token"] = token
+
+
+def _ask_actor(ctx: click.Context, service: Orbital, project: str) -> Actor:
+    """The agent, unless --as-user and a live Workbench token reaching the project are given:
+    the actor comes from the credential, never from what is typed."""
+    if not ctx.obj.get("as_user"):
+        return Actor.AGENT
+    token = ctx.obj.get("token")
+    if not token:
+        raise InvalidInput("--as-user needs the person's Workbench token in ORBITAL_TOKEN")
+    credential = Credentials(service.store, service.clock).verify(token)
+    if credential is None or credential.audience is not Audience.WORKBENCH:
+        raise InvalidInput("--as-user needs a live Workbench token; this one is not")
+    if not credential.reaches(project):
+        raise InvalidInput(f"this Workbench token does not reach project {project!r}")
+    return credential.actor
 
 
 @ask.command("open")
@@ -385,10 +410,11 @@ def ask() -> None:
 def ask_open(
     ctx: click.Context, project_path: Path, text: str, due: str | None, as_json: bool
 ) -> None:
-    """Open an ask (refused when it repeats an open or dropped ask)."""
+    """Open an ask (the agent is refused a repeat of an open or dropped ask)."""
     service = _service(ctx)
-    project = service.project(project_path)
-    _print_outcome(service.ask_open(project.project_id, text, due, actor=Actor.AGENT), as_json)
+    pid = service.project(project_path).project_id
+    actor = _ask_actor(ctx, service, pid)
+    _print_outcome(service.ask_open(pid, text, due, actor=actor), as_json)
 
 
 def _close(kind: str) -> Callable[..., None]:
@@ -402,12 +428,12 @@ def _close(kind: str) -> Callable[..., None]:
         ctx: click.Context, project_path: Path, ask_id: str, quote: str, as_json: bool
     ) -> None:
         service = _service(ctx)
-        project = service.project(project_path)
-        note = f'"{quote}"' if quote else ""
-        outcome = service.ask_close(project.project_id, ask_id, kind, note, actor=Actor.AGENT)
-        _print_outcome(outcome, as_json)
+        pid = service.project(project_path).project_id
+        actor = _ask_actor(ctx, service, pid)
+        note = f'"{quote}"' if quote and actor is Actor.AGENT else quote
+        _print_outcome(service.ask_close(pid, ask_id, kind, note, actor=actor), as_json)
 
-    close.__doc__ = f"Mark an ask {kind} (stamped by:agent; quote the user's words)."
+    close.__doc__ = f"Mark an ask {kind} (as the agent: stamped by:agent; quote the user)."
     return close
 
 
@@ -427,9 +453,10 @@ def ask_reopen(
 ) -> None:
     """Reopen a closed ask."""
     service = _service(ctx)
-    project = service.project(project_path)
-    note = f'"{quote}"' if quote else ""
-    _print_outcome(service.ask_reopen(project.project_id, ask_id, note, actor=Actor.AGENT), as_json)
+    pid = service.project(project_path).project_id
+    actor = _ask_actor(ctx, service, pid)
+    note = f'"{quote}"' if quote and actor is Actor.AGENT else quote
+    _print_outcome(service.ask_reopen(pid, ask_id, note, actor=actor), as_json)
 
 
 @cli.command("session-end")

@@ -72,3 +72,32 @@ def test_db_upgrade_reports_the_backend(run: CliRunner) -> None:
     result = run.invoke(cli, ["db", "upgrade"], obj={})
     assert result.exit_code == 0
     assert result.output == "schema up to date (sqlite)\n"
+
+
+def test_ask_commands_act_as_the_agent_unless_a_workbench_token_is_given(
+    run: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = str(tmp_path)
+    assert run.invoke(cli, ["init", "--project", project], obj={}).exit_code == 0
+    opened = run.invoke(cli, ["ask", "open", "--project", project, "Pick a date", "--json"], obj={})
+    assert opened.exit_code == 0, opened.output
+    ask_id = json.loads(opened.stdout)["events"][0]["stream"].split(":")[1]
+    agent_close = run.invoke(
+        cli, ["ask", "done", "--project", project, ask_id, "--quote", "the 3rd"], obj={}
+    )
+    assert agent_close.exit_code == 0
+    log = (tmp_path / "orbital" / "ASKS.md").read_text()
+    assert log.endswith(f'- done {ask_id} 2026-11-01 by:agent "the 3rd"\n')
+    refused = run.invoke(cli, ["ask", "--as-user", "reopen", "--project", project, ask_id], obj={})
+    assert refused.exit_code == 1
+    assert "needs the person's Workbench token" in refused.stderr
+    agent_token = run.invoke(cli, ["token", "create", "--audience", "agent"], obj={})
+    monkeypatch.setenv("ORBITAL_TOKEN", agent_token.stdout.splitlines()[-1])
+    wrong = run.invoke(cli, ["ask", "--as-user", "reopen", "--project", project, ask_id], obj={})
+    assert "needs a live Workbench token" in wrong.stderr
+    person = run.invoke(cli, ["token", "create", "--audience", "workbench"], obj={})
+    monkeypatch.setenv("ORBITAL_TOKEN", person.stdout.splitlines()[-1])
+    reopened = run.invoke(cli, ["ask", "--as-user", "reopen", "--project", project, ask_id], obj={})
+    assert reopened.exit_code == 0, reopened.stderr
+    log = (tmp_path / "orbital" / "ASKS.md").read_text()
+    assert log.endswith(f"- reopen {ask_id} 2026-11-01 by:user\n")
