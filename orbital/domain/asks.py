@@ -13,9 +13,10 @@ import functools
 import random
 import re
 from collections.abc import Callable, Container, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
+import msgspec
 from rapidfuzz import fuzz, process
 
 from orbital.errors import InvalidInput, UnknownAsk
@@ -34,9 +35,11 @@ _NON_WORD = re.compile(r"[\W_]+")
 _HEX6 = re.compile(r"[0-9a-f]{6}")
 
 
-@dataclass(frozen=True, slots=True)
-class Ask:
-    """One ask as of its last event. ``seq`` orders events (the store's global position)."""
+class Ask(msgspec.Struct, frozen=True):
+    """One ask as of its last event. ``seq`` orders events (the store's global position).
+
+    A msgspec Struct: asks are materialised and snapshotted as JSON, and tens of thousands
+    decode several times faster than dataclasses would."""
 
     id: str
     text: str
@@ -101,7 +104,7 @@ def fold(events: Iterable[tuple[int, Event]], initial: Asks | None = None) -> di
             if not event.text:
                 continue
             if known is not None:
-                asks[known.id] = replace(
+                asks[known.id] = msgspec.structs.replace(
                     known, state="open", closed_by=None, note="", updated=event.date, seq=seq
                 )
             else:
@@ -119,7 +122,7 @@ def fold(events: Iterable[tuple[int, Event]], initial: Asks | None = None) -> di
         elif isinstance(event, AskClosed):
             known = asks.get(event.ask_id)
             if known is not None:
-                asks[known.id] = replace(
+                asks[known.id] = msgspec.structs.replace(
                     known,
                     state=event.kind,
                     closed_by=event.by or "agent",
@@ -130,7 +133,7 @@ def fold(events: Iterable[tuple[int, Event]], initial: Asks | None = None) -> di
         elif isinstance(event, AskReopened):
             known = asks.get(event.ask_id)
             if known is not None:
-                asks[known.id] = replace(
+                asks[known.id] = msgspec.structs.replace(
                     known,
                     state="open",
                     closed_by=None,
