@@ -6,6 +6,7 @@ Pure functions over the folded asks and today's date.
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 from collections.abc import Iterable
 
 from orbital.domain.asks import Ask, Asks
@@ -23,22 +24,30 @@ def clip(text: str) -> str:
     return text if len(text) <= CLIP else text[: CLIP - 1].rstrip() + "…"
 
 
-def open_in_order(asks: Asks) -> list[Ask]:
-    """Open asks: dated ones soonest due first, then undated ones newest first."""
+def open_in_order(asks: Asks, first: int | None = None) -> list[Ask]:
+    """Open asks: dated ones soonest due first, then undated ones newest first (only the
+    ``first`` of them when given: a heap instead of a full sort of a long list)."""
     opened = [a for a in asks.values() if a.state == "open"]
-    dated = sorted((a for a in opened if a.due), key=lambda a: (a.due or "", a.seq))
-    undated = sorted(
-        (a for a in opened if not a.due), key=lambda a: (a.opened.isoformat(), a.seq), reverse=True
-    )
-    return dated + undated
+    dated = [a for a in opened if a.due]
+    undated = [a for a in opened if not a.due]
+
+    def due_key(a: Ask) -> tuple[str, int]:
+        return (a.due or "", a.seq)
+
+    def newest_key(a: Ask) -> tuple[dt.date, int]:
+        return (a.opened, a.seq)
+
+    if first is None:
+        return sorted(dated, key=due_key) + sorted(undated, key=newest_key, reverse=True)
+    head = heapq.nsmallest(first, dated, key=due_key)
+    return head + heapq.nlargest(first - len(head), undated, key=newest_key)
 
 
 def recent_dropped(asks: Asks, today: dt.date) -> list[Ask]:
     """Asks dropped (by anyone) in the last 60 days, newest first, at most 15."""
     since = today - dt.timedelta(days=DROPPED_DAYS)
-    dropped = [a for a in asks.values() if a.state == "dropped" and a.updated >= since]
-    dropped.sort(key=lambda a: (a.updated, a.seq), reverse=True)
-    return dropped[:DROPPED_CAP]
+    dropped = (a for a in asks.values() if a.state == "dropped" and a.updated >= since)
+    return heapq.nlargest(DROPPED_CAP, dropped, key=lambda a: (a.updated, a.seq))
 
 
 def dropped_texts(asks: Asks, today: dt.date, recent: bool = True) -> list[str]:
@@ -66,12 +75,12 @@ def runtime_block(asks: Asks, today: dt.date, empty_cue: bool) -> str:
     open, so the agent knows where asks live.
     """
     sections: list[str] = []
-    opened = open_in_order(asks)
-    if opened:
-        lines = [f"Open asks ({len(opened)}):"]
-        lines += [_open_line(a, today) for a in opened[:OPEN_CAP]]
-        if len(opened) > OPEN_CAP:
-            lines.append(f"…and {len(opened) - OPEN_CAP} more in orbital/ASKS.md")
+    total = sum(1 for a in asks.values() if a.state == "open")
+    if total:
+        lines = [f"Open asks ({total}):"]
+        lines += [_open_line(a, today) for a in open_in_order(asks, OPEN_CAP)]
+        if total > OPEN_CAP:
+            lines.append(f"…and {total - OPEN_CAP} more in orbital/ASKS.md")
         sections.append("\n".join(lines))
     elif empty_cue:
         sections.append(EMPTY_CUE)

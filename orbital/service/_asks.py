@@ -166,9 +166,16 @@ class AsksService:
         events after it (never the whole log)."""
         asks: dict[str, Ask] = {}
         after = 0
-        snap = r.snapshot(project, ASKS_SNAPSHOT, position)
-        if snap is not None:
-            after, asks = snap[0], msgspec.json.decode(snap[1], type=dict[str, Ask])
+        at_snapshot = r.snapshot_position(project, ASKS_SNAPSHOT, position)
+        if at_snapshot is not None:
+
+            def load() -> dict[str, Ask]:
+                found = r.snapshot(project, ASKS_SNAPSHOT, at_snapshot)
+                assert found is not None
+                return msgspec.json.decode(found[1], type=dict[str, Ask])
+
+            after = at_snapshot
+            asks = self.ctx.decoded((project, ASKS_SNAPSHOT, at_snapshot), load)
         events = r.read_project(
             project, from_position=after, until_position=position, stream_prefix="ask:"
         )

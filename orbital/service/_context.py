@@ -6,6 +6,7 @@ import datetime as dt
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import msgspec
 
@@ -14,6 +15,9 @@ from orbital.events import Actor, Event, event_type
 from orbital.files import FileGateway
 from orbital.store import EventStore, Project, Writer
 from projections.history import summarize
+
+#: Decoded snapshots kept in memory (each can hold every ask of a large project).
+SNAPSHOT_CACHE = 4
 
 
 def mint_hex() -> str:
@@ -61,6 +65,7 @@ class Context:
     clock: Clock
     mint: Callable[[], str] = mint_hex
     _gateways: dict[str, FileGateway] = field(default_factory=dict)
+    _snapshots: dict[tuple[str, str, int], Any] = field(default_factory=dict)
 
     def today(self, project: Project) -> dt.date:
         """Today in the project's timezone (dates in files are project-local)."""
@@ -93,6 +98,19 @@ class Context:
         """Keep a person's edited file beside its projection; returns the copy's name."""
         stamp = self.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
         return self.files(project).save_aside(f"{name}.conflict-{stamp}.md", raw)
+
+    def decoded(self, key: tuple[str, str, int], load: Callable[[], Any]) -> Any:
+        """A decoded snapshot, kept in a small LRU: snapshot rows never change, and as-of
+        reads cluster around the same past moments."""
+        found = self._snapshots.get(key)
+        if found is None:
+            found = load()
+            if len(self._snapshots) >= SNAPSHOT_CACHE:
+                self._snapshots.pop(next(iter(self._snapshots)))
+        else:
+            del self._snapshots[key]
+        self._snapshots[key] = found
+        return found
 
     def files(self, project: Project) -> FileGateway:
         gateway = self._gateways.get(project.project_id)

@@ -119,10 +119,15 @@ class MemoryService:
         if at is None and cached is not None and cached.position == head:
             return cached
         base = cached if cached is not None and cached.position <= head else None
-        snap = r.snapshot(pid, SNAPSHOT_NAME, head)
-        if snap is not None and (base is None or snap[0] > base.position):
-            decoded = msgspec.json.decode(snap[1], type=_Snapshot)
-            base = Memory(snap[0], decoded.files, decoded.changed_at)
+        at_snapshot = r.snapshot_position(pid, SNAPSHOT_NAME, head)
+        if at_snapshot is not None and (base is None or at_snapshot > base.position):
+            decoded = self.ctx.decoded(
+                (pid, SNAPSHOT_NAME, at_snapshot),
+                lambda: msgspec.json.decode(
+                    self._snapshot_state(r, pid, at_snapshot), type=_Snapshot
+                ),
+            )
+            base = Memory(at_snapshot, decoded.files, decoded.changed_at)
         if base is None:
             base = self._empty()
         events = r.read_project(
@@ -141,6 +146,12 @@ class MemoryService:
             else:
                 self._cache[pid] = memory
         return memory
+
+    @staticmethod
+    def _snapshot_state(r: Reader, pid: str, position: int) -> bytes:
+        found = r.snapshot(pid, SNAPSHOT_NAME, position)
+        assert found is not None and found[0] == position
+        return found[1]
 
     def _save(self, w: Writer, pid: str, memory: Memory) -> None:
         state = _Snapshot(dict(memory.files), dict(memory.changed_at))

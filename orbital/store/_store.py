@@ -228,6 +228,17 @@ class Reader:
     def project(self, project: str) -> Project:
         return self._store._project(self._conn, project)
 
+    def snapshot_position(self, project: str, name: str, at_or_before: int) -> int | None:
+        """The position of the newest snapshot at or before a position (without its state)."""
+        found = self._conn.scalar(
+            sa.select(sa.func.max(snapshots.c.position)).where(
+                snapshots.c.project_id == project,
+                snapshots.c.name == name,
+                snapshots.c.position <= at_or_before,
+            )
+        )
+        return None if found is None else int(found)
+
     def count(
         self,
         project: str,
