@@ -25,11 +25,11 @@ import difflib
 import os
 import random
 import re
-import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+
+from timing import median_ms
 
 from orbital.clock import FixedClock
 from orbital.domain.asks import random_minter
@@ -59,19 +59,6 @@ PEOPLE = (
     "the design team", "legal", "the investors", "marketing", "ops", "the board",
 )  # fmt: skip
 REASONS = ("changed my mind", "not needed any more", "too expensive", "wrong priority", "")
-
-
-def median_ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000
-
-
-def timed(fn: Callable[[], object], repeat: int) -> list[float]:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return samples
 
 
 def ask_text(rng: random.Random, i: int) -> str:

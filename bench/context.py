@@ -22,13 +22,13 @@ import datetime as dt
 import logging
 import random
 import re
-import socket
-import statistics
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from timing import free_port, median_ms, timed
 
 from orbital.clock import FixedClock
 from orbital.domain.asks import random_minter
@@ -59,19 +59,6 @@ TECH = (
     "SQLite", "PostgreSQL", "Litestar", "msgspec", "tiktoken", "Alembic", "uvicorn", "httpx",
     "rapidfuzz", "pytest", "hypothesis", "mypy", "ruff", "click", "rich", "tqdm", "WAL",
 )  # fmt: skip
-
-
-def median_ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000
-
-
-def timed(fn: Callable[[], object], repeat: int) -> list[float]:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return samples
 
 
 def sentence(rng: random.Random, words: int) -> str:
@@ -214,12 +201,6 @@ def http_route_available(orb: Orbital) -> bool:
         return False
     paths = {route.path for route in create_app(orb).routes}
     return any(re.fullmatch(r"/api/v1/projects/\{project(:str)?\}/context", p) for p in paths)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def bench_http(orb: Orbital, pid: str, repeat: int) -> tuple[float, int] | str:

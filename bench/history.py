@@ -34,12 +34,13 @@ import argparse
 import datetime as dt
 import random
 import re
-import statistics
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from timing import median_ms, timed
 
 from orbital.domain.asks import fold as fold_asks
 from orbital.domain.asks import random_minter
@@ -75,19 +76,6 @@ TECH = (
 )  # fmt: skip
 ASK_VERBS = ("Decide", "Confirm", "Choose", "Review", "Approve", "Schedule", "Pick", "Check")
 ASK_NOUNS = ("venue", "deck", "budget", "pricing page", "release notes", "logo", "contract")
-
-
-def median_ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000
-
-
-def timed(fn: Callable[[], object], repeat: int) -> list[float]:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return samples
 
 
 class SimClock:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,15 +25,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+from timing import free_port
 
 HOST = "127.0.0.1"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def serve_hello(port: int) -> None:
@@ -76,7 +69,7 @@ def prepare(workdir: str) -> tuple[str, str]:
 
 @contextmanager
 def server(*args: str) -> Iterator[str]:
-    port = free_port()
+    port = free_port(HOST)
     process = subprocess.Popen([sys.executable, __file__, "--serve", *args, str(port)])
     url = f"http://{HOST}:{port}"
     try:

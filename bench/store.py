@@ -17,12 +17,11 @@ import datetime as dt
 import sqlite3
 import statistics
 import tempfile
-import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
+from timing import median_ms, timed
 
 from orbital.events import Actor, AskOpened, RecordedEvent, encode_event
 from orbital.store import EventStore, Reducer
@@ -42,19 +41,6 @@ def tally(state: Tally | None, event: RecordedEvent) -> Tally:
 
 def event(i: int) -> AskOpened:
     return AskOpened(ask_id=f"{i % 100:06x}", text=f"ask number {i}", date=DAY)
-
-
-def median_ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000
-
-
-def timed(fn: Callable[[], object], repeat: int) -> list[float]:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return samples
 
 
 def raw_connection(path: Path) -> sqlite3.Connection:

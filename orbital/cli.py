@@ -417,46 +417,40 @@ def ask_open(
     _print_outcome(service.ask_open(pid, text, due, actor=actor), as_json)
 
 
-def _close(kind: str) -> Callable[..., None]:
+_CHANGE_HELP = {
+    "done": "Mark an ask done (as the agent: stamped by:agent; quote the user's words).",
+    "dropped": "Drop an ask (as the agent: stamped by:agent; quote the user's words).",
+    "reopen": "Reopen a closed ask.",
+}
+
+
+def _change(kind: str) -> Callable[..., None]:
     @project_option
     @click.argument("ask_id")
     @click.option("--quote", default="", help="The user's own words (quoted in the log).")
     @click.option("--json", "as_json", is_flag=True)
     @click.pass_context
     @_reports_errors
-    def close(
+    def change(
         ctx: click.Context, project_path: Path, ask_id: str, quote: str, as_json: bool
     ) -> None:
         service = _service(ctx)
         pid = service.project(project_path).project_id
         actor = _ask_actor(ctx, service, pid)
         note = f'"{quote}"' if quote and actor is Actor.AGENT else quote
-        _print_outcome(service.ask_close(pid, ask_id, kind, note, actor=actor), as_json)
+        if kind == "reopen":
+            outcome = service.ask_reopen(pid, ask_id, note, actor=actor)
+        else:
+            outcome = service.ask_close(pid, ask_id, kind, note, actor=actor)
+        _print_outcome(outcome, as_json)
 
-    close.__doc__ = f"Mark an ask {kind} (as the agent: stamped by:agent; quote the user)."
-    return close
+    change.__doc__ = _CHANGE_HELP[kind]
+    return change
 
 
-ask.command("done")(_close("done"))
-ask.command("drop")(_close("dropped"))
-
-
-@ask.command("reopen")
-@project_option
-@click.argument("ask_id")
-@click.option("--quote", default="", help="The user's words asking for it again.")
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_context
-@_reports_errors
-def ask_reopen(
-    ctx: click.Context, project_path: Path, ask_id: str, quote: str, as_json: bool
-) -> None:
-    """Reopen a closed ask."""
-    service = _service(ctx)
-    pid = service.project(project_path).project_id
-    actor = _ask_actor(ctx, service, pid)
-    note = f'"{quote}"' if quote and actor is Actor.AGENT else quote
-    _print_outcome(service.ask_reopen(pid, ask_id, note, actor=actor), as_json)
+ask.command("done")(_change("done"))
+ask.command("drop")(_change("dropped"))
+ask.command("reopen")(_change("reopen"))
 
 
 @cli.command("session-end")
