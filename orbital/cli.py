@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -87,6 +88,19 @@ def init(ctx: click.Context, project_path: Path, timezone: str) -> None:
     """Register the project and create its orbital/ directory."""
     project = _service(ctx).init_project(project_path, timezone=timezone)
     click.echo(f"project {project.project_id} at {project.root}")
+
+
+@cli.command()
+@click.pass_context
+@_reports_errors
+def projects(ctx: click.Context) -> None:
+    """List the registered projects: the id used in HTTP paths, the directory, the timezone."""
+    service = _service(ctx)
+    known = service.store.projects()
+    for project in known:
+        click.echo(f"{project.project_id}\t{project.root}\t{project.timezone or 'local'}")
+    if not known:
+        click.echo("no projects yet: run `orbital init` in a project directory")
 
 
 @cli.group()
@@ -573,12 +587,20 @@ def migrate_retractions(
             f"warning: line {bad.line} is not a retraction, left as is: {bad.text}", err=True
         )
     if report.already_migrated:
-        click.echo("nothing to migrate: every legacy item is already an ask")
+        if report.found:
+            click.echo("nothing to migrate: every legacy item is already an ask")
+        else:
+            click.echo(
+                "nothing to migrate: no retraction lines and no [user] lines in PROJECT_STATE.md"
+            )
         return
     if dry_run:
         for line in report.plan:
             click.echo(line)
-        click.echo(f"dry run: would open {report.opened} ask(s), {report.dropped} dropped")
+        click.echo(
+            f"dry run: would open {report.opened} ask(s), {report.dropped} dropped "
+            "(an item without a usable 6-hex legacy id gets a new id when it really runs)"
+        )
         return
     click.echo(
         f"migrated: opened {report.opened} ask(s), {report.dropped} of them dropped "
@@ -620,6 +642,8 @@ def serve(
     if max_body_bytes is not None:
         settings = dataclasses.replace(settings, max_body_bytes=max_body_bytes)
     from orbital.watcher import Watcher, sync_all
+
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # not every change it sees
 
     def report(message: str) -> None:
         click.echo(f"watch: {message}", err=True)

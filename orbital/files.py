@@ -33,6 +33,16 @@ ARCHIVE_FILES: dict[str, str] = {
     "lessons": "LESSONS_ARCHIVE.md",
 }
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+#: The mode a new file gets from the process's umask (0644 with the usual 022).
+_FILE_MODE = 0o666 & ~_umask()
 _BY_NAME = {name.casefold(): key for key, name in MEMORY_FILES.items()}
 _ARCHIVE_BY_NAME = {name.casefold(): key for key, name in ARCHIVE_FILES.items()}
 
@@ -159,7 +169,7 @@ class FileGateway:
         self.ensure_dir()
         target = self.path(name)
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(target, flags, 0o644)
+        fd = os.open(target, flags, 0o666)
         try:
             view = memoryview(data)
             while view:
@@ -180,6 +190,7 @@ class FileGateway:
     def write_raw(self, target: Path, data: bytes) -> None:
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         try:
+            os.fchmod(fd, _FILE_MODE)  # mkstemp makes 0600; a projection is a normal file
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()

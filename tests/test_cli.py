@@ -101,3 +101,75 @@ def test_ask_commands_act_as_the_agent_unless_a_workbench_token_is_given(
     assert reopened.exit_code == 0, reopened.stderr
     log = (tmp_path / "orbital" / "ASKS.md").read_text()
     assert log.endswith(f"- reopen {ask_id} 2026-11-01 by:user\n")
+
+
+def test_bad_stores_and_bad_asks_are_one_line_errors(
+    run: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ORBITAL_DB")
+    bogus = run.invoke(cli, ["--db", "bogus://x", "projects"], obj={})
+    assert (bogus.exit_code, bogus.stderr) == (
+        1,
+        "error: unsupported database URL 'bogus://x': use sqlite:///PATH or "
+        "postgresql+psycopg://…\n",
+    )
+    typo = run.invoke(cli, ["--db", f"sqlite:///{tmp_path}/no/such/dir/x.db", "projects"], obj={})
+    assert typo.exit_code == 1
+    assert "does not exist: check ORBITAL_DB / --db" in typo.stderr
+    assert not (tmp_path / "no").exists()
+    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'store.db'}")
+    run.invoke(cli, ["init", "--project", str(tmp_path)], obj={})
+    listed = run.invoke(cli, ["projects"], obj={})
+    project_id, root, zone = listed.stdout.rstrip("\n").split("\t")
+    assert (root, zone) == (str(tmp_path), "local")
+    assert project_id == tmp_path.name.lower().replace("_", "-")
+    for text, due, message in [
+        ("", None, "error: an ask needs a text\n"),
+        (
+            "Ship it",
+            "tomorrow",
+            "error: due 'tomorrow' is not a date: write YYYY-MM-DD or "
+            "YYYY-MM-DDTHH:MM (a real day)\n",
+        ),
+        (
+            "Ship it",
+            "2026-02-30",
+            "error: due '2026-02-30' is not a date: write YYYY-MM-DD or "
+            "YYYY-MM-DDTHH:MM (a real day)\n",
+        ),
+    ]:
+        args = ["ask", "open", "--project", str(tmp_path), text]
+        result = run.invoke(cli, [*args, *(["--due", due] if due else [])], obj={})
+        assert (result.exit_code, result.stderr) == (1, message)
+    ok = run.invoke(
+        cli,
+        ["ask", "open", "--project", str(tmp_path), "Ship it", "--due", "2026-11-03T15:30"],
+        obj={},
+    )
+    assert ok.exit_code == 0, ok.stderr
+    missing = run.invoke(
+        cli, ["migrate-retractions", "--project", str(tmp_path), str(tmp_path / "nope.md")], obj={}
+    )
+    assert missing.exit_code == 1
+    assert "nope.md is not a file" in missing.stderr
+    nothing = run.invoke(cli, ["migrate-retractions", "--project", str(tmp_path)], obj={})
+    assert nothing.stdout == (
+        "nothing to migrate: no retraction lines and no [user] lines in PROJECT_STATE.md\n"
+    )
+
+
+def test_a_write_that_drops_entries_says_where_they_went(run: CliRunner, tmp_path: Path) -> None:
+    project = str(tmp_path)
+    run.invoke(cli, ["init", "--project", project], obj={})
+    run.invoke(
+        cli,
+        ["write", "--project", project, "LESSONS.md"],
+        input="1. Test first.\n2. Curl beats the browser.\n",
+        obj={},
+    )
+    emptied = run.invoke(cli, ["write", "--project", project, "LESSONS.md"], input="", obj={})
+    assert emptied.exit_code == 0
+    assert (
+        "warning: LESSONS.md: 2 entries the new text no longer has were removed from the file; "
+        "their text stays in the history (orbital history --file LESSONS.md).\n"
+    ) in emptied.stderr

@@ -319,13 +319,35 @@ def decide_agent_change(
 # --- Workbench / CLI / editor actions (§6.6) -------------------------------------------------
 
 
+_DUE = re.compile(r"(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2})?")
+
+
+def check_request(text: str, due: str | None) -> None:
+    """What a person or a command asks to open must be usable: a text, and a due date that
+    is a real ``YYYY-MM-DD`` (optionally ``THH:MM``), since views compare it as a date."""
+    if not one_line(text):
+        raise InvalidInput("an ask needs a text")
+    if due is None:
+        return
+    found = _DUE.fullmatch(due)
+    try:
+        if found is None:
+            raise ValueError
+        dt.date.fromisoformat(found[1])
+        if found[2]:
+            dt.time.fromisoformat(found[2][1:])
+    except ValueError:
+        raise InvalidInput(
+            f"due {due!r} is not a date: write YYYY-MM-DD or YYYY-MM-DDTHH:MM (a real day)"
+        ) from None
+
+
 def decide_open(
     asks: Asks, text: str, due: str | None, today: dt.date, mint: Minter
 ) -> AskOpened | None:
     """Open an ask on request; ``None`` when an ask with the same text is already open."""
+    check_request(text, due)
     text = one_line(text)
-    if not text:
-        raise InvalidInput("an ask needs a text")
     if open_with_text(asks, text) is not None:
         return None
     return AskOpened(ask_id=mint_id(mint, asks), text=text, date=today, due=due)

@@ -24,6 +24,7 @@ from orbital.domain.asks import (
     AskState,
     CloseKind,
     DroppedIndex,
+    check_request,
     decide_agent_change,
     decide_agent_open,
     decide_change,
@@ -40,7 +41,7 @@ from orbital.domain.asks_legacy import (
     parse_retractions,
     plan_migration,
 )
-from orbital.errors import UnknownAsk
+from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.asks import AskClosed, AskOpened, AskReopened, stream_of
 from orbital.events.files import HandEditConflict, HandEditDetected
@@ -48,7 +49,14 @@ from orbital.events.migration import LegacyItemMigrated, MigrationCompleted
 from orbital.files import check_size, decode_utf8, sha256
 from orbital.service._context import Context, EventSummary, SyncReport, WriteOutcome
 from orbital.store import Checkpoint, Project, Reader, Reducer, Writer
-from projections.asks_md import decode_asks_bytes, parse_file, render_event, render_file
+from projections.asks_md import (
+    append_lines,
+    decode_asks_bytes,
+    parse_file,
+    parse_line,
+    render_event,
+    render_file,
+)
 from projections.asks_write import decide_agent_write
 
 ASKS_FILE = "ASKS.md"
@@ -106,21 +114,50 @@ class MigrationReport:
     unparsed: list[UnparsedLine]
     plan: list[str]
     dry_run: bool
+    #: How many legacy items were found (retractions plus ``[user]`` lines).
+    found: int = 0
 
 
 def _by_for(actor: Actor) -> str:
     return {Actor.USER: "user", Actor.EDITOR: "editor", Actor.FILE: "file"}.get(actor, "agent")
 
 
-def _restamp(events: Iterable[Event], actor: Actor) -> list[Event]:
+def _restamp(
+    events: Iterable[Event], warnings: list[str], actor: Actor
+) -> tuple[list[Event], list[str]]:
     """The agent deciders stamp ``by:agent``; a hand edit is stamped ``by:file`` instead, so
-    it never reads as the user's consent and stays undoable."""
+    it never reads as the user's consent and stays undoable (and the warnings that quote the
+    appended lines say so)."""
+    events = list(events)
     if actor is not Actor.FILE:
-        return list(events)
-    return [
+        return events, warnings
+    restamped = [
         msgspec.structs.replace(e, by="file") if isinstance(e, AskClosed | AskReopened) else e
         for e in events
     ]
+    for before, after in zip(events, restamped, strict=True):
+        old, new = render_event(before), render_event(after)
+        if old and new and old != new:
+            warnings = [w.replace(old, new) for w in warnings]
+    return restamped, warnings
+
+
+def _represented(line: str, events: Sequence[Event]) -> bool:
+    """Whether a line the person wrote was taken in as one of ``events`` (re-stamped)."""
+    parsed = parse_line(line)
+    if parsed is None:
+        return False
+    if parsed.kind == "open":
+        return any(isinstance(e, AskOpened) and norm(e.text) == norm(parsed.text) for e in events)
+    kind = "reopen" if parsed.kind == "reopen" else parsed.kind
+    return any(
+        (
+            (isinstance(e, AskReopened) and kind == "reopen")
+            or (isinstance(e, AskClosed) and e.kind == kind)
+        )
+        and e.ask_id == parsed.ask_id
+        for e in events
+    )
 
 
 class AsksService:
@@ -276,7 +313,7 @@ class AsksService:
         text, _ = decode_asks_bytes(raw)
         known = self._cached(w, pid)
         result = decide_agent_write(known.asks, expected, text, today, self.ctx.mint, known.dropped)
-        events = _restamp(result.events, Actor.FILE)
+        events, taken_warnings = _restamp(result.events, result.warnings, Actor.FILE)
         found = sha256(raw)
         detected = HandEditDetected(
             file=ASKS_FILE, expected_sha256=sha256(expected.encode()), found_sha256=found
@@ -287,9 +324,13 @@ class AsksService:
         warnings = [
             f"ASKS.md was edited outside Orbital; took it in as a hand edit ({found[:12]})."
         ]
-        warnings += result.warnings
+        warnings += taken_warnings
         kept = set(new_text.split("\n"))
-        lost = [line for line in text.split("\n") if line.strip() and line not in kept]
+        lost = [
+            line
+            for line in text.split("\n")
+            if line.strip() and line not in kept and not _represented(line, events)
+        ]
         copy = ""
         if lost:
             copy = self.ctx.conflict_copy(project, ASKS_FILE, raw)
@@ -347,13 +388,12 @@ class AsksService:
             result = decide_agent_write(
                 known.asks, current.text, proposed, today, self.ctx.mint, known.dropped
             )
-            events = _restamp(result.events, actor)
+            events, warnings = _restamp(result.events, result.warnings, actor)
             summaries = self._append(w, pid, [*events, *result.audit], actor, session)
             lines = [line for line in map(render_event, events) if line is not None]
-            self._project(w, project, current, lines, result.text)
-        return WriteOutcome(
-            result.text, current.warnings + result.warnings, current.events + summaries
-        )
+            text = append_lines(current.text, lines) if lines else result.text
+            self._project(w, project, current, lines, text)
+        return WriteOutcome(text, current.warnings + warnings, current.events + summaries)
 
     def sync(self, project: Project) -> SyncReport:
         """Take in a changed ASKS.md and make the file match the store again (a project
@@ -443,7 +483,7 @@ class AsksService:
         with self.ctx.store.writing() as w:
             current = self._current(w, project, today)
             events, audit, warnings = decide(self._asks(w, pid), today)
-            events = _restamp(events, actor)
+            events, warnings = _restamp(events, warnings, actor)
             summaries = self._append(w, pid, [*events, *audit], actor, session)
             lines = [line for line in map(render_event, events) if line is not None]
             text = self._text_after(w, pid, current, lines)
@@ -460,6 +500,7 @@ class AsksService:
     ) -> WriteOutcome:
         """Open an ask. The agent path refuses duplicates and dropped texts (exact or fuzzy);
         the person may open what they like, except an exact duplicate of an open ask."""
+        check_request(text, due)
 
         def decide(asks: dict[str, Ask], today: dt.date) -> Decided:
             if actor is Actor.AGENT:
@@ -556,6 +597,8 @@ class AsksService:
         one transaction with its progress markers), and it never modifies the legacy files.
         """
         files = self.ctx.files(project)
+        if path is not None and not path.is_file():
+            raise InvalidInput(f"{path} is not a file: give the legacy retractions.md to read")
         source = path or files.directory / "retractions.md"
         retractions: list[Retraction] = []
         unparsed: list[UnparsedLine] = []
@@ -576,8 +619,11 @@ class AsksService:
         ]
         opened = sum(1 for _, events in plan for e in events if isinstance(e, AskOpened))
         dropped = sum(1 for _, events in plan for e in events if isinstance(e, AskClosed))
+        found = len(retractions) + len(flags)
         if dry_run or not plan:
-            return MigrationReport(opened, dropped, 0, not plan, unparsed, described, dry_run)
+            return MigrationReport(
+                opened, dropped, 0, not plan, unparsed, described, dry_run, found
+            )
         appended = 0
         chunks = [plan[i : i + 500] for i in range(0, len(plan), 500)]
         bar = tqdm(total=len(plan), unit="item", disable=not progress, leave=False)
@@ -622,4 +668,4 @@ class AsksService:
                 )
         finally:
             bar.close()
-        return MigrationReport(opened, dropped, appended, False, unparsed, described, False)
+        return MigrationReport(opened, dropped, appended, False, unparsed, described, False, found)

@@ -26,6 +26,7 @@ from orbital.domain.hand_edits import replay_edit
 from orbital.domain.model import FileState
 from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event, RecordedEvent
+from orbital.events.entries import EntryRetired
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.files import ARCHIVE_FILES, MEMORY_FILES, check_size, decode_utf8, sha256
 from orbital.service._asks import AsksService
@@ -394,6 +395,13 @@ class MemoryService:
             )
             summaries += self._append(w, pid, decision.events, actor, session)
             warnings += decision.warnings
+            retired = sum(isinstance(e, EntryRetired) for e in decision.events)
+            if retired:
+                warnings.append(
+                    f"{MEMORY_FILES[key]}: {retired} entr{'y' if retired == 1 else 'ies'} the "
+                    "new text no longer has were removed from the file; their text stays in "
+                    f"the history (orbital history --file {MEMORY_FILES[key]})."
+                )
             after = self.load(w, pid)
             self._write_files(w, project, before, after, intake.rewrite)
         return WriteOutcome(render_file(after.files[key]), warnings, summaries)

@@ -23,7 +23,13 @@ import platformdirs
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from orbital.errors import InvalidInput
+
 DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+
+def _default_directory() -> Path:
+    return Path(platformdirs.user_data_dir("orbital", appauthor=False))
 
 
 def default_url() -> str:
@@ -31,8 +37,7 @@ def default_url() -> str:
     configured = os.environ.get("ORBITAL_DB", "").strip()
     if configured:
         return configured
-    data_dir = Path(platformdirs.user_data_dir("orbital", appauthor=False))
-    return f"sqlite:///{data_dir / 'orbital.db'}"
+    return f"sqlite:///{_default_directory() / 'orbital.db'}"
 
 
 def busy_timeout_ms() -> int:
@@ -41,9 +46,19 @@ def busy_timeout_ms() -> int:
 
 
 def _prepare_sqlite_file(url: sa.URL) -> None:
+    """The default store's directory is created; a directory named in ``ORBITAL_DB`` or
+    ``--db`` must exist, so a typo is reported instead of starting a second, empty store."""
     database = url.database
-    if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    directory = Path(database).expanduser().parent
+    if directory == _default_directory():
+        directory.mkdir(parents=True, exist_ok=True)
+    elif not directory.is_dir():
+        raise InvalidInput(
+            f"the store's directory {directory} does not exist: check ORBITAL_DB / --db, "
+            "or create the directory first"
+        )
 
 
 def _sqlite_pragmas(engine: Engine, timeout_ms: int, *, immediate: bool) -> None:
@@ -65,7 +80,12 @@ def _sqlite_pragmas(engine: Engine, timeout_ms: int, *, immediate: bool) -> None
 
 
 def _create(url: str, *, immediate: bool, timeout_ms: int | None) -> Engine:
-    parsed = sa.make_url(url)
+    try:
+        parsed = sa.make_url(url)
+    except sa.exc.ArgumentError:
+        raise InvalidInput(
+            f"{url!r} is not a database URL: use sqlite:///PATH or postgresql+psycopg://…"
+        ) from None
     timeout = busy_timeout_ms() if timeout_ms is None else timeout_ms
     backend = parsed.get_backend_name()
     if backend == "sqlite":
@@ -78,12 +98,18 @@ def _create(url: str, *, immediate: bool, timeout_ms: int | None) -> Engine:
             parsed = parsed.set(drivername="postgresql+psycopg")
         given = parsed.query.get("options", "")
         options = " ".join([*([given] if isinstance(given, str) else given), "-c"])
+        try:
+            import psycopg  # noqa: F401  (the driver SQLAlchemy will load)
+        except ImportError:
+            raise InvalidInput(
+                "PostgreSQL needs the psycopg driver: pip install 'orbital-memory[postgres]'"
+            ) from None
         return sa.create_engine(
             parsed.difference_update_query(["options"]),
             pool_pre_ping=True,
             connect_args={"options": f"{options} lock_timeout={int(timeout)}".strip()},
         )
-    raise ValueError(
+    raise InvalidInput(
         f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql+psycopg://…"
     )
 

@@ -170,7 +170,9 @@ def test_a_hand_written_user_close_counts_as_file_not_as_consent(env: Env) -> No
     venue, _ = open_two(env)
     path = env.memory / "ASKS.md"
     path.write_text(path.read_text() + f'- done {venue} 2026-09-19 by:user "ok"\n')
-    env.orbital.sync(env.project)
+    report = env.orbital.sync(env.project)
+    assert report.conflicts == []  # the line was taken in (re-stamped), nothing to keep aside
+    assert report.warnings[-1].endswith(f'ends with: - done {venue} 2026-09-19 by:file "ok"')
     ask = {a.id: a for a in env.orbital.asks(env.project, "all")}[venue]
     assert (ask.state, ask.closed_by) == ("done", "file")
     assert path.read_text().endswith(f'- done {venue} 2026-09-19 by:file "ok"\n')
