@@ -101,12 +101,13 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def decode_utf8(data: bytes) -> str:
-    """Strict UTF-8, with the offset of the first bad byte in the error."""
+def decode_utf8(data: bytes, *, offset: int = 0) -> str:
+    """Strict UTF-8, with the offset of the first bad byte in the error (``offset``: where
+    ``data`` starts in the whole content)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidEncoding(exc.start) from None
+        raise InvalidEncoding(offset + exc.start) from None
 
 
 def check_size(data: bytes) -> None:

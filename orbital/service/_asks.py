@@ -103,6 +103,16 @@ class _Projection:
     warnings: list[str] = field(default_factory=list)
     events: list[EventSummary] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    #: The file's bytes when ``on_disk`` and read (a proposal that starts with them is an
+    #: append: only its tail needs decoding).
+    raw: bytes | None = None
+
+    def decode(self, content: bytes) -> str:
+        """The proposed ``content`` as text, decoding only what follows this file when it
+        is an append to it."""
+        if self.raw and content.startswith(self.raw):
+            return self.text + decode_utf8(content[len(self.raw) :], offset=len(self.raw))
+        return decode_utf8(content)
 
 
 @dataclass(frozen=True)
@@ -274,7 +284,7 @@ class AsksService:
             and checkpoint.position == head
         ):
             raw = files.read_bytes(ASKS_FILE) or b""
-            return _Projection(raw.decode("utf-8"), on_disk=True)
+            return _Projection(raw.decode("utf-8"), on_disk=True, raw=raw)
         if stat is None:
             return _Projection(self._render_full(w, pid) if head else "", on_disk=head == 0)
         raw = files.read_bytes(ASKS_FILE) or b""
@@ -379,11 +389,11 @@ class AsksService:
     ) -> WriteOutcome:
         """The agent's (or a hand edit's) full proposed ASKS.md: append-only rules (§6.5)."""
         check_size(content)
-        proposed = decode_utf8(content)
         pid = project.project_id
         today = self.ctx.today(project)
         with self.ctx.store.writing() as w:
             current = self._current(w, project, today, content)
+            proposed = current.decode(content)
             known = self._cached(w, pid)
             result = decide_agent_write(
                 known.asks, current.text, proposed, today, self.ctx.mint, known.dropped
@@ -391,7 +401,8 @@ class AsksService:
             events, warnings = _restamp(result.events, result.warnings, actor)
             summaries = self._append(w, pid, [*events, *result.audit], actor, session)
             lines = [line for line in map(render_event, events) if line is not None]
-            text = append_lines(current.text, lines) if lines else result.text
+            # The decider's text has the lines it stamped; a re-stamped (file) write differs.
+            text = result.text if events == result.events else append_lines(current.text, lines)
             self._project(w, project, current, lines, text)
         return WriteOutcome(text, current.warnings + warnings, current.events + summaries)
 
