@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from orbital.domain.asks import (
+    Ask,
     Asks,
     Decision,
     DroppedIndex,
@@ -96,7 +98,12 @@ def _diff(prev: list[str], new: list[str]) -> tuple[int, list[str]]:
 
 
 def _decide_line(
-    asks: Asks, line: str, today: dt.date, mint: Minter, dropped: DroppedIndex | None
+    asks: Asks,
+    line: str,
+    today: dt.date,
+    mint: Minter,
+    dropped: DroppedIndex | None,
+    opened: Mapping[str, Ask] | None,
 ) -> Decision:
     parsed = parse_line(line)
     if parsed is None:
@@ -109,10 +116,19 @@ def _decide_line(
                 ]
             )
         text, due = legacy
-        return decide_agent_open(asks, text, due, today, mint, dropped_index=dropped)
+        return decide_agent_open(
+            asks, text, due, today, mint, dropped_index=dropped, open_index=opened
+        )
     if parsed.kind == "open":
         return decide_agent_open(
-            asks, parsed.text, parsed.due, today, mint, parsed.ask_id, dropped_index=dropped
+            asks,
+            parsed.text,
+            parsed.due,
+            today,
+            mint,
+            parsed.ask_id,
+            dropped_index=dropped,
+            open_index=opened,
         )
     return decide_agent_change(asks, parsed.kind, parsed.ask_id, parsed.text, today)
 
@@ -124,11 +140,13 @@ def decide_agent_write(
     today: dt.date,
     mint: Minter,
     dropped: DroppedIndex | None = None,
+    opened: Mapping[str, Ask] | None = None,
 ) -> WriteResult:
     """Decide an agent's proposed full ASKS.md ``new`` against the projected ``prev``.
 
     ``asks`` is the folded state ``prev`` shows; ``prev`` is ``""`` when no file exists yet;
-    ``dropped``, when given, indexes the dropped asks of ``asks`` (see ``index_dropped``).
+    ``dropped`` and ``opened``, when given, index the dropped and the open asks of ``asks``
+    (``index_dropped``, ``index_open``).
     """
     prev_text, new_text = normalize_newlines(prev)[0], normalize_newlines(new)[0]
     appended = _appended(prev_text, new_text)
@@ -142,8 +160,10 @@ def decide_agent_write(
     for line in candidates:
         if not line.strip() or line.lstrip().startswith("<!--"):
             continue
-        step = _decide_line(state, line, today, mint, dropped)
+        step = _decide_line(state, line, today, mint, dropped, opened)
         decision.extend(step)
+        if step.events:
+            opened = None  # the open set changed: look it up in ``state`` from here on
         for event in step.events:
             seq += 1
             was_dropped = getattr(state.get(getattr(event, "ask_id", "")), "state", "")

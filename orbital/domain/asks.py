@@ -145,9 +145,13 @@ def fold(events: Iterable[tuple[int, Event]], initial: Asks | None = None) -> di
     return asks
 
 
-def open_with_text(asks: Asks, text: str) -> Ask | None:
-    """The currently open ask whose normalised text equals ``text``'s, if any."""
+def open_with_text(asks: Asks, text: str, index: Mapping[str, Ask] | None = None) -> Ask | None:
+    """The currently open ask whose normalised text equals ``text``'s, if any. ``index``
+    (open asks by normalised text, describing ``asks``) makes it a lookup, not a scan."""
     key = norm(text)
+    if index is not None:
+        found = index.get(key)
+        return found if found is not None and found.state == "open" else None
     return next((a for a in asks.values() if a.state == "open" and norm(a.text) == key), None)
 
 
@@ -236,6 +240,7 @@ def decide_agent_open(
     mint: Minter,
     typed_id: str | None = None,
     dropped_index: DroppedIndex | None = None,
+    open_index: Mapping[str, Ask] | None = None,
 ) -> Decision:
     """An agent's ``- open`` (§6.5): refused when it rewords a known id, repeats an open ask or
     repeats a dropped one (exactly or fuzzily); otherwise a fresh id and today's date.
@@ -253,7 +258,7 @@ def decide_agent_open(
             typed_id,
             f"ASKS.md: [{typed_id}] can't be reworded — close it and open a new ask if it changed.",
         )
-    duplicate = open_with_text(asks, text)
+    duplicate = open_with_text(asks, text, open_index)
     if duplicate is not None:
         return _refuse_open(
             text,

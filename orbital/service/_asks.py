@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -85,12 +85,45 @@ Decided = tuple[list[Event], list[Event], list[str]]
 DecideFn = Callable[[dict[str, Ask], dt.date], Decided]
 
 
+@dataclass(frozen=True)
+class _OnDisk:
+    """ASKS.md as Orbital last wrote it: bytes and text, and the stat that identifies them
+    (so a write that finds the same stat need not read or decode the file again)."""
+
+    size: int
+    mtime_ns: int
+    raw: bytes
+    text: str
+
+
 @dataclass
 class _Cached:
     head: int
     asks: dict[str, Ask]
     #: The dropped asks indexed for the refusal; rebuilt only when the dropped set changes.
     dropped: DroppedIndex
+    #: The open asks by normalised text (then by id), kept up to date as asks change.
+    opened: dict[str, dict[str, Ask]]
+
+    def open_index(self) -> Mapping[str, Ask]:
+        """One open ask per normalised text, for the duplicate-open refusal."""
+        return _FirstOpen(self.opened)
+
+
+class _FirstOpen(Mapping[str, Ask]):
+    """A read-only view giving the first open ask of each normalised text (no copy)."""
+
+    def __init__(self, by_text: dict[str, dict[str, Ask]]) -> None:
+        self._by_text = by_text
+
+    def __getitem__(self, key: str) -> Ask:
+        return next(iter(self._by_text[key].values()))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_text)
+
+    def __len__(self) -> int:
+        return len(self._by_text)
 
 
 @dataclass
@@ -175,6 +208,7 @@ class AsksService:
         self.ctx = ctx
         self._cache: dict[str, _Cached] = {}
         self._since_snapshot: dict[str, int] = {}
+        self._on_disk: dict[str, _OnDisk] = {}
 
     # -- state ----------------------------------------------------------------------------
 
@@ -191,13 +225,28 @@ class AsksService:
         after = cached.head if cached is not None else 0
         asks = dict(cached.asks) if cached is not None else {}
         dropped_changed = cached is None
+        changed: list[Ask] = []
         for state in w.states_after(project, "ask:", after).values():
             if state is not None:
                 before = asks.get(state.id)
                 dropped_changed |= "dropped" in (state.state, before.state if before else "")
                 asks[state.id] = state
+                changed.append(state)
         index = index_dropped(asks) if dropped_changed or cached is None else cached.dropped
-        fresh = _Cached(head, asks, index)
+        opened: dict[str, dict[str, Ask]] = {}
+        if cached is not None:
+            opened = dict(cached.opened)
+        for state in asks.values() if cached is None else changed:
+            key = norm(state.text)
+            by_id = dict(opened.get(key, {}))
+            by_id.pop(state.id, None)
+            if state.state == "open":
+                by_id[state.id] = state
+            if by_id:
+                opened[key] = by_id
+            else:
+                opened.pop(key, None)
+        fresh = _Cached(head, asks, index, opened)
         if isinstance(w, Writer):  # cache only what committed: positions are reused otherwise
             w.on_commit(lambda: self._cache.__setitem__(project, fresh))
         else:
@@ -283,8 +332,12 @@ class AsksService:
             and stat == (checkpoint.size, checkpoint.mtime_ns)
             and checkpoint.position == head
         ):
-            raw = files.read_bytes(ASKS_FILE) or b""
-            return _Projection(raw.decode("utf-8"), on_disk=True, raw=raw)
+            known = self._on_disk.get(pid)
+            if known is None or (known.size, known.mtime_ns) != stat:
+                raw = files.read_bytes(ASKS_FILE) or b""
+                known = _OnDisk(stat[0], stat[1], raw, raw.decode("utf-8"))
+                self._on_disk[pid] = known  # what the committed checkpoint describes
+            return _Projection(known.text, on_disk=True, raw=known.raw)
         if stat is None:
             return _Projection(self._render_full(w, pid) if head else "", on_disk=head == 0)
         raw = files.read_bytes(ASKS_FILE) or b""
@@ -369,16 +422,25 @@ class AsksService:
         previous = w.checkpoint(pid, ASKS_FILE)
         if current.on_disk and current.text and lines:
             w.on_rollback(files.restorer(ASKS_FILE, appending=True))
-            stamp = files.append(ASKS_FILE, "".join(f"{line}\n" for line in lines).encode())
+            added = "".join(f"{line}\n" for line in lines)
+            stamp = files.append(ASKS_FILE, added.encode())
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
+            if current.raw is not None:
+                known = _OnDisk(
+                    stamp.size, stamp.mtime_ns, current.raw + added.encode(), current.text + added
+                )
+                w.on_commit(lambda: self._on_disk.__setitem__(pid, known))
         elif current.on_disk and (not lines) and previous is not None:
             checkpoint = previous
         elif not text:
             return
         else:
             w.on_rollback(files.restorer(ASKS_FILE, appending=False))
-            stamp = files.write(ASKS_FILE, text.encode())
+            data = text.encode()
+            stamp = files.write(ASKS_FILE, data)
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
+            written = _OnDisk(stamp.size, stamp.mtime_ns, data, text)
+            w.on_commit(lambda: self._on_disk.__setitem__(pid, written))
         position = w.prefix_head(pid, ASKS_PREFIX)
         w.set_checkpoint(pid, ASKS_FILE, dataclasses.replace(checkpoint, position=position))
 
@@ -396,7 +458,13 @@ class AsksService:
             proposed = current.decode(content)
             known = self._cached(w, pid)
             result = decide_agent_write(
-                known.asks, current.text, proposed, today, self.ctx.mint, known.dropped
+                known.asks,
+                current.text,
+                proposed,
+                today,
+                self.ctx.mint,
+                known.dropped,
+                known.open_index(),
             )
             events, warnings = _restamp(result.events, result.warnings, actor)
             summaries = self._append(w, pid, [*events, *result.audit], actor, session)
