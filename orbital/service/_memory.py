@@ -24,6 +24,7 @@ from orbital.domain.entries import fold_file, stream_for
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
 from orbital.domain.hand_edits import replay_edit
 from orbital.domain.model import FileState
+from orbital.domain.writes import Decision
 from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.entries import EntryRetired
@@ -294,15 +295,7 @@ class MemoryService:
         recent = sorted(set(versions.values()), reverse=True)[:MERGE_BASES]
         bases = [self.load(w, pid, at=p).files[key] for p in recent] or [current]
         base = bases[closest(theirs, [render_file(b) for b in bases])]
-        if key == "state":
-            theirs, moved, ask_warnings = self.asks.take_legacy_flags(
-                w, project, theirs, today, Actor.FILE, None
-            )
-            intake.events += moved
-            intake.warnings += ask_warnings
-        decision = decide_file_write(
-            base, theirs, today, mint=self.ctx.mint, ever_used=self._ever_used(w, pid)
-        )
+        decision = self._decided(w, project, key, base, theirs, today, Actor.FILE, None, intake)
         replayed = replay_edit(base, current, decision.events)
         if replayed is None:
             self._keep_aside(w, project, key, raw, intake, "changes what the store changed too")
@@ -324,23 +317,35 @@ class MemoryService:
         intake: _Intake,
     ) -> None:
         pid = project.project_id
-        if key == "state":
-            text, moved, ask_warnings = self.asks.take_legacy_flags(
-                w, project, text, today, actor, None
-            )
-            intake.events += moved
-            intake.warnings += ask_warnings
-        decision = decide_file_write(
-            intake.memory.files[key],
-            text,
-            today,
-            mint=self.ctx.mint,
-            ever_used=self._ever_used(w, pid),
-        )
+        state = intake.memory.files[key]
+        decision = self._decided(w, project, key, state, text, today, actor, None, intake)
         intake.events += self._append(w, pid, decision.events, actor, None)
         intake.warnings += decision.warnings
         intake.memory = self.load(w, pid)
         intake.rewrite.add(key)
+
+    def _decided(
+        self,
+        w: Writer,
+        project: Project,
+        key: str,
+        state: FileState,
+        text: str,
+        today: dt.date,
+        actor: Actor,
+        session: str | None,
+        intake: _Intake,
+    ) -> Decision:
+        """The events for a proposed text of ``key`` against ``state``; ``[user]`` lines of
+        PROJECT_STATE first become asks in this transaction (reported through ``intake``)."""
+        if key == "state":
+            text, moved, ask_warnings = self.asks.take_legacy_flags(
+                w, project, text, today, actor, session
+            )
+            intake.events += moved
+            intake.warnings += ask_warnings
+        ever_used = self._ever_used(w, project.project_id)
+        return decide_file_write(state, text, today, mint=self.ctx.mint, ever_used=ever_used)
 
     def _keep_aside(
         self, w: Writer, project: Project, key: str, raw: bytes, intake: _Intake, why: str
@@ -379,20 +384,11 @@ class MemoryService:
         with self.ctx.store.writing() as w:
             before = self.load(w, pid)
             intake = self._take_in_hand_edits(w, project, before, today, (key, content))
-            memory, warnings, summaries = intake.memory, intake.warnings, intake.events
-            if key == "state":
-                proposed, moved, ask_warnings = self.asks.take_legacy_flags(
-                    w, project, proposed, today, actor, session
-                )
-                summaries += moved
-                warnings += ask_warnings
-            decision = decide_file_write(
-                memory.files[key],
-                proposed,
-                today,
-                mint=self.ctx.mint,
-                ever_used=self._ever_used(w, pid),
+            state = intake.memory.files[key]
+            decision = self._decided(
+                w, project, key, state, proposed, today, actor, session, intake
             )
+            warnings, summaries = intake.warnings, intake.events
             summaries += self._append(w, pid, decision.events, actor, session)
             warnings += decision.warnings
             retired = sum(isinstance(e, EntryRetired) for e in decision.events)
