@@ -252,7 +252,7 @@ def regenerate(ctx: click.Context, project_path: Path, force: bool) -> None:
 def _print_outcome(outcome: WriteOutcome, as_json: bool) -> None:
     """Warnings on stderr; ``--json`` prints ``{content, warnings, events}`` on stdout."""
     if as_json:
-        sys.stdout.buffer.write(msgspec.json.encode(outcome) + b"\n")
+        sys.stdout.buffer.write(msgspec.json.encode(outcome.to_builtins()) + b"\n")
         return
     for warning in outcome.warnings:
         click.echo(f"warning: {warning}", err=True)

@@ -1,17 +1,23 @@
-"""The agent's write of ASKS.md (reference §6.5): a full proposed text in, events out.
+"""The agent's write of ASKS.md (reference §6.5): a proposed text in, events out.
 
 ASKS.md is append-only for the agent. Lines it removed or changed are put back; lines it moved
 are not new; each genuinely new line is decided by the agent deciders of orbital.domain.asks.
-The result's text is the previous text with the accepted lines appended, so a write that
-appends nothing returns the previous text byte-for-byte.
+What a write appends is the accepted lines, so a write that appends nothing leaves the
+previous text byte-for-byte.
+
+Two entries: :func:`decide_agent_write` takes the whole previous and proposed texts (any
+proposal); :func:`decide_agent_append` takes only what a proposal adds after the previous
+file, and costs the size of that addition, not of the file.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import difflib
-from collections.abc import Mapping
+from collections import ChainMap
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from orbital.domain.asks import (
     Ask,
@@ -19,9 +25,12 @@ from orbital.domain.asks import (
     Decision,
     DroppedIndex,
     Minter,
+    OpenIndex,
     decide_agent_change,
     decide_agent_open,
-    fold,
+    fold_into,
+    index_dropped,
+    index_open,
 )
 from orbital.domain.asks_legacy import flag_line
 from orbital.events import Event
@@ -32,20 +41,25 @@ _AFTER_EVERYTHING = 1 << 62
 
 
 @dataclass
-class WriteResult:
-    """The outcome of one agent write of ASKS.md.
+class Appended:
+    """What one agent write appends.
 
     ``events`` change state, in order (stream ``ask:<id>`` each); ``audit`` are the
     ``ask.open_refused`` events (stream ``asks``), to record even when nothing else changes;
-    ``lines`` are the canonical lines of ``events`` (append them to the file as they are);
-    ``text`` is the file after the write.
+    ``lines`` are the canonical lines of ``events`` (append them to the file as they are).
     """
 
-    text: str
     events: list[Event] = field(default_factory=list)
     audit: list[Event] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class WriteResult(Appended):
+    """:class:`Appended`, with ``text``: the whole file after the write."""
+
+    text: str = ""
 
 
 def _summary(event: Event) -> str:
@@ -55,6 +69,12 @@ def _summary(event: Event) -> str:
         return f"{event.kind} [{event.ask_id}]"
     assert isinstance(event, AskReopened)
     return f"reopened [{event.ask_id}]"
+
+
+def _added_lines(added: str, prev_lines: Container[str]) -> list[str]:
+    """The candidate lines of an append: the added lines that are not lines of the file
+    already (those were moved or repeated, not written)."""
+    return [line for line in added.split("\n") if line and line not in prev_lines]
 
 
 def _appended(prev: str, new: str) -> list[str] | None:
@@ -67,11 +87,7 @@ def _appended(prev: str, new: str) -> list[str] | None:
     """
     if not new.startswith(prev) or (prev and not prev.endswith("\n")):
         return None
-    return [
-        line
-        for line in new[len(prev) :].split("\n")
-        if line and not (prev.startswith(f"{line}\n") or f"\n{line}\n" in prev)
-    ]
+    return _added_lines(new[len(prev) :], set(prev.split("\n")))
 
 
 def _diff(prev: list[str], new: list[str]) -> tuple[int, list[str]]:
@@ -102,8 +118,8 @@ def _decide_line(
     line: str,
     today: dt.date,
     mint: Minter,
-    dropped: DroppedIndex | None,
-    opened: Mapping[str, Ask] | None,
+    dropped: DroppedIndex,
+    opened: OpenIndex,
 ) -> Decision:
     parsed = parse_line(line)
     if parsed is None:
@@ -133,28 +149,25 @@ def _decide_line(
     return decide_agent_change(asks, parsed.kind, parsed.ask_id, parsed.text, today)
 
 
-def decide_agent_write(
+def _decide_lines(
     asks: Asks,
-    prev: str,
-    new: str,
+    candidates: Iterable[str],
+    restored: int,
     today: dt.date,
     mint: Minter,
-    dropped: DroppedIndex | None = None,
-    opened: Mapping[str, Ask] | None = None,
-) -> WriteResult:
-    """Decide an agent's proposed full ASKS.md ``new`` against the projected ``prev``.
+    dropped: DroppedIndex | None,
+    opened: OpenIndex | None,
+) -> Appended:
+    """Decide each candidate line in order, each seeing the events of the ones before it.
 
-    ``asks`` is the folded state ``prev`` shows; ``prev`` is ``""`` when no file exists yet;
-    ``dropped`` and ``opened``, when given, index the dropped and the open asks of ``asks``
-    (``index_dropped``, ``index_open``).
+    The write's own events are folded into an overlay over ``asks`` and the indexes are
+    updated by the asks they change, so deciding a line never copies or rescans the state.
     """
-    prev_text, new_text = normalize_newlines(prev)[0], normalize_newlines(new)[0]
-    appended = _appended(prev_text, new_text)
-    if appended is not None:
-        restored, candidates = 0, appended
-    else:
-        restored, candidates = _diff(prev_text.split("\n"), new_text.split("\n"))
-    state: Asks = asks
+    overlay: dict[str, Ask] = {}
+    # Read-only below the overlay: ChainMap writes only to its first map.
+    state = ChainMap(overlay, cast(dict[str, Ask], asks))
+    dropped = dropped if dropped is not None else index_dropped(asks)
+    opened = opened if opened is not None else index_open(asks)
     seq = _AFTER_EVERYTHING  # events decided here come after every recorded one
     decision = Decision()
     for line in candidates:
@@ -163,14 +176,8 @@ def decide_agent_write(
         step = _decide_line(state, line, today, mint, dropped, opened)
         decision.extend(step)
         if step.events:
-            opened = None  # the open set changed: look it up in ``state`` from here on
-        for event in step.events:
-            seq += 1
-            was_dropped = getattr(state.get(getattr(event, "ask_id", "")), "state", "")
-            state = fold([(seq, event)], state)
-            now_dropped = getattr(state.get(getattr(event, "ask_id", "")), "state", "")
-            if "dropped" in (was_dropped, now_dropped):
-                dropped = None  # the dropped set changed: index it again from ``state``
+            changed = fold_into(state, ((seq := seq + 1, e) for e in step.events))
+            dropped, opened = dropped.changed(changed), opened.changed(changed)
     warnings = decision.warnings
     if restored:
         warnings.insert(
@@ -182,10 +189,54 @@ def decide_agent_write(
     if lines:
         done = ", ".join(_summary(e) for e in decision.events)
         warnings.append(f"ASKS.md: {done}. The file now ends with: {lines[-1]}")
+    return Appended(decision.events, decision.audit, lines, warnings)
+
+
+def decide_agent_write(
+    asks: Asks,
+    prev: str,
+    new: str,
+    today: dt.date,
+    mint: Minter,
+    dropped: DroppedIndex | None = None,
+    opened: OpenIndex | None = None,
+) -> WriteResult:
+    """Decide an agent's proposed full ASKS.md ``new`` against the projected ``prev``.
+
+    ``asks`` is the folded state ``prev`` shows; ``prev`` is ``""`` when no file exists yet;
+    ``dropped`` and ``opened``, when given, index the dropped and the open asks of ``asks``.
+    """
+    prev_text, new_text = normalize_newlines(prev)[0], normalize_newlines(new)[0]
+    appended = _appended(prev_text, new_text)
+    if appended is not None:
+        restored, candidates = 0, appended
+    else:
+        restored, candidates = _diff(prev_text.split("\n"), new_text.split("\n"))
+    result = _decide_lines(asks, candidates, restored, today, mint, dropped, opened)
     return WriteResult(
-        text=append_lines(prev, lines),
-        events=decision.events,
-        audit=decision.audit,
-        lines=lines,
-        warnings=warnings,
+        result.events,
+        result.audit,
+        result.lines,
+        result.warnings,
+        text=append_lines(prev, result.lines),
     )
+
+
+def decide_agent_append(
+    asks: Asks,
+    prev_lines: Container[str],
+    added: str,
+    today: dt.date,
+    mint: Minter,
+    dropped: DroppedIndex | None = None,
+    opened: OpenIndex | None = None,
+) -> Appended:
+    """Decide a proposal that is the projected file (which ends with a newline) followed by
+    ``added``: what :func:`decide_agent_write` decides for it, from ``prev_lines`` (the set of
+    the previous file's lines) instead of the previous text.
+
+    Nothing of the file was removed, so nothing is restored; an added line that repeats a
+    line of the file was moved, not written, so it is not new.
+    """
+    candidates = _added_lines(normalize_newlines(added)[0], prev_lines)
+    return _decide_lines(asks, candidates, 0, today, mint, dropped, opened)

@@ -8,11 +8,13 @@ agent deciders here.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import functools
+import math
 import random
 import re
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -99,85 +101,165 @@ def fold(events: Iterable[tuple[int, Event]], initial: Asks | None = None) -> di
     A second open of a known id acts as a reopen (the first open's text and due are kept).
     """
     asks = dict(initial or {})
-    for seq, event in events:
-        if isinstance(event, AskOpened):
-            known = asks.get(event.ask_id)
-            if not event.text:
-                continue
-            if known is not None:
-                asks[known.id] = msgspec.structs.replace(
-                    known, state="open", closed_by=None, note="", updated=event.date, seq=seq
-                )
-            else:
-                asks[event.ask_id] = Ask(
-                    id=event.ask_id,
-                    text=event.text,
-                    due=event.due,
-                    opened=event.date,
-                    state="open",
-                    updated=event.date,
-                    closed_by=None,
-                    note="",
-                    seq=seq,
-                )
-        elif isinstance(event, AskClosed):
-            known = asks.get(event.ask_id)
-            if known is not None:
-                asks[known.id] = msgspec.structs.replace(
-                    known,
-                    state=event.kind,
-                    closed_by=event.by or "agent",
-                    note=event.note,
-                    updated=event.date,
-                    seq=seq,
-                )
-        elif isinstance(event, AskReopened):
-            known = asks.get(event.ask_id)
-            if known is not None:
-                asks[known.id] = msgspec.structs.replace(
-                    known,
-                    state="open",
-                    closed_by=None,
-                    note=event.note,
-                    updated=event.date,
-                    seq=seq,
-                )
+    fold_into(asks, events)
     return asks
 
 
-def open_with_text(asks: Asks, text: str, index: Mapping[str, Ask] | None = None) -> Ask | None:
+def fold_into(asks: MutableMapping[str, Ask], events: Iterable[tuple[int, Event]]) -> list[Ask]:
+    """:func:`fold`, writing into ``asks`` (a write's own overlay, so that folding a few
+    events never copies every known ask); returns the asks the events changed, in order."""
+    changed: list[Ask] = []
+    for seq, event in events:
+        after = _evolve(asks, seq, event)
+        if after is not None:
+            asks[after.id] = after
+            changed.append(after)
+    return changed
+
+
+def _evolve(asks: Asks, seq: int, event: Event) -> Ask | None:
+    """The ask one event leaves behind (``None``: the event changes no ask)."""
+    if isinstance(event, AskOpened):
+        if not event.text:
+            return None
+        known = asks.get(event.ask_id)
+        if known is not None:
+            return msgspec.structs.replace(
+                known, state="open", closed_by=None, note="", updated=event.date, seq=seq
+            )
+        return Ask(
+            id=event.ask_id,
+            text=event.text,
+            due=event.due,
+            opened=event.date,
+            state="open",
+            updated=event.date,
+            closed_by=None,
+            note="",
+            seq=seq,
+        )
+    if isinstance(event, AskClosed | AskReopened):
+        known = asks.get(event.ask_id)
+        if known is None:
+            return None
+        closed = isinstance(event, AskClosed)
+        return msgspec.structs.replace(
+            known,
+            state=event.kind if isinstance(event, AskClosed) else "open",
+            closed_by=(event.by or "agent") if closed else None,
+            note=event.note,
+            updated=event.date,
+            seq=seq,
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class OpenIndex:
+    """The open asks by normalised text (then by id, in the order they became open), for the
+    duplicate-open refusal: a lookup instead of a scan of every ask."""
+
+    by_text: Mapping[str, Mapping[str, Ask]]
+
+    def first(self, key: str) -> Ask | None:
+        found = self.by_text.get(key)
+        return next(iter(found.values())) if found else None
+
+    def changed(self, asks: Iterable[Ask]) -> OpenIndex:
+        """The index once ``asks`` hold these states. An ask's text never changes, so each
+        stays under one key: only the keys of the changed asks are rebuilt."""
+        by_text = dict(self.by_text)
+        for ask in asks:
+            key = norm(ask.text)
+            by_id = dict(by_text.get(key, {}))
+            by_id.pop(ask.id, None)
+            if ask.state == "open":
+                by_id[ask.id] = ask
+            if by_id:
+                by_text[key] = by_id
+            else:
+                by_text.pop(key, None)
+        return OpenIndex(by_text)
+
+
+def index_open(asks: Asks) -> OpenIndex:
+    return OpenIndex({}).changed(asks.values())
+
+
+def open_with_text(asks: Asks, text: str, index: OpenIndex | None = None) -> Ask | None:
     """The currently open ask whose normalised text equals ``text``'s, if any. ``index``
-    (open asks by normalised text, describing ``asks``) makes it a lookup, not a scan."""
+    (describing ``asks``) makes it a lookup, not a scan."""
     key = norm(text)
     if index is not None:
-        found = index.get(key)
-        return found if found is not None and found.state == "open" else None
+        return index.first(key)
     return next((a for a in asks.values() if a.state == "open" and norm(a.text) == key), None)
 
 
 @dataclass(frozen=True)
 class DroppedIndex:
     """The dropped asks indexed for the refusal: the latest one per exact key and per fuzzy
-    key, and every fuzzy key latest first (one fuzzy search in C instead of a Python loop).
+    key, and the fuzzy keys ordered by length (then latest first).
 
-    Built once per change of the dropped set by the shell's cache, so a write that repeats
-    nothing costs two dict lookups and one ``extractOne``."""
+    ``fuzz.ratio`` is ``2·LCS / (len(a) + len(b))``, so a key of length ``n`` can reach the
+    threshold ``t`` only when the other's length lies in ``[n·t/(2-t), n·(2-t)/t]``: the
+    fuzzy search compares the query with that slice of keys alone, in C. Kept up to date
+    with :meth:`changed`, so a new drop costs a few tuple copies, never a sort.
+    """
 
     by_norm: Mapping[str, Ask]
     by_fuzzy: Mapping[str, Ask]
-    latest_first: tuple[Ask, ...]
+    lengths: tuple[int, ...]
     keys: tuple[str, ...]
+    #: The ask of each key in ``keys``.
+    owners: tuple[Ask, ...]
+    by_id: Mapping[str, Ask]
+
+    def changed(self, asks: Iterable[Ask]) -> DroppedIndex:
+        """The index once ``asks`` hold these states (each newer than every indexed one)."""
+        asks = list(asks)
+        fresh = sorted((a for a in asks if a.state == "dropped"), key=lambda a: a.seq)
+        if any(a.id in self.by_id for a in asks):  # dropped before, changed again: rebuild
+            left = {a.id for a in asks}
+            kept = [a for a in self.by_id.values() if a.id not in left]
+            return _dropped_index([*kept, *fresh])
+        if not fresh:
+            return self
+        lengths, keys, owners = list(self.lengths), list(self.keys), list(self.owners)
+        for ask in fresh:
+            key = fuzzy_key(ask.text)
+            if key:  # newest of its length: first among equals
+                at = bisect.bisect_left(lengths, len(key))
+                lengths.insert(at, len(key))
+                keys.insert(at, key)
+                owners.insert(at, ask)
+        return DroppedIndex(
+            by_norm={**self.by_norm, **{norm(a.text): a for a in fresh}},
+            by_fuzzy={**self.by_fuzzy, **{k: a for a in fresh if (k := fuzzy_key(a.text))}},
+            lengths=tuple(lengths),
+            keys=tuple(keys),
+            owners=tuple(owners),
+            by_id={**self.by_id, **{a.id: a for a in fresh}},
+        )
+
+
+def _dropped_index(dropped: Iterable[Ask]) -> DroppedIndex:
+    oldest_first = sorted(dropped, key=lambda a: a.seq)  # later ones overwrite: the latest wins
+    keyed = sorted(
+        ((key, a) for a in oldest_first if (key := fuzzy_key(a.text))),
+        key=lambda pair: (len(pair[0]), -pair[1].seq),
+    )
+    return DroppedIndex(
+        by_norm={norm(a.text): a for a in oldest_first},
+        by_fuzzy={key: a for a in oldest_first if (key := fuzzy_key(a.text))},
+        lengths=tuple(len(key) for key, _ in keyed),
+        keys=tuple(key for key, _ in keyed),
+        owners=tuple(a for _, a in keyed),
+        by_id={a.id: a for a in oldest_first},
+    )
 
 
 def index_dropped(asks: Asks) -> DroppedIndex:
-    dropped = sorted((a for a in asks.values() if a.state == "dropped"), key=lambda a: a.seq)
-    latest_first = tuple(reversed(dropped))
-    return DroppedIndex(
-        by_norm={norm(a.text): a for a in dropped},  # later ones overwrite: the latest wins
-        by_fuzzy={key: a for a in dropped if (key := fuzzy_key(a.text))},
-        latest_first=latest_first,
-        keys=tuple(fuzzy_key(a.text) for a in latest_first),
-    )
+    return _dropped_index(a for a in asks.values() if a.state == "dropped")
 
 
 def dropped_match(asks: Asks, text: str, index: DroppedIndex | None = None) -> Ask | None:
@@ -193,17 +275,24 @@ def dropped_match(asks: Asks, text: str, index: DroppedIndex | None = None) -> A
     exact = [a for a in candidates if a is not None]
     if exact:
         return max(exact, key=lambda a: a.seq)
-    if not fkey or not dropped.keys:
+    if not fkey:
         return None
-    # extractOne keeps the first of equal scores: with the latest first, the latest wins.
-    found = process.extractOne(
+    t = DROPPED_SIMILARITY
+    lo = bisect.bisect_left(dropped.lengths, math.floor(len(fkey) * t / (2 - t)))
+    hi = bisect.bisect_right(dropped.lengths, math.ceil(len(fkey) * (2 - t) / t))
+    found = process.extract(
         fkey,
-        dropped.keys,
+        dropped.keys[lo:hi],
         scorer=fuzz.ratio,
         processor=None,
-        score_cutoff=DROPPED_SIMILARITY * 100,
+        score_cutoff=t * 100,
+        limit=None,
     )
-    return None if found is None else dropped.latest_first[found[2]]
+    if not found:
+        return None
+    best = found[0][1]  # extract sorts by score; of equal scores, the latest wins
+    tied = (dropped.owners[lo + i] for _, score, i in found if score == best)
+    return max(tied, key=lambda a: a.seq)
 
 
 # --- the agent path ---------------------------------------------------------------------------
@@ -240,7 +329,7 @@ def decide_agent_open(
     mint: Minter,
     typed_id: str | None = None,
     dropped_index: DroppedIndex | None = None,
-    open_index: Mapping[str, Ask] | None = None,
+    open_index: OpenIndex | None = None,
 ) -> Decision:
     """An agent's ``- open`` (§6.5): refused when it rewords a known id, repeats an open ask or
     repeats a dropped one (exactly or fuzzily); otherwise a fresh id and today's date.
@@ -348,12 +437,17 @@ def check_request(text: str, due: str | None) -> None:
 
 
 def decide_open(
-    asks: Asks, text: str, due: str | None, today: dt.date, mint: Minter
+    asks: Asks,
+    text: str,
+    due: str | None,
+    today: dt.date,
+    mint: Minter,
+    open_index: OpenIndex | None = None,
 ) -> AskOpened | None:
     """Open an ask on request; ``None`` when an ask with the same text is already open."""
     check_request(text, due)
     text = one_line(text)
-    if open_with_text(asks, text) is not None:
+    if open_with_text(asks, text, open_index) is not None:
         return None
     return AskOpened(ask_id=mint_id(mint, asks), text=text, date=today, due=due)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -24,6 +24,7 @@ from orbital.domain.asks import (
     AskState,
     CloseKind,
     DroppedIndex,
+    OpenIndex,
     check_request,
     decide_agent_change,
     decide_agent_open,
@@ -31,6 +32,7 @@ from orbital.domain.asks import (
     decide_open,
     fold,
     index_dropped,
+    index_open,
     norm,
 )
 from orbital.domain.asks_legacy import (
@@ -57,7 +59,7 @@ from projections.asks_md import (
     render_event,
     render_file,
 )
-from projections.asks_write import decide_agent_write
+from projections.asks_write import Appended, decide_agent_append, decide_agent_write
 
 ASKS_FILE = "ASKS.md"
 ASKS_SNAPSHOT = "asks"
@@ -82,70 +84,104 @@ ASK_REDUCER = Reducer(Ask, fold_ask_stream)
 
 #: What a use case decided: state events, audit events, warnings.
 Decided = tuple[list[Event], list[Event], list[str]]
-DecideFn = Callable[[dict[str, Ask], dt.date], Decided]
+DecideFn = Callable[["_Cached", dt.date], Decided]
+
+
+class _OnDisk:
+    """ASKS.md as Orbital last wrote it, identified by its stat, so that a write finding the
+    same stat neither reads nor decodes the file again.
+
+    The bytes are kept as the pieces appended (compared piece by piece, joined only when the
+    whole is wanted), with the set of the file's lines (to tell a written line from a moved
+    one) and the text, decoded on first use. Successive versions share the line set: it grows
+    only when the append that adds the lines has committed.
+    """
+
+    #: Pieces kept before they are joined into one (bounds the piece-by-piece comparison).
+    MAX_PIECES = 64
+
+    def __init__(
+        self,
+        size: int,
+        mtime_ns: int,
+        pieces: list[bytes],
+        lines: set[str],
+        text: str | None = None,
+    ) -> None:
+        self.size, self.mtime_ns = size, mtime_ns
+        self.lines = lines
+        self._pieces = pieces
+        self._text = text
+
+    @classmethod
+    def of(cls, size: int, mtime_ns: int, raw: bytes, text: str) -> _OnDisk:
+        return cls(size, mtime_ns, [raw], set(text.split("\n")), text)
+
+    @property
+    def stat(self) -> tuple[int, int]:
+        return self.size, self.mtime_ns
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            if len(self._pieces) > 1:
+                self._pieces = [b"".join(self._pieces)]
+            self._text = self._pieces[0].decode("utf-8")
+        return self._text
+
+    def added_by(self, content: bytes) -> bytes | None:
+        """What ``content`` adds after this file, when it is this file (ending with a newline)
+        with something appended; ``None`` otherwise. Nothing is joined or copied but the
+        addition."""
+        if len(content) < self.size or not self._pieces[-1].endswith(b"\n"):
+            return None
+        offset = 0
+        for piece in self._pieces:
+            if not content.startswith(piece, offset):
+                return None
+            offset += len(piece)
+        return content[offset:]
+
+    def appended(self, size: int, mtime_ns: int, added: bytes) -> _OnDisk:
+        """This file once ``added`` was appended (its line set still to be grown)."""
+        pieces = self._pieces if len(self._pieces) < self.MAX_PIECES else [b"".join(self._pieces)]
+        return _OnDisk(size, mtime_ns, [*pieces, added], self.lines)
 
 
 @dataclass(frozen=True)
-class _OnDisk:
-    """ASKS.md as Orbital last wrote it: bytes and text, and the stat that identifies them
-    (so a write that finds the same stat need not read or decode the file again)."""
-
-    size: int
-    mtime_ns: int
-    raw: bytes
-    text: str
-
-
-@dataclass
 class _Cached:
+    """A project's asks as of ``head`` (the newest position of its ``ask…`` streams), with
+    the indexes the agent's refusals look up; updated by the asks that change."""
+
     head: int
     asks: dict[str, Ask]
-    #: The dropped asks indexed for the refusal; rebuilt only when the dropped set changes.
+    opened: OpenIndex
     dropped: DroppedIndex
-    #: The open asks by normalised text (then by id), kept up to date as asks change.
-    opened: dict[str, dict[str, Ask]]
-
-    def open_index(self) -> Mapping[str, Ask]:
-        """One open ask per normalised text, for the duplicate-open refusal."""
-        return _FirstOpen(self.opened)
-
-
-class _FirstOpen(Mapping[str, Ask]):
-    """A read-only view giving the first open ask of each normalised text (no copy)."""
-
-    def __init__(self, by_text: dict[str, dict[str, Ask]]) -> None:
-        self._by_text = by_text
-
-    def __getitem__(self, key: str) -> Ask:
-        return next(iter(self._by_text[key].values()))
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._by_text)
-
-    def __len__(self) -> int:
-        return len(self._by_text)
 
 
 @dataclass
 class _Projection:
-    """The ASKS.md the decision is made against, and whether the disk copy is it exactly."""
+    """The ASKS.md the decision is made against."""
 
-    text: str
-    #: True when the file on disk is exactly ``text`` (so new lines can be appended).
-    on_disk: bool
+    #: The file on disk, when it is exactly the projection (new lines can be appended to it).
+    disk: _OnDisk | None = None
+    #: The projection's text when the disk does not hold it ("": there is nothing yet).
+    rendered: str = ""
     warnings: list[str] = field(default_factory=list)
     events: list[EventSummary] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
-    #: The file's bytes when ``on_disk`` and read (a proposal that starts with them is an
-    #: append: only its tail needs decoding).
-    raw: bytes | None = None
 
-    def decode(self, content: bytes) -> str:
-        """The proposed ``content`` as text, decoding only what follows this file when it
-        is an append to it."""
-        if self.raw and content.startswith(self.raw):
-            return self.text + decode_utf8(content[len(self.raw) :], offset=len(self.raw))
-        return decode_utf8(content)
+    @property
+    def text(self) -> str:
+        return self.disk.text if self.disk is not None else self.rendered
+
+    def added_by(self, content: bytes) -> str | None:
+        """What ``content`` adds after the file on disk, decoded, when ``content`` is that
+        file with lines appended (``None`` otherwise)."""
+        added = self.disk.added_by(content) if self.disk is not None else None
+        if added is None or self.disk is None:
+            return None
+        return decode_utf8(added, offset=self.disk.size)
 
 
 @dataclass(frozen=True)
@@ -223,30 +259,14 @@ class AsksService:
         if cached is not None and cached.head == head:
             return cached
         after = cached.head if cached is not None else 0
-        asks = dict(cached.asks) if cached is not None else {}
-        dropped_changed = cached is None
-        changed: list[Ask] = []
-        for state in w.states_after(project, "ask:", after).values():
-            if state is not None:
-                before = asks.get(state.id)
-                dropped_changed |= "dropped" in (state.state, before.state if before else "")
-                asks[state.id] = state
-                changed.append(state)
-        index = index_dropped(asks) if dropped_changed or cached is None else cached.dropped
-        opened: dict[str, dict[str, Ask]] = {}
-        if cached is not None:
-            opened = dict(cached.opened)
-        for state in asks.values() if cached is None else changed:
-            key = norm(state.text)
-            by_id = dict(opened.get(key, {}))
-            by_id.pop(state.id, None)
-            if state.state == "open":
-                by_id[state.id] = state
-            if by_id:
-                opened[key] = by_id
-            else:
-                opened.pop(key, None)
-        fresh = _Cached(head, asks, index, opened)
+        changed = [s for s in w.states_after(project, "ask:", after).values() if s is not None]
+        if cached is None:
+            asks = {ask.id: ask for ask in changed}
+            fresh = _Cached(head, asks, index_open(asks), index_dropped(asks))
+        else:
+            asks = {**cached.asks, **{ask.id: ask for ask in changed}}
+            opened, dropped = cached.opened.changed(changed), cached.dropped.changed(changed)
+            fresh = _Cached(head, asks, opened, dropped)
         if isinstance(w, Writer):  # cache only what committed: positions are reused otherwise
             w.on_commit(lambda: self._cache.__setitem__(project, fresh))
         else:
@@ -333,23 +353,25 @@ class AsksService:
             and checkpoint.position == head
         ):
             known = self._on_disk.get(pid)
-            if known is None or (known.size, known.mtime_ns) != stat:
+            if known is None or known.stat != stat:
                 raw = files.read_bytes(ASKS_FILE) or b""
-                known = _OnDisk(stat[0], stat[1], raw, raw.decode("utf-8"))
+                known = _OnDisk.of(stat[0], stat[1], raw, raw.decode("utf-8"))
                 self._on_disk[pid] = known  # what the committed checkpoint describes
-            return _Projection(known.text, on_disk=True, raw=known.raw)
+            return _Projection(known)
         if stat is None:
-            return _Projection(self._render_full(w, pid) if head else "", on_disk=head == 0)
+            return _Projection(rendered=self._render_full(w, pid) if head else "")
         raw = files.read_bytes(ASKS_FILE) or b""
         if checkpoint is None and head == 0:
             return self._import(w, project, raw, today)
         expected = self._render_full(w, pid)
         if raw == proposal:
-            return _Projection(expected, on_disk=False)
-        if raw == expected.encode() or not raw.strip():
-            # Unchanged content (touched, or a git checkout of the same bytes), or an editor's
-            # truncate-then-write caught half way: nothing to take in.
-            return _Projection(expected, on_disk=raw == expected.encode())
+            return _Projection(rendered=expected)
+        if raw == expected.encode():
+            # Unchanged content (touched, or a git checkout of the same bytes).
+            return _Projection(_OnDisk.of(len(raw), stat[1], raw, expected))
+        if not raw.strip():
+            # An editor's truncate-then-write caught half way: nothing to take in.
+            return _Projection(rendered=expected)
         return self._hand_edit(w, project, expected, raw, today)
 
     def _import(self, w: Writer, project: Project, raw: bytes, today: dt.date) -> _Projection:
@@ -365,7 +387,7 @@ class AsksService:
                 f"ASKS.md: line(s) {lines} held bytes that are not UTF-8; they show as \ufffd "
                 "and the original bytes are kept in history (ask.bytes_replaced)."
             )
-        return _Projection(self._render_full(w, project.project_id), False, warnings, summaries)
+        return _Projection(None, self._render_full(w, project.project_id), warnings, summaries)
 
     def _hand_edit(
         self, w: Writer, project: Project, expected: str, raw: bytes, today: dt.date
@@ -375,7 +397,9 @@ class AsksService:
         pid = project.project_id
         text, _ = decode_asks_bytes(raw)
         known = self._cached(w, pid)
-        result = decide_agent_write(known.asks, expected, text, today, self.ctx.mint, known.dropped)
+        result = decide_agent_write(
+            known.asks, expected, text, today, self.ctx.mint, known.dropped, known.opened
+        )
         events, taken_warnings = _restamp(result.events, result.warnings, Actor.FILE)
         found = sha256(raw)
         detected = HandEditDetected(
@@ -403,75 +427,92 @@ class AsksService:
                 f"ASKS.md: {len(lost)} line(s) of the hand edit are not ask events or were "
                 f"refused; the edited file is saved as orbital/{copy} so nothing is lost."
             )
-        return _Projection(new_text, False, warnings, summaries, [copy] if lost else [])
-
-    def _text_after(self, w: Writer, pid: str, current: _Projection, lines: list[str]) -> str:
-        """The file once ``lines`` are appended: cheap when the disk copy is current."""
-        if not lines:
-            return current.text
-        if current.on_disk and current.text:
-            return current.text + "".join(f"{line}\n" for line in lines)
-        return self._render_full(w, pid)
+        return _Projection(None, new_text, warnings, summaries, [copy] if lost else [])
 
     def _project(
-        self, w: Writer, project: Project, current: _Projection, lines: list[str], text: str
-    ) -> None:
-        """Bring ASKS.md to ``text``: append ``lines`` when the disk copy is current, else
-        rewrite it whole; then record the checkpoint in the same transaction."""
+        self, w: Writer, project: Project, current: _Projection, lines: list[str]
+    ) -> str | Callable[[], str]:
+        """Bring ASKS.md up to date: append ``lines`` when the disk holds the projection, else
+        write the whole file; record the checkpoint in the same transaction. Returns the
+        file's text (a function building it, after an append)."""
         pid, files = project.project_id, self.ctx.files(project)
         previous = w.checkpoint(pid, ASKS_FILE)
-        if current.on_disk and current.text and lines:
+        disk = current.disk
+        content: str | Callable[[], str]
+        if disk is not None and not lines:
+            unchanged = previous is not None and (previous.size, previous.mtime_ns) == disk.stat
+            checkpoint = previous if unchanged else Checkpoint(0, disk.size, disk.mtime_ns, None)
+            content = lambda: disk.text  # noqa: E731 - built only if the caller reads it
+        elif disk is not None and disk.size:
             w.on_rollback(files.restorer(ASKS_FILE, appending=True))
-            added = "".join(f"{line}\n" for line in lines)
-            stamp = files.append(ASKS_FILE, added.encode())
+            added = "".join(f"{line}\n" for line in lines).encode()
+            stamp = files.append(ASKS_FILE, added)
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
-            if current.raw is not None:
-                known = _OnDisk(
-                    stamp.size, stamp.mtime_ns, current.raw + added.encode(), current.text + added
-                )
-                w.on_commit(lambda: self._on_disk.__setitem__(pid, known))
-        elif current.on_disk and (not lines) and previous is not None:
-            checkpoint = previous
-        elif not text:
-            return
+            after = disk.appended(stamp.size, stamp.mtime_ns, added)
+
+            def publish() -> None:
+                disk.lines.update(lines)
+                self._on_disk[pid] = after
+
+            w.on_commit(publish)
+            content = lambda: after.text  # noqa: E731 - built only if the caller reads it
         else:
+            text = append_lines(current.text, lines)
+            if not text:
+                return ""
             w.on_rollback(files.restorer(ASKS_FILE, appending=False))
             data = text.encode()
             stamp = files.write(ASKS_FILE, data)
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
-            written = _OnDisk(stamp.size, stamp.mtime_ns, data, text)
+            written = _OnDisk.of(stamp.size, stamp.mtime_ns, data, text)
             w.on_commit(lambda: self._on_disk.__setitem__(pid, written))
+            content = text
+        assert checkpoint is not None
         position = w.prefix_head(pid, ASKS_PREFIX)
         w.set_checkpoint(pid, ASKS_FILE, dataclasses.replace(checkpoint, position=position))
+        return content
 
     # -- use cases ------------------------------------------------------------------------
 
     def write(
         self, project: Project, content: bytes, actor: Actor, session: str | None
     ) -> WriteOutcome:
-        """The agent's (or a hand edit's) full proposed ASKS.md: append-only rules (§6.5)."""
+        """The agent's (or a hand edit's) full proposed ASKS.md: append-only rules (§6.5).
+
+        A proposal that is the file on disk with lines appended is decided from those lines
+        alone (:func:`decide_agent_append`): its cost is the size of the addition."""
         check_size(content)
         pid = project.project_id
         today = self.ctx.today(project)
         with self.ctx.store.writing() as w:
             current = self._current(w, project, today, content)
-            proposed = current.decode(content)
             known = self._cached(w, pid)
-            result = decide_agent_write(
-                known.asks,
-                current.text,
-                proposed,
-                today,
-                self.ctx.mint,
-                known.dropped,
-                known.open_index(),
-            )
+            added = current.added_by(content)
+            result: Appended
+            if current.disk is not None and added is not None:
+                result = decide_agent_append(
+                    known.asks,
+                    current.disk.lines,
+                    added,
+                    today,
+                    self.ctx.mint,
+                    known.dropped,
+                    known.opened,
+                )
+            else:
+                result = decide_agent_write(
+                    known.asks,
+                    current.text,
+                    decode_utf8(content),
+                    today,
+                    self.ctx.mint,
+                    known.dropped,
+                    known.opened,
+                )
             events, warnings = _restamp(result.events, result.warnings, actor)
             summaries = self._append(w, pid, [*events, *result.audit], actor, session)
             lines = [line for line in map(render_event, events) if line is not None]
-            # The decider's text has the lines it stamped; a re-stamped (file) write differs.
-            text = result.text if events == result.events else append_lines(current.text, lines)
-            self._project(w, project, current, lines, text)
+            text = self._project(w, project, current, lines)
         return WriteOutcome(text, current.warnings + warnings, current.events + summaries)
 
     def sync(self, project: Project) -> SyncReport:
@@ -479,8 +520,9 @@ class AsksService:
         without asks gets the file with its format contract)."""
         with self.ctx.store.writing() as w:
             current = self._current(w, project, self.ctx.today(project))
-            text = current.text or render_file([])
-            self._project(w, project, current, [], text)
+            if current.disk is None and not current.rendered:
+                current.rendered = render_file([])
+            self._project(w, project, current, [])
         return SyncReport(current.warnings, current.events, current.conflicts)
 
     def read(self, project: Project, *, at: int | None = None) -> str:
@@ -543,9 +585,7 @@ class AsksService:
                 )
                 w.append(pid, "file:asks", [conflict], expected_version=None, actor=Actor.FILE)
                 copies.append(copy)
-            text = self._render_full(w, pid)
-            current = _Projection(text, on_disk=False)
-            self._project(w, project, current, [], text)
+            self._project(w, project, _Projection(rendered=self._render_full(w, pid)), [])
         return copies
 
     def listing(self, project: Project, state: StateFilter = "open") -> list[Ask]:
@@ -561,12 +601,11 @@ class AsksService:
         today = self.ctx.today(project)
         with self.ctx.store.writing() as w:
             current = self._current(w, project, today)
-            events, audit, warnings = decide(self._asks(w, pid), today)
+            events, audit, warnings = decide(self._cached(w, pid), today)
             events, warnings = _restamp(events, warnings, actor)
             summaries = self._append(w, pid, [*events, *audit], actor, session)
             lines = [line for line in map(render_event, events) if line is not None]
-            text = self._text_after(w, pid, current, lines)
-            self._project(w, project, current, lines, text)
+            text = self._project(w, project, current, lines)
         return WriteOutcome(text, current.warnings + warnings, current.events + summaries)
 
     def open(
@@ -581,11 +620,14 @@ class AsksService:
         the person may open what they like, except an exact duplicate of an open ask."""
         check_request(text, due)
 
-        def decide(asks: dict[str, Ask], today: dt.date) -> Decided:
+        def decide(known: _Cached, today: dt.date) -> Decided:
+            asks, opened = known.asks, known.opened
             if actor is Actor.AGENT:
-                d = decide_agent_open(asks, text, due, today, self.ctx.mint)
+                d = decide_agent_open(
+                    asks, text, due, today, self.ctx.mint, None, known.dropped, opened
+                )
                 return d.events, d.audit, d.warnings
-            event = decide_open(asks, text, due, today, self.ctx.mint)
+            event = decide_open(asks, text, due, today, self.ctx.mint, opened)
             if event is None:
                 return [], [], ["ASKS.md: an open ask already has that text — not added again."]
             return [event], [], []
@@ -605,7 +647,8 @@ class AsksService:
         Closing a closed ask or reopening an open one changes nothing."""
         ask_id = ask_id.strip().lower()
 
-        def decide(asks: dict[str, Ask], today: dt.date) -> Decided:
+        def decide(known: _Cached, today: dt.date) -> Decided:
+            asks = known.asks
             if ask_id not in asks:
                 raise UnknownAsk(ask_id)
             if actor is Actor.AGENT:
@@ -654,7 +697,7 @@ class AsksService:
         current = self._current(w, project, today)
         summaries = self._append(w, pid, events, actor, session)
         lines = [line for line in map(render_event, events) if line is not None]
-        self._project(w, project, current, lines, self._text_after(w, pid, current, lines))
+        self._project(w, project, current, lines)
         listed = "; ".join(
             f"[{e.ask_id}] {e.text[:60]}" for e in events if isinstance(e, AskOpened)
         )
@@ -733,8 +776,7 @@ class AsksService:
                         lines += [line for e in events if (line := render_event(e))]
                         appended += len(events) + 1
                     self._maybe_snapshot(w, pid, len(lines))
-                    text = self._text_after(w, pid, current, lines)
-                    self._project(w, project, current, lines, text)
+                    self._project(w, project, current, lines)
                 bar.update(len(chunk))
             with self.ctx.store.writing() as w:
                 done = MigrationCompleted(source=str(source), items=len(plan))

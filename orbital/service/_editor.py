@@ -280,8 +280,7 @@ class EditorService:
             summaries = self.memory._append(w, pid, entries, Actor.EDITOR, None)
             summaries += self.asks._append(w, pid, closes, Actor.EDITOR, None)
             lines = [line for line in map(render_event, closes) if line is not None]
-            text = self.asks._text_after(w, pid, asks_file, lines)
-            self.asks._project(w, project, asks_file, lines, text)
+            self.asks._project(w, project, asks_file, lines)
             after = self.memory.load(w, pid)
             self.memory._write_files(w, project, before, after, intake.rewrite)
             self._record(w, pid, _recorded(backup.run_id, run))
