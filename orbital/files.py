@@ -209,14 +209,10 @@ class FileGateway:
     def remove(self, name: str) -> None:
         self.path(name).unlink(missing_ok=True)
 
-    def restorer(self, name: str, *, appending: bool) -> Callable[[], None]:
+    def restorer(self, name: str) -> Callable[[], None]:
         """A callable that puts the file back as it is now: the undo of the write about to be
-        made, for when the store's transaction does not commit."""
-        if appending:
-            size = self.stat(name)
-            if size is not None:
-                return lambda: self.truncate(name, size[0])
-            return lambda: self.remove(name)
+        made, for when the store's transaction does not commit. (The undo of an append is
+        :meth:`truncate` to the size before it.)"""
         previous = self.read_bytes(name)
         if previous is None:
             return lambda: self.remove(name)

@@ -21,6 +21,7 @@ from typing import Literal
 import msgspec
 from rapidfuzz import fuzz, process
 
+from orbital.domain.layered import Layered
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused, AskReopened
@@ -157,9 +158,10 @@ def _evolve(asks: Asks, seq: int, event: Event) -> Ask | None:
 @dataclass(frozen=True)
 class OpenIndex:
     """The open asks by normalised text (then by id, in the order they became open), for the
-    duplicate-open refusal: a lookup instead of a scan of every ask."""
+    duplicate-open refusal: a lookup instead of a scan of every ask. A key whose asks all
+    closed maps to an empty mapping."""
 
-    by_text: Mapping[str, Mapping[str, Ask]]
+    by_text: Layered[str, Mapping[str, Ask]] = field(default_factory=Layered)
 
     def first(self, key: str) -> Ask | None:
         found = self.by_text.get(key)
@@ -168,22 +170,24 @@ class OpenIndex:
     def changed(self, asks: Iterable[Ask]) -> OpenIndex:
         """The index once ``asks`` hold these states. An ask's text never changes, so each
         stays under one key: only the keys of the changed asks are rebuilt."""
-        by_text = dict(self.by_text)
+        updates: dict[str, dict[str, Ask]] = {}
         for ask in asks:
             key = norm(ask.text)
-            by_id = dict(by_text.get(key, {}))
+            by_id = updates.get(key)
+            if by_id is None:
+                by_id = updates[key] = dict(self.by_text.get(key, {}))
             by_id.pop(ask.id, None)
             if ask.state == "open":
                 by_id[ask.id] = ask
-            if by_id:
-                by_text[key] = by_id
-            else:
-                by_text.pop(key, None)
-        return OpenIndex(by_text)
+        return OpenIndex(self.by_text.updated(updates.items())) if updates else self
 
 
 def index_open(asks: Asks) -> OpenIndex:
-    return OpenIndex({}).changed(asks.values())
+    by_text: dict[str, dict[str, Ask]] = {}
+    for ask in asks.values():
+        if ask.state == "open":
+            by_text.setdefault(norm(ask.text), {})[ask.id] = ask
+    return OpenIndex(Layered(dict[str, Mapping[str, Ask]](by_text)))
 
 
 def open_with_text(asks: Asks, text: str, index: OpenIndex | None = None) -> Ask | None:

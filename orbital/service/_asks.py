@@ -43,6 +43,7 @@ from orbital.domain.asks_legacy import (
     parse_retractions,
     plan_migration,
 )
+from orbital.domain.layered import Layered
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.asks import AskClosed, AskOpened, AskReopened, stream_of
@@ -112,6 +113,8 @@ class _OnDisk:
         self.lines = lines
         self._pieces = pieces
         self._text = text
+        #: The previous version's text, when it was decoded: this one's is it plus the last piece.
+        self._text_before: str | None = None
 
     @classmethod
     def of(cls, size: int, mtime_ns: int, raw: bytes, text: str) -> _OnDisk:
@@ -124,9 +127,13 @@ class _OnDisk:
     @property
     def text(self) -> str:
         if self._text is None:
-            if len(self._pieces) > 1:
-                self._pieces = [b"".join(self._pieces)]
-            self._text = self._pieces[0].decode("utf-8")
+            if self._text_before is not None:
+                self._text = self._text_before + self._pieces[-1].decode("utf-8")
+                self._text_before = None
+            else:
+                if len(self._pieces) > 1:
+                    self._pieces = [b"".join(self._pieces)]
+                self._text = self._pieces[0].decode("utf-8")
         return self._text
 
     def added_by(self, content: bytes) -> bytes | None:
@@ -145,18 +152,29 @@ class _OnDisk:
     def appended(self, size: int, mtime_ns: int, added: bytes) -> _OnDisk:
         """This file once ``added`` was appended (its line set still to be grown)."""
         pieces = self._pieces if len(self._pieces) < self.MAX_PIECES else [b"".join(self._pieces)]
-        return _OnDisk(size, mtime_ns, [*pieces, added], self.lines)
+        after = _OnDisk(size, mtime_ns, [*pieces, added], self.lines)
+        after._text_before = self._text
+        return after
 
 
 @dataclass(frozen=True)
 class _Cached:
     """A project's asks as of ``head`` (the newest position of its ``ask…`` streams), with
-    the indexes the agent's refusals look up; updated by the asks that change."""
+    the indexes the agent's refusals look up; a write updates them by the asks it changed,
+    copying none of the rest."""
 
     head: int
-    asks: dict[str, Ask]
+    asks: Layered[str, Ask]
     opened: OpenIndex
     dropped: DroppedIndex
+
+    @classmethod
+    def of(cls, head: int, asks: dict[str, Ask]) -> _Cached:
+        return cls(head, Layered(asks), index_open(asks), index_dropped(asks))
+
+    def after(self, head: int, changed: list[Ask]) -> _Cached:
+        asks = self.asks.updated((ask.id, ask) for ask in changed)
+        return _Cached(head, asks, self.opened.changed(changed), self.dropped.changed(changed))
 
 
 @dataclass
@@ -251,7 +269,7 @@ class AsksService:
     def _asks(self, w: Reader, project: str) -> dict[str, Ask]:
         """Current asks from the materialised stream states; only streams that changed since
         the last call are read (O(change) in a long-running process)."""
-        return self._cached(w, project).asks
+        return self._cached(w, project).asks.merged
 
     def _cached(self, w: Reader, project: str) -> _Cached:
         head = w.prefix_head(project, ASKS_PREFIX)
@@ -261,12 +279,9 @@ class AsksService:
         after = cached.head if cached is not None else 0
         changed = [s for s in w.states_after(project, "ask:", after).values() if s is not None]
         if cached is None:
-            asks = {ask.id: ask for ask in changed}
-            fresh = _Cached(head, asks, index_open(asks), index_dropped(asks))
+            fresh = _Cached.of(head, {ask.id: ask for ask in changed})
         else:
-            asks = {**cached.asks, **{ask.id: ask for ask in changed}}
-            opened, dropped = cached.opened.changed(changed), cached.dropped.changed(changed)
-            fresh = _Cached(head, asks, opened, dropped)
+            fresh = cached.after(head, changed)
         if isinstance(w, Writer):  # cache only what committed: positions are reused otherwise
             w.on_commit(lambda: self._cache.__setitem__(project, fresh))
         else:
@@ -444,7 +459,7 @@ class AsksService:
             checkpoint = previous if unchanged else Checkpoint(0, disk.size, disk.mtime_ns, None)
             content = lambda: disk.text  # noqa: E731 - built only if the caller reads it
         elif disk is not None and disk.size:
-            w.on_rollback(files.restorer(ASKS_FILE, appending=True))
+            w.on_rollback(lambda: files.truncate(ASKS_FILE, disk.size))
             added = "".join(f"{line}\n" for line in lines).encode()
             stamp = files.append(ASKS_FILE, added)
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
@@ -460,7 +475,7 @@ class AsksService:
             text = append_lines(current.text, lines)
             if not text:
                 return ""
-            w.on_rollback(files.restorer(ASKS_FILE, appending=False))
+            w.on_rollback(files.restorer(ASKS_FILE))
             data = text.encode()
             stamp = files.write(ASKS_FILE, data)
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)

@@ -201,7 +201,7 @@ class MemoryService:
 
     def _write(self, w: Writer, project: Project, name: str, text: str, position: int) -> None:
         files = self.ctx.files(project)
-        w.on_rollback(files.restorer(name, appending=False))
+        w.on_rollback(files.restorer(name))
         stamp = files.write(name, text.encode())
         w.set_checkpoint(
             project.project_id, name, Checkpoint(position, stamp.size, stamp.mtime_ns, stamp.sha256)

@@ -101,6 +101,50 @@ _UPDATE_STREAM = (
     )
 )
 
+_SELECT_CATEGORY_HEAD = sa.select(sa.func.max(heads.c.last_position)).where(
+    heads.c.project_id == sa.bindparam("p"), heads.c.category == sa.bindparam("c")
+)
+_SELECT_CATEGORIES_HEAD = sa.select(sa.func.max(heads.c.last_position)).where(
+    heads.c.project_id == sa.bindparam("p"),
+    heads.c.category >= sa.bindparam("lo"),
+    heads.c.category < sa.bindparam("hi"),
+)
+_SELECT_STATES = (
+    sa.select(streams.c.stream, streams.c.state)
+    .where(
+        streams.c.project_id == sa.bindparam("p"),
+        streams.c.stream >= sa.bindparam("lo"),
+        streams.c.stream < sa.bindparam("hi"),
+        streams.c.last_position > sa.bindparam("after"),
+    )
+    .order_by(streams.c.last_position)
+)
+_SELECT_CHECKPOINT = sa.select(checkpoints).where(
+    checkpoints.c.project_id == sa.bindparam("p"), checkpoints.c.name == sa.bindparam("n")
+)
+_UPDATE_CHECKPOINT = (
+    checkpoints.update()
+    .where(checkpoints.c.project_id == sa.bindparam("p"), checkpoints.c.name == sa.bindparam("n"))
+    .values(
+        position=sa.bindparam("at"),
+        sha256=sa.bindparam("hash"),
+        size=sa.bindparam("bytes"),
+        mtime_ns=sa.bindparam("mtime"),
+        written_at=sa.bindparam("when"),
+    )
+)
+_INSERT_CHECKPOINT = checkpoints.insert().values(
+    project_id=sa.bindparam("p"),
+    name=sa.bindparam("n"),
+    position=sa.bindparam("at"),
+    sha256=sa.bindparam("hash"),
+    size=sa.bindparam("bytes"),
+    mtime_ns=sa.bindparam("mtime"),
+    written_at=sa.bindparam("when"),
+)
+#: Above every character: ``name < prefix + _AFTER`` for every name that starts with prefix.
+_AFTER = "\U0010ffff"
+
 
 @dataclass(frozen=True, slots=True)
 class Project:
@@ -252,7 +296,7 @@ class Reader:
         query = sa.select(sa.func.count()).where(
             events.c.project_id == project,
             events.c.stream >= stream_prefix,
-            events.c.stream < stream_prefix + "\U0010ffff",
+            events.c.stream < stream_prefix + _AFTER,
             events.c.position > after_position,
             events.c.position <= until_position,
         )
@@ -304,6 +348,22 @@ class Writer(Reader):
         super().__init__(store, conn)
         self._on_commit: list[Callable[[], None]] = []
         self._on_rollback: list[Callable[[], None]] = []
+        # Nothing else writes while this transaction holds the lock, so what it read of
+        # heads and checkpoints stays true until it changes them itself.
+        self._heads: dict[tuple[str, str], int] = {}
+        self._checkpoints: dict[tuple[str, str], Checkpoint | None] = {}
+
+    def prefix_head(self, project: str, prefix: str) -> int:
+        key = (project, prefix)
+        if key not in self._heads:
+            self._heads[key] = super().prefix_head(project, prefix)
+        return self._heads[key]
+
+    def checkpoint(self, project: str, name: str) -> Checkpoint | None:
+        key = (project, name)
+        if key not in self._checkpoints:
+            self._checkpoints[key] = super().checkpoint(project, name)
+        return self._checkpoints[key]
 
     def on_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the transaction committed (e.g. publish a cached state:
@@ -348,21 +408,18 @@ class Writer(Reader):
                     position=checkpoint.position,
                 )
             )
-        table = checkpoints
         values = {
-            "position": checkpoint.position,
-            "sha256": checkpoint.sha256,
-            "size": checkpoint.size,
-            "mtime_ns": checkpoint.mtime_ns,
-            "written_at": _naive_utc(self._store.clock.now()),
+            "p": project,
+            "n": name,
+            "at": checkpoint.position,
+            "hash": checkpoint.sha256,
+            "bytes": checkpoint.size,
+            "mtime": checkpoint.mtime_ns,
+            "when": _naive_utc(self._store.clock.now()),
         }
-        updated = self._conn.execute(
-            table.update()
-            .where(table.c.project_id == project, table.c.name == name)
-            .values(**values)
-        )
-        if updated.rowcount == 0:
-            self._conn.execute(table.insert().values(project_id=project, name=name, **values))
+        if self._conn.execute(_UPDATE_CHECKPOINT, values).rowcount == 0:
+            self._conn.execute(_INSERT_CHECKPOINT, values)
+        self._checkpoints[project, name] = checkpoint
 
     def append(
         self,
@@ -382,9 +439,16 @@ class Writer(Reader):
         nothing is written. ``event_ids`` make retries idempotent: a batch whose ids are all
         recorded already returns the original positions and appends nothing.
         """
-        return self._store._append(
+        result = self._store._append(
             self._conn, project, stream, batch, expected_version, actor, session, event_ids
         )
+        if not result.duplicate:  # the newest position now, for every prefix covering it
+            name = category(stream)
+            for known, prefix in list(self._heads):
+                covers = name == prefix[:-1] if prefix.endswith(":") else name.startswith(prefix)
+                if known == project and covers:
+                    self._heads[known, prefix] = result.positions[-1]
+        return result
 
 
 class EventStore:
@@ -756,14 +820,7 @@ class EventStore:
         self, conn: Connection, project: str, prefix: str, after: int = 0
     ) -> dict[str, Any]:
         rows = conn.execute(
-            sa.select(streams.c.stream, streams.c.state)
-            .where(
-                streams.c.project_id == project,
-                streams.c.stream >= prefix,
-                streams.c.stream < prefix + "\U0010ffff",
-                streams.c.last_position > after,
-            )
-            .order_by(streams.c.last_position)
+            _SELECT_STATES, {"p": project, "lo": prefix, "hi": prefix + _AFTER, "after": after}
         ).all()
         return {r.stream: self._decode_state(r.stream, r.state) for r in rows}
 
@@ -771,16 +828,10 @@ class EventStore:
         """The last position of any stream whose name starts with ``prefix``: the newest head
         of the categories it covers (``ask:`` → ``ask``; ``ask`` → ``ask`` and ``asks``)."""
         if prefix.endswith(":"):
-            condition = heads.c.category == prefix[:-1]
+            head = conn.scalar(_SELECT_CATEGORY_HEAD, {"p": project, "c": prefix[:-1]})
         else:
-            condition = sa.and_(
-                heads.c.category >= prefix, heads.c.category < prefix + "\U0010ffff"
-            )
-        head = conn.scalar(
-            sa.select(sa.func.max(heads.c.last_position)).where(
-                heads.c.project_id == project, condition
-            )
-        )
+            values = {"p": project, "lo": prefix, "hi": prefix + _AFTER}
+            head = conn.scalar(_SELECT_CATEGORIES_HEAD, values)
         return int(head or 0)
 
     def _snapshot(
@@ -802,11 +853,7 @@ class EventStore:
             return self._snapshot(conn, project, name, at_or_before)
 
     def _checkpoint(self, conn: Connection, project: str, name: str) -> Checkpoint | None:
-        row = conn.execute(
-            sa.select(checkpoints).where(
-                checkpoints.c.project_id == project, checkpoints.c.name == name
-            )
-        ).first()
+        row = conn.execute(_SELECT_CHECKPOINT, {"p": project, "n": name}).first()
         if row is None:
             return None
         return Checkpoint(row.position, row.size, row.mtime_ns, row.sha256)
@@ -924,10 +971,7 @@ class EventStore:
             prefixes = (stream_prefix,) if isinstance(stream_prefix, str) else stream_prefix
             query = query.where(
                 sa.or_(
-                    *(
-                        sa.and_(events.c.stream >= p, events.c.stream < p + "\U0010ffff")
-                        for p in prefixes
-                    )
+                    *(sa.and_(events.c.stream >= p, events.c.stream < p + _AFTER) for p in prefixes)
                 )
             )
         result = conn.execution_options(yield_per=2000).execute(query.order_by(events.c.position))

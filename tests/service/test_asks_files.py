@@ -13,6 +13,7 @@ from orbital.clock import FixedClock
 from orbital.errors import InvalidEncoding, TooLarge, UnknownAsk
 from orbital.events import Actor
 from orbital.service import Orbital
+from orbital.service._asks import _OnDisk
 from projections.asks_md import FORMAT_HEADER, render_file, synthetic_id
 from tests.service.conftest import TODAY, Env
 
@@ -113,6 +114,32 @@ def test_the_file_always_equals_a_full_render_of_the_events(env: Env) -> None:
     write(env, env.file("ASKS.md").decode() + f'- done {venue} "rooftop"\n')
     events = env.orbital.store.read_project(env.project, stream_prefix="ask")
     assert env.file("ASKS.md").decode() == render_file(e.event for e in events)
+
+
+def test_many_appends_in_one_process_keep_file_outcome_and_store_in_step(env: Env) -> None:
+    """More appends than the in-memory copy of the file keeps apart, then some outcomes
+    read back and some not, and a moved line: every outcome read is the file on disk."""
+    read_back: list[tuple[bytes, str]] = []
+    for i in range(_OnDisk.MAX_PIECES + 6):
+        before = env.file("ASKS.md").decode()
+        line = f"- open Ring up supplier number {i:03d} about parcel {i * 7919 % 1000:03d}\n"
+        outcome = write(env, before + line)
+        assert [e.type for e in outcome.events] == ["ask.opened"], outcome.warnings
+        if i >= _OnDisk.MAX_PIECES:  # the first read joins the pieces, the next ones extend it
+            read_back.append((env.file("ASKS.md"), outcome.content))
+    lines = env.file("ASKS.md").decode().splitlines(keepends=True)
+    moved = write(env, "".join(lines) + lines[3])  # a line of the file again: not new
+    assert moved.events == [] and moved.content == "".join(lines)
+    assert env.file("ASKS.md").decode() == "".join(lines)
+    assert all(disk.decode() == content for disk, content in read_back)
+    events = env.orbital.store.read_project(env.project, stream_prefix="ask")
+    assert env.file("ASKS.md").decode() == render_file(e.event for e in events)
+    fresh = Orbital.open(env.orbital.store.url, clock=FixedClock(TODAY))
+    try:  # another process finds the file as Orbital left it: nothing to take in
+        assert fresh.sync(env.project).events == []
+        assert fresh.read_file(env.project, "ASKS.md") == env.file("ASKS.md").decode()
+    finally:
+        fresh.close()
 
 
 def test_bad_input_is_refused_and_nothing_changes(

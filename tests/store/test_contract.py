@@ -20,7 +20,7 @@ from orbital.errors import (
     UnknownProject,
 )
 from orbital.events import Actor, AskClosed, AskOpened, Event, RecordedEvent
-from orbital.store import EventStore, Reducer
+from orbital.store import Checkpoint, EventStore, Reducer
 
 DAY = dt.date(2026, 9, 19)
 
@@ -257,6 +257,27 @@ def test_materialised_state_is_updated_with_the_append(store: EventStore, projec
     assert list(states) == ["ask:a1b2c3", "ask:d4e5f6"]
     assert states["ask:d4e5f6"].count == 1
     assert store.state(project, "project") is None  # no reducer for that category
+
+
+def test_a_writer_sees_its_own_heads_and_checkpoints(store: EventStore, project: str) -> None:
+    with store.writing() as w:
+        assert (w.prefix_head(project, "ask"), w.prefix_head(project, "ask:")) == (0, 0)
+        assert w.checkpoint(project, "ASKS.md") is None
+        first = w.append(
+            project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT
+        )
+        audit = w.append(
+            project, "asks", [opened("d4e5f6")], expected_version=None, actor=Actor.AGENT
+        )
+        w.append(project, "file:asks", [opened("e5f6a7")], expected_version=None, actor=Actor.FILE)
+        assert w.prefix_head(project, "ask:") == first.positions[-1]
+        assert w.prefix_head(project, "ask") == audit.positions[-1]
+        assert w.prefix_head(project, "file:") == audit.positions[-1] + 1
+        w.set_checkpoint(project, "ASKS.md", Checkpoint(audit.positions[-1], 10, 20, None))
+        assert w.checkpoint(project, "ASKS.md") == Checkpoint(audit.positions[-1], 10, 20, None)
+    with store.writing() as w:  # and so does the next transaction
+        assert w.prefix_head(project, "ask") == audit.positions[-1]
+        assert w.checkpoint(project, "ASKS.md") == Checkpoint(audit.positions[-1], 10, 20, None)
 
 
 def test_conflict_inside_a_write_transaction_rolls_back_everything(
