@@ -5,7 +5,9 @@ Run: ``python bench/asks.py`` (``--quick`` for a smaller run). Prints medians an
 1. an agent write that appends one ``- open <text>`` line to an ASKS.md of N events, through
    ``Orbital.write_file`` in-process (the proposal is the file Orbital projected plus the new
    line), for N = 1,000 / 10,000 / 50,000 (quick: 1,000 / 10,000); target: flat in N
-   (O(change)), about 1-3 ms per write. Beside it, in the same run, the file-based original's
+   (O(change)), about 1-3 ms per write. "+ content" is the same write when the caller also
+   reads back the whole file (``outcome.content``, what the HTTP response carries), which
+   costs the size of the file by its nature. Beside it, in the same run, the file-based original's
    approach (reference §6.5) implemented here: re-read the whole file, line-diff prev vs new
    with ``difflib.SequenceMatcher(autojunk=False)``, fold every line, decide, and rewrite the
    whole file atomically (fsync'd temp file + rename + directory fsync);
@@ -210,8 +212,9 @@ def open_orbital(db: Path, seed: int) -> Orbital:
     )
 
 
-def bench_write(tmp: Path, n: int, repeat: int) -> tuple[float, float, float, int]:
-    """(build seconds, Orbital median ms, file-based median ms, writes accepted)."""
+def bench_write(tmp: Path, n: int, repeat: int) -> tuple[float, float, float, float, int]:
+    """(build seconds, Orbital median ms, the same reading the outcome's content, file-based
+    median ms, writes accepted)."""
     log = asks_log(n, seed=n)
     root = tmp / f"asks{n}"
     (root / "orbital").mkdir(parents=True)
@@ -224,21 +227,26 @@ def bench_write(tmp: Path, n: int, repeat: int) -> tuple[float, float, float, in
     lines = iter(range(10**9))
     accepted = 0
 
-    def orbital_once() -> None:
+    def orbital_once(read_content: bool) -> None:
         nonlocal accepted
         proposal = asks_md.read_bytes() + new_line(next(lines)).encode()  # the agent's side
         start = time.perf_counter()
         outcome = orb.write_file(pid, "ASKS.md", proposal, actor=Actor.AGENT)
-        samples.append(time.perf_counter() - start)
+        content = outcome.content if read_content else None
+        (with_content if read_content else samples).append(time.perf_counter() - start)
+        assert content is None or content == asks_md.read_text(encoding="utf-8")
         accepted += any(e.type == "ask.opened" for e in outcome.events)
 
     samples: list[float] = []
-    orbital_once()  # warm the in-process caches (the first call after start reads all asks)
+    with_content: list[float] = []
+    orbital_once(False)  # warm the in-process caches (the first call after start reads all asks)
     samples.clear()
     accepted = 0
     for _ in range(repeat):
-        orbital_once()
-    orbital_ms = median_ms(samples)
+        orbital_once(False)
+    for _ in range(repeat):
+        orbital_once(True)
+    orbital_ms, content_ms = median_ms(samples), median_ms(with_content)
     orb.close()
 
     base_dir = tmp / f"file{n}"
@@ -253,7 +261,7 @@ def bench_write(tmp: Path, n: int, repeat: int) -> tuple[float, float, float, in
         appended = file_based_write(base_md, proposal, TODAY.isoformat(), rng)
         base_samples.append(time.perf_counter() - start)
         assert appended, "the file-based baseline refused a fresh ask"
-    return build, orbital_ms, median_ms(base_samples), accepted
+    return build, orbital_ms, content_ms, median_ms(base_samples), accepted
 
 
 # -- 2. the legacy migration ---------------------------------------------------------------
@@ -299,15 +307,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="orbital-bench-") as name:
         tmp = Path(name)
         print(f"1. agent write appending one `- open` line to ASKS.md, median of {repeat}:")
-        print(f"   {'events':>7}  {'Orbital':>10}  {'file-based':>11}  {'file/Orbital':>12}")
+        print(
+            f"   {'events':>7}  {'Orbital':>10}  {'+ content':>10}  {'file-based':>11}  "
+            f"{'file/Orbital':>12}"
+        )
         results = {}
         for n in sizes:
-            build, orbital_ms, base_ms, accepted = bench_write(tmp, n, repeat)
+            build, orbital_ms, content_ms, base_ms, accepted = bench_write(tmp, n, repeat)
             results[n] = orbital_ms
             print(
-                f"   {n:>7,}  {orbital_ms:7.2f} ms  {base_ms:8.2f} ms  "
+                f"   {n:>7,}  {orbital_ms:7.2f} ms  {content_ms:7.2f} ms  {base_ms:8.2f} ms  "
                 f"{base_ms / orbital_ms:11.1f}x"
-                f"   (log built in {build:.1f} s; {accepted}/{repeat} opens accepted)"
+                f"   (log built in {build:.1f} s; {accepted}/{2 * repeat} opens accepted)"
             )
         small, large = sizes[0], sizes[-1]
         print(
