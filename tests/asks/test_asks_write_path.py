@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused
 from projections.asks_md import FORMAT_HEADER, parse_file, render_file
-from projections.asks_write import WriteResult, decide_agent_write
+from projections.asks_write import WriteResult, decide_agent_append, decide_agent_write
 from tests.asks.helpers import PREV, TODAY, asks_of, minter
 
 
@@ -256,3 +256,35 @@ def test_open_date_is_today_for_every_new_open() -> None:
     result = write(PREV + "- open A\n- open B\n")
     assert [e.date for e in result.events if isinstance(e, AskOpened)] == [TODAY, TODAY]
     assert len({e.ask_id for e in result.events if isinstance(e, AskOpened)}) == 2
+
+
+def test_later_lines_see_what_earlier_lines_of_the_same_write_changed() -> None:
+    dropped_then_repeated = write(
+        PREV + '- dropped d4e5f6 "no deck, they said"\n- open Send the decks\n'
+    )
+    assert [type(e) for e in dropped_then_repeated.events] == [AskClosed]
+    assert [a.reason for a in dropped_then_repeated.audit] == ["dropped"]  # type: ignore[attr-defined]
+    prev = PREV + "- dropped d4e5f6 2026-09-10 by:user\n"
+    reopened_then_repeated = write(prev + '- reopen d4e5f6 "send it"\n- open Send the deck\n', prev)
+    assert [a.reason for a in reopened_then_repeated.audit] == ["duplicate_open"]  # type: ignore[attr-defined]
+    closed_then_reopened = write(
+        PREV + '- done a1b2c3 "booked"\n- open Choose the venue\n- open Choose the venue\n'
+    )
+    assert [type(e) for e in closed_then_reopened.events] == [AskClosed, AskOpened]
+    assert [a.reason for a in closed_then_reopened.audit] == ["duplicate_open"]  # type: ignore[attr-defined]
+
+
+def test_the_append_entry_decides_what_the_full_text_entry_decides() -> None:
+    added = (
+        '- done a1b2c3 "booked"\n- open Choose the venue\n- open Send the deck\n'
+        "- open Choose the venue\n- open Book the flights\n" + PREV.splitlines(keepends=True)[1]
+    )
+    full = write(PREV + added)
+    appended = decide_agent_append(asks_of(PREV), set(PREV.split("\n")), added, TODAY, minter())
+    assert (appended.events, appended.audit, appended.lines, appended.warnings) == (
+        full.events,
+        full.audit,
+        full.lines,
+        full.warnings,
+    )
+    assert full.text == PREV + "".join(f"{line}\n" for line in full.lines)
