@@ -139,20 +139,23 @@ def _evolve(asks: Asks, seq: int, event: Event) -> Ask | None:
             note="",
             seq=seq,
         )
-    if isinstance(event, AskClosed | AskReopened):
-        known = asks.get(event.ask_id)
-        if known is None:
-            return None
-        closed = isinstance(event, AskClosed)
+    if not isinstance(event, AskClosed | AskReopened):
+        return None
+    known = asks.get(event.ask_id)
+    if known is None:
+        return None
+    if isinstance(event, AskClosed):
         return msgspec.structs.replace(
             known,
-            state=event.kind if isinstance(event, AskClosed) else "open",
-            closed_by=(event.by or "agent") if closed else None,
+            state=event.kind,
+            closed_by=event.by or "agent",
             note=event.note,
             updated=event.date,
             seq=seq,
         )
-    return None
+    return msgspec.structs.replace(
+        known, state="open", closed_by=None, note=event.note, updated=event.date, seq=seq
+    )
 
 
 @dataclass(frozen=True)

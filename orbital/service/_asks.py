@@ -196,10 +196,10 @@ class _Projection:
     def added_by(self, content: bytes) -> str | None:
         """What ``content`` adds after the file on disk, decoded, when ``content`` is that
         file with lines appended (``None`` otherwise)."""
-        added = self.disk.added_by(content) if self.disk is not None else None
-        if added is None or self.disk is None:
+        if self.disk is None:
             return None
-        return decode_utf8(added, offset=self.disk.size)
+        added = self.disk.added_by(content)
+        return None if added is None else decode_utf8(added, offset=self.disk.size)
 
 
 @dataclass(frozen=True)

@@ -122,25 +122,20 @@ _SELECT_STATES = (
 _SELECT_CHECKPOINT = sa.select(checkpoints).where(
     checkpoints.c.project_id == sa.bindparam("p"), checkpoints.c.name == sa.bindparam("n")
 )
+_CHECKPOINT_VALUES: dict[str, Any] = {
+    "position": sa.bindparam("at"),
+    "sha256": sa.bindparam("hash"),
+    "size": sa.bindparam("bytes"),
+    "mtime_ns": sa.bindparam("mtime"),
+    "written_at": sa.bindparam("when"),
+}
 _UPDATE_CHECKPOINT = (
     checkpoints.update()
     .where(checkpoints.c.project_id == sa.bindparam("p"), checkpoints.c.name == sa.bindparam("n"))
-    .values(
-        position=sa.bindparam("at"),
-        sha256=sa.bindparam("hash"),
-        size=sa.bindparam("bytes"),
-        mtime_ns=sa.bindparam("mtime"),
-        written_at=sa.bindparam("when"),
-    )
+    .values(**_CHECKPOINT_VALUES)
 )
 _INSERT_CHECKPOINT = checkpoints.insert().values(
-    project_id=sa.bindparam("p"),
-    name=sa.bindparam("n"),
-    position=sa.bindparam("at"),
-    sha256=sa.bindparam("hash"),
-    size=sa.bindparam("bytes"),
-    mtime_ns=sa.bindparam("mtime"),
-    written_at=sa.bindparam("when"),
+    project_id=sa.bindparam("p"), name=sa.bindparam("n"), **_CHECKPOINT_VALUES
 )
 #: Above every character: ``name < prefix + _AFTER`` for every name that starts with prefix.
 _AFTER = "\U0010ffff"
