@@ -209,11 +209,10 @@ def bench_http(orb: Orbital, pid: str, repeat: int) -> tuple[float, int] | str:
     import uvicorn
 
     from orbital.http import HttpSettings, create_app, loopback_hosts
-    from orbital.service import Credentials
 
     logging.getLogger("httpx").setLevel(logging.WARNING)  # no line per request
     port = free_port()
-    token = Credentials(orb.store, orb.clock).create("agent", [pid], label="bench").token
+    token = orb.credentials.create("agent", [pid], label="bench").token
     app = create_app(orb, HttpSettings(allowed_hosts=loopback_hosts(port)))
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")

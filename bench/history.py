@@ -12,7 +12,7 @@ with the service's asks snapshot hook, as ``migrate_retractions`` does; ASKS.md 
 once at the end), while every memory write goes through the real write path (so memory
 snapshots land where they would in use). Prints medians (>= 21 samples) and, against a
 baseline measured in the same run — a naive full replay: every event of the project up to the
-as-of position read with ``store.read_project`` and folded with the pure folds
+as-of position read with ``Reader.read_project`` and folded with the pure folds
 (``fold_file`` per memory key, ``render_file``; the asks fold and the view assembly) — the
 ratio:
 
@@ -210,7 +210,7 @@ def build(tmp: Path, total: int, seed: int) -> Built:
     weights = {key: [1 / (n + 1) for n in range(POOL[key])] for key in POOL}
     memory_writes = days * MEMORY_WRITES_PER_DAY
     ask_slots = days * MEMORY_WRITES_PER_DAY
-    per_slot = max(1, (total - orb.store.head(pid) - memory_writes) // ask_slots)
+    per_slot = max(1, (total - orb.head(pid) - memory_writes) // ask_slots)
     for d in range(days):
         day_start = START + dt.timedelta(days=d + 1)
         for slot in range(MEMORY_WRITES_PER_DAY):
@@ -241,7 +241,7 @@ def build(tmp: Path, total: int, seed: int) -> Built:
     return Built(
         orbital=orb,
         project=pid,
-        events=orb.store.head(pid),
+        events=orb.head(pid),
         memory_events=len(memory) + len(file_events),
         entry_revisions=sum(revised.values()),
         seconds=seconds,
@@ -254,7 +254,8 @@ def build(tmp: Path, total: int, seed: int) -> Built:
 
 
 def replay(orb: Orbital, pid: str, position: int) -> list[RecordedEvent]:
-    return list(orb.store.read_project(pid, until_position=position))
+    with orb.store.reader() as r:
+        return list(r.read_project(pid, until_position=position))
 
 
 def naive_file(orb: Orbital, pid: str, position: int, key: str) -> str:
@@ -278,7 +279,8 @@ def naive_view(orb: Orbital, pid: str, position: int, today: dt.date, count: Cac
 
 def naive_history(orb: Orbital, pid: str, entry_id: str) -> list[RecordedEvent]:
     stream = f"entry:{entry_id}"
-    return [e for e in orb.store.read_project(pid) if e.stream == stream]
+    with orb.store.reader() as r:
+        return [e for e in r.read_project(pid) if e.stream == stream]
 
 
 # -- the measurements --------------------------------------------------------------------------

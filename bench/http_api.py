@@ -55,7 +55,7 @@ def serve_orbital(port: int, workdir: str) -> None:
 def prepare(workdir: str) -> tuple[str, str]:
     """A project with a few asks and an agent token for it."""
     from orbital.events import Actor
-    from orbital.service import Credentials, Orbital
+    from orbital.service import Orbital
 
     root = Path(workdir) / "project"
     root.mkdir()
@@ -63,7 +63,7 @@ def prepare(workdir: str) -> tuple[str, str]:
         project = service.init_project(root).project_id
         for n in range(20):
             service.ask_open(project, f"Decide on option {n}", actor=Actor.AGENT)
-        token = Credentials(service.store, service.clock).create("agent", [project]).token
+        token = service.credentials.create("agent", [project]).token
     return project, token
 
 

@@ -76,6 +76,11 @@ INSERT = (
 )
 
 
+def register(store: EventStore, root: Path) -> str:
+    with store.writing() as w:
+        return w.register_project(root).project_id
+
+
 def bench_single(tmp: Path, n: int) -> tuple[float, float]:
     raw = raw_connection(tmp / "raw1.db")
     counter = iter(range(10**9))
@@ -90,20 +95,21 @@ def bench_single(tmp: Path, n: int) -> tuple[float, float]:
     raw.close()
 
     store = EventStore(f"sqlite:///{tmp / 'store1.db'}", reducers={"ask": Reducer(Tally, tally)})
-    project = store.register_project(tmp / "p1").project_id
+    project = register(store, tmp / "p1")
     versions: dict[str, int] = {}
     numbers = iter(range(10**9))
 
     def store_once() -> None:
         i = next(numbers)
         stream = f"ask:{i % 100:06x}"
-        result = store.append(
-            project,
-            stream,
-            [event(i)],
-            expected_version=versions.get(stream, 0),
-            actor=Actor.AGENT,
-        )
+        with store.writing() as w:
+            result = w.append(
+                project,
+                stream,
+                [event(i)],
+                expected_version=versions.get(stream, 0),
+                actor=Actor.AGENT,
+            )
         versions[stream] = result.version
 
     store_samples = timed(store_once, n)
@@ -126,11 +132,12 @@ def bench_batch(tmp: Path, size: int, repeat: int) -> tuple[float, float]:
     raw.close()
 
     store = EventStore(f"sqlite:///{tmp / 'store2.db'}", reducers={"ask": Reducer(Tally, tally)})
-    project = store.register_project(tmp / "p2").project_id
+    project = register(store, tmp / "p2")
     batch = [event(i) for i in range(size)]
 
     def store_batch() -> None:
-        store.append(project, "ask:batch", batch, expected_version=None, actor=Actor.AGENT)
+        with store.writing() as w:
+            w.append(project, "ask:batch", batch, expected_version=None, actor=Actor.AGENT)
 
     store_samples = timed(store_batch, repeat)
     store.close()
@@ -141,7 +148,7 @@ def bench_state(tmp: Path, total: int, repeat: int) -> tuple[float, float, float
     store = EventStore(
         f"sqlite:///{tmp / f'state{total}.db'}", reducers={"ask": Reducer(Tally, tally)}
     )
-    project = store.register_project(tmp / f"p{total}").project_id
+    project = register(store, tmp / f"p{total}")
     chunk = 1000
     for start in range(0, total, chunk):
         with store.writing() as writer:
@@ -155,13 +162,23 @@ def bench_state(tmp: Path, total: int, repeat: int) -> tuple[float, float, float
                         expected_version=None,
                         actor=Actor.AGENT,
                     )
-    one = median_ms(timed(lambda: store.state(project, "ask:000007"), repeat))
-    every = median_ms(timed(lambda: store.states(project, "ask:"), repeat))
+
+    def state() -> None:
+        with store.reader() as r:
+            r.state(project, "ask:000007")
+
+    def states() -> None:
+        with store.reader() as r:
+            r.states(project, "ask:")
 
     def replay() -> None:
-        states: dict[str, Tally | None] = {}
-        for recorded in store.read_project(project, stream_prefix="ask:"):
-            states[recorded.stream] = tally(states.get(recorded.stream), recorded)
+        folded: dict[str, Tally | None] = {}
+        with store.reader() as r:
+            for recorded in r.read_project(project, stream_prefix="ask:"):
+                folded[recorded.stream] = tally(folded.get(recorded.stream), recorded)
+
+    one = median_ms(timed(state, repeat))
+    every = median_ms(timed(states, repeat))
 
     replayed = median_ms(timed(replay, max(3, repeat // 20)))
     store.close()
@@ -181,12 +198,12 @@ def main() -> None:
         raw_ms, store_ms = bench_single(tmp, n_single)
         print(f"\n1. single durable append, median of {n_single}:")
         print(f"   raw sqlite3 INSERT+COMMIT  {raw_ms:8.3f} ms")
-        print(f"   EventStore.append          {store_ms:8.3f} ms")
+        print(f"   Writer.append (own tx)     {store_ms:8.3f} ms")
         print(f"   ratio store/raw            {store_ms / raw_ms:8.2f}x   (target <= 2x)")
         raw_rate, store_rate = bench_batch(tmp, 10_000, batch_repeat)
         print(f"\n2. one batch of 10,000 events, median of {batch_repeat}:")
         print(f"   raw executemany            {raw_rate:10,.0f} events/s")
-        print(f"   EventStore.append          {store_rate:10,.0f} events/s")
+        print(f"   Writer.append (own tx)     {store_rate:10,.0f} events/s")
         print(f"   store / raw                {store_rate / raw_rate:9.0%}   (target >= 50%)")
         print("\n3. current state of a project (100 asks), median:")
         results = {total: bench_state(tmp, total, 200) for total in sizes}

@@ -21,7 +21,6 @@ from orbital.events import Actor
 from orbital.files import MEMORY_FILES, FileGateway, memory_file
 from orbital.service import (
     Audience,
-    Credentials,
     EditorReport,
     HistoryQuery,
     Orbital,
@@ -96,7 +95,7 @@ def init(ctx: click.Context, project_path: Path, timezone: str) -> None:
 def projects(ctx: click.Context) -> None:
     """List the registered projects: the id used in HTTP paths, the directory, the timezone."""
     service = _service(ctx)
-    known = service.store.projects()
+    known = service.projects()
     for project in known:
         click.echo(f"{project.project_id}\t{project.root}\t{project.timezone or 'local'}")
     if not known:
@@ -114,7 +113,7 @@ def db() -> None:
 def db_upgrade(ctx: click.Context) -> None:
     """Bring the schema to the newest migration (also done automatically at start)."""
     service = _service(ctx)
-    click.echo(f"schema up to date ({service.store.backend})")
+    click.echo(f"schema up to date ({service.store_backend})")
 
 
 @cli.command()
@@ -406,7 +405,7 @@ def _ask_actor(ctx: click.Context, service: Orbital, project: str) -> Actor:
     token = ctx.obj.get("token")
     if not token:
         raise InvalidInput("--as-user needs the person's Workbench token in ORBITAL_TOKEN")
-    credential = Credentials(service.store, service.clock).verify(token)
+    credential = service.credentials.verify(token)
     if credential is None or credential.audience is not Audience.WORKBENCH:
         raise InvalidInput("--as-user needs a live Workbench token; this one is not")
     if not credential.reaches(project):
@@ -651,7 +650,7 @@ def serve(
     sync_all(service, report)
     watcher = Watcher(service, report)
     watcher.start()
-    click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store.backend})")
+    click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store_backend})")
     try:
         uvicorn.run(create_app(service, settings), host=host, port=port, log_level="warning")
     finally:
@@ -683,7 +682,7 @@ def token_create(ctx: click.Context, audience: str, projects: tuple[str, ...], l
     """Create a token and print it once (only its hash is stored), alone on the last line."""
     service = _service(ctx)
     project_ids = [service.project(ref).project_id for ref in projects]
-    issued = Credentials(service.store, service.clock).create(audience, project_ids, label=label)
+    issued = service.credentials.create(audience, project_ids, label=label)
     reach = ", ".join(issued.credential.projects) or "every project"
     click.echo(f"token {issued.credential.token_id} ({audience}; {reach}); shown only now:")
     click.echo(issued.token)
@@ -696,7 +695,7 @@ def token_create(ctx: click.Context, audience: str, projects: tuple[str, ...], l
 def token_revoke(ctx: click.Context, token_id: str) -> None:
     """Revoke a token at once: requests with it get 401 from then on."""
     service = _service(ctx)
-    revoked = Credentials(service.store, service.clock).revoke(token_id)
+    revoked = service.credentials.revoke(token_id)
     assert revoked.revoked_at is not None
     click.echo(f"token {revoked.token_id} revoked at {revoked.revoked_at:%Y-%m-%d %H:%M:%S} UTC")
 
@@ -711,7 +710,7 @@ def token_list(ctx: click.Context) -> None:
 
     service = _service(ctx)
     table = Table("id", "audience", "projects", "label", "created", "revoked", box=None)
-    for credential in Credentials(service.store, service.clock).list():
+    for credential in service.credentials.list():
         revoked = credential.revoked_at
         table.add_row(
             credential.token_id,

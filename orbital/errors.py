@@ -44,17 +44,6 @@ class MalformedEvent(OrbitalError):
         super().__init__(f"malformed event{where}: {detail}")
 
 
-class DuplicateEventId(OrbitalError):
-    """An event id was reused for different content (a retry must resend the same batch)."""
-
-    def __init__(self, event_id: str) -> None:
-        self.event_id = event_id
-        super().__init__(
-            f"event id {event_id!r} is already recorded with different content; "
-            "a retry must resend exactly the same batch"
-        )
-
-
 class StoreLocked(OrbitalError):
     """The database stayed locked by another writer for longer than the busy timeout."""
 

@@ -43,7 +43,7 @@ def wait_until_stable(path: Path, settle: float, attempts: int = 20) -> bool:
 
 def sync_all(service: Orbital, report: Callable[[str], None]) -> None:
     """Take in every project's hand edits (at server start)."""
-    for project in service.store.projects():
+    for project in service.projects():
         try:
             result = service.sync(project.project_id)
         except (OrbitalError, OSError) as exc:
@@ -72,7 +72,7 @@ class Watcher:
         self._thread: threading.Thread | None = None
         self._roots = {
             str(Path(p.root) / MEMORY_DIR): p.project_id
-            for p in service.store.projects()
+            for p in service.projects()
             if (Path(p.root) / MEMORY_DIR).is_dir()
         }
 

@@ -23,8 +23,7 @@ from orbital.http._schemas import (
     SessionEnd,
     WriteResult,
 )
-from orbital.service import Credential, HistoryQuery, Orbital
-from orbital.store import Project
+from orbital.service import Credential, HistoryQuery, Orbital, Project
 from projections.history import summarize
 
 _INSTANT = "An ISO 8601 date or instant (naive means UTC), e.g. 2026-11-01 or 2026-11-01T09:30Z."

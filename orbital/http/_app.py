@@ -25,14 +25,14 @@ from orbital.http._schemas import Health
 from orbital.http._sessions import PageSessions
 from orbital.http._settings import HttpSettings
 from orbital.http._workbench import workbench_router
-from orbital.service import Credentials, Orbital
+from orbital.service import Orbital
 
 _HERE = Path(__file__).parent
 
 
 @get("/health", summary="Liveness and store reachability", sync_to_thread=False)
 def health(service: NamedDependency[Orbital]) -> Health:
-    return Health("ok", orbital.__version__, service.store.backend, service.store.head())
+    return Health("ok", orbital.__version__, service.store_backend, service.head())
 
 
 @get("/", include_in_schema=False, sync_to_thread=False)
@@ -44,7 +44,6 @@ def home() -> Redirect:
 def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litestar:
     """Build the app around one service instance (the composition root owns its lifetime)."""
     settings = settings or HttpSettings()
-    credentials = Credentials(service.store, service.clock)
     sessions = PageSessions()
     app = Litestar(
         route_handlers=[
@@ -58,7 +57,9 @@ def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litest
         ],
         dependencies={
             "service": Provide(lambda: service, use_cache=True, sync_to_thread=False),
-            "credentials": Provide(lambda: credentials, use_cache=True, sync_to_thread=False),
+            "credentials": Provide(
+                lambda: service.credentials, use_cache=True, sync_to_thread=False
+            ),
             "sessions": Provide(lambda: sessions, use_cache=True, sync_to_thread=False),
         },
         middleware=[CrossSiteGuard(settings.allowed_hosts)],

@@ -15,8 +15,7 @@ from litestar.exceptions import NotAuthorizedException, PermissionDeniedExceptio
 from litestar.params import FromPath
 
 from orbital.errors import UnknownProject
-from orbital.service import Audience, Credential, Credentials, Orbital
-from orbital.store import Project
+from orbital.service import Audience, Credential, Credentials, Orbital, Project
 
 BEARER_SCHEME = "BearerToken"
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="orbital"'}
@@ -68,7 +67,7 @@ def _target(
 ) -> Project:
     if not caller.reaches(project):
         raise UnknownProject(project)
-    return service.store.project(project)
+    return service.project_by_id(project)
 
 
 target_project = Provide(_target, sync_to_thread=False)

@@ -248,7 +248,7 @@ def page(service: NamedDependency[Orbital], viewer: NamedDependency[Viewer]) -> 
     view = service.workbench(credential, project=viewer.lens or None, recently_closed=True)
     entries = {p.project_id: service.memory_entries(p.project_id) for p in view.projects}
     conflicts = {p.project_id: service.conflicts(p.project_id) for p in view.projects}
-    reachable = [p.project_id for p in service.store.projects() if credential.reaches(p.project_id)]
+    reachable = [p.project_id for p in service.projects() if credential.reaches(p.project_id)]
     return Template(
         "workbench.html.j2",
         context={

@@ -30,8 +30,6 @@ EXPLAINED: dict[str, str] = {
     "what is accepted. Correct it and send the request again.",
     "conflict": "What you changed was changed by someone else after you read it. Read it "
     "again and repeat your change on the new version.",
-    "duplicate-event-id": "An event id was sent again with different content. A retry must "
-    "resend exactly the same batch.",
     "store-locked": "Another writer held the event store longer than the busy timeout. Wait "
     "the `Retry-After` seconds and send the request again; nothing was changed.",
     "malformed-event": "A stored event could not be read back; the server log names it. "

@@ -45,7 +45,6 @@ _ORBITAL: Mapping[type[errors.OrbitalError], tuple[int, str, str]] = {
     errors.InvalidEncoding: (400, "invalid-encoding", "Content is not UTF-8"),
     errors.InvalidInput: (400, "invalid-input", "Invalid input"),
     errors.Conflict: (409, "conflict", "Changed meanwhile"),
-    errors.DuplicateEventId: (409, "duplicate-event-id", "Event id reused"),
     errors.StoreLocked: (503, "store-locked", "Store busy"),
     errors.MalformedEvent: (500, "malformed-event", "Stored event unreadable"),
     errors.Refused: (409, "refused", "Refused by the rules"),

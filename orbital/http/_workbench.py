@@ -23,8 +23,7 @@ from orbital.http._schemas import (
     ResolveConflict,
     WriteResult,
 )
-from orbital.service import Credential, Orbital
-from orbital.store import Project
+from orbital.service import Credential, Orbital, Project
 
 
 def _result(outcome: object) -> WriteResult:

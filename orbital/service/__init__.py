@@ -3,6 +3,7 @@
 The CLI and the HTTP app call these and hold no rules themselves.
 """
 
+from orbital.project import Project
 from orbital.service._context import EventSummary, WriteOutcome
 from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
 from orbital.service._editor import EditorReport
@@ -19,6 +20,7 @@ __all__ = [
     "HistoryQuery",
     "IssuedToken",
     "Orbital",
+    "Project",
     "Revision",
     "WriteOutcome",
 ]

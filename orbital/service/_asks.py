@@ -50,8 +50,9 @@ from orbital.events.asks import AskClosed, AskOpened, AskReopened, stream_of
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.events.migration import LegacyItemMigrated, MigrationCompleted
 from orbital.files import check_size, decode_utf8, sha256
+from orbital.project import Project
 from orbital.service._context import Context, EventSummary, SyncReport, WriteOutcome
-from orbital.store import Checkpoint, Project, Reader, Reducer, Writer
+from orbital.store import Checkpoint, Reader, Reducer, Writer
 from projections.asks_md import (
     append_lines,
     decode_asks_bytes,
@@ -277,7 +278,7 @@ class AsksService:
         if cached is not None and cached.head == head:
             return cached
         after = cached.head if cached is not None else 0
-        changed = [s for s in w.states_after(project, "ask:", after).values() if s is not None]
+        changed = [s for s in w.states(project, "ask:", after=after).values() if s is not None]
         if cached is None:
             fresh = _Cached.of(head, {ask.id: ask for ask in changed})
         else:

@@ -13,7 +13,8 @@ import msgspec
 from orbital.clock import Clock
 from orbital.events import Actor, Event, event_type
 from orbital.files import FileGateway
-from orbital.store import EventStore, Project, Writer
+from orbital.project import Project
+from orbital.store import EventStore, Writer
 from projections.history import summarize
 
 #: Decoded snapshots kept in memory (each can hold every ask of a large project).

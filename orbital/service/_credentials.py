@@ -15,14 +15,11 @@ import hmac
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
-
-import sqlalchemy as sa
 
 from orbital.clock import Clock
 from orbital.errors import InvalidInput
 from orbital.events import Actor
-from orbital.store import EventStore, credential_projects, credentials
+from orbital.store import EventStore, StoredCredential
 
 TOKEN_PREFIX = "orbital"
 _ID_BYTES = 6
@@ -68,12 +65,15 @@ def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def _utc(value: dt.datetime | None) -> dt.datetime | None:
-    return None if value is None else value.replace(tzinfo=dt.UTC)
-
-
-def _naive_utc(value: dt.datetime) -> dt.datetime:
-    return value.astimezone(dt.UTC).replace(tzinfo=None)
+def _credential(stored: StoredCredential) -> Credential:
+    return Credential(
+        token_id=stored.token_id,
+        audience=Audience(stored.audience),
+        projects=stored.projects,
+        label=stored.label,
+        created_at=stored.created_at,
+        revoked_at=stored.revoked_at,
+    )
 
 
 class Credentials:
@@ -97,24 +97,12 @@ class Credentials:
         token_id = secrets.token_hex(_ID_BYTES)
         secret = secrets.token_urlsafe(_SECRET_BYTES)
         now = self._clock.now()
-        with self._store.writing() as writer:
+        with self._store.writing() as w:
             for project in bound:
-                writer.project(project)  # raises UnknownProject
-            conn = writer.connection
-            conn.execute(
-                credentials.insert().values(
-                    token_id=token_id,
-                    secret_sha256=_hash(secret),
-                    audience=kind.value,
-                    label=label,
-                    created_at=_naive_utc(now),
-                )
+                w.project(project)  # raises UnknownProject
+            w.add_credential(
+                token_id, _hash(secret), kind.value, bound, label=label, created_at=now
             )
-            if bound:
-                conn.execute(
-                    credential_projects.insert(),
-                    [{"token_id": token_id, "project_id": p} for p in bound],
-                )
         credential = Credential(token_id, kind, bound, label, now.astimezone(dt.UTC), None)
         return IssuedToken(credential, f"{TOKEN_PREFIX}_{token_id}_{secret}")
 
@@ -124,56 +112,27 @@ class Credentials:
         token_id, _, secret = rest.partition("_")
         if prefix != TOKEN_PREFIX or not token_id or not secret:
             return None
-        with self._store.reading() as conn:
-            row = conn.execute(
-                sa.select(credentials).where(credentials.c.token_id == token_id)
-            ).first()
-            stored = row.secret_sha256 if row is not None else _DUMMY_HASH
-            matches = hmac.compare_digest(stored, _hash(secret))
-            if row is None or not matches or row.revoked_at is not None:
-                return None
-            return self._credential(conn, row)
+        with self._store.reader() as r:
+            stored = r.credential(token_id)
+        expected = stored.secret_sha256 if stored is not None else _DUMMY_HASH
+        matches = hmac.compare_digest(expected, _hash(secret))
+        if stored is None or not matches or stored.revoked_at is not None:
+            return None
+        return _credential(stored)
 
     def revoke(self, token_id: str) -> Credential:
         """Revoke at once (idempotent: revoking twice keeps the first time)."""
-        with self._store.writing() as writer:
-            conn = writer.connection
-            row = conn.execute(
-                sa.select(credentials).where(credentials.c.token_id == token_id)
-            ).first()
-            if row is None:
+        with self._store.writing() as w:
+            stored = w.credential(token_id)
+            if stored is None:
                 raise InvalidInput(f"no token with id {token_id!r}: see `orbital token list`")
-            if row.revoked_at is None:
-                conn.execute(
-                    credentials.update()
-                    .where(credentials.c.token_id == token_id)
-                    .values(revoked_at=_naive_utc(self._clock.now()))
-                )
-                row = conn.execute(
-                    sa.select(credentials).where(credentials.c.token_id == token_id)
-                ).one()
-            return self._credential(conn, row)
+            if stored.revoked_at is None:
+                w.revoke_credential(token_id, self._clock.now())
+                stored = w.credential(token_id)
+                assert stored is not None
+            return _credential(stored)
 
     def list(self) -> list[Credential]:
         """Every credential, revoked ones included, oldest first."""
-        with self._store.reading() as conn:
-            rows = conn.execute(
-                sa.select(credentials).order_by(credentials.c.created_at, credentials.c.token_id)
-            ).all()
-            return [self._credential(conn, row) for row in rows]
-
-    @staticmethod
-    def _credential(conn: sa.Connection, row: sa.Row[Any]) -> Credential:
-        bound = conn.scalars(
-            sa.select(credential_projects.c.project_id)
-            .where(credential_projects.c.token_id == row.token_id)
-            .order_by(credential_projects.c.project_id)
-        ).all()
-        return Credential(
-            token_id=row.token_id,
-            audience=Audience(row.audience),
-            projects=tuple(bound),
-            label=row.label,
-            created_at=row.created_at.replace(tzinfo=dt.UTC),
-            revoked_at=_utc(row.revoked_at),
-        )
+        with self._store.reader() as r:
+            return [_credential(stored) for stored in r.credentials()]

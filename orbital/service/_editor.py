@@ -64,10 +64,11 @@ from orbital.events.editor import (
     EditorWatermarkAdvanced,
 )
 from orbital.files import ARCHIVE_FILES, MEMORY_DIR, MEMORY_FILES
+from orbital.project import Project
 from orbital.service._asks import AsksService
 from orbital.service._context import Context, EventSummary
 from orbital.service._memory import MEMORY_KEYS, MemoryService
-from orbital.store import Project, Reader, Writer
+from orbital.store import Reader, Writer
 from projections.asks_md import render_event
 from projections.editor_apply import MemoryChoicesApplier
 from projections.editor_prompt import memory_section

@@ -30,9 +30,10 @@ from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.entries import EntryRetired
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.files import ARCHIVE_FILES, MEMORY_FILES, check_size, decode_utf8, sha256
+from orbital.project import Project
 from orbital.service._asks import AsksService
 from orbital.service._context import Context, EventSummary, SyncReport, WriteOutcome
-from orbital.store import Checkpoint, Project, Reader, Writer
+from orbital.store import Checkpoint, Reader, Writer
 from projections.backstop import plan_backstop
 from projections.merge import closest
 from projections.render import render_archive, render_file
@@ -132,11 +133,13 @@ class MemoryService:
             base = Memory(at_snapshot, decoded.files, decoded.changed_at)
         if base is None:
             base = self._empty()
-        events = r.read_project(
-            pid,
-            from_position=base.position,
-            until_position=head,
-            stream_prefix=MEMORY_PREFIXES,
+        events = list(
+            r.read_project(
+                pid,
+                from_position=base.position,
+                until_position=head,
+                stream_prefix=MEMORY_PREFIXES,
+            )
         )
         memory = self._fold(base, events, head)
         if isinstance(r, Writer) and at is None and memory.folded >= SNAPSHOT_EVERY:
@@ -364,7 +367,7 @@ class MemoryService:
         )
 
     def _ever_used(self, r: Reader, pid: str) -> set[str]:
-        return {stream.split(":", 1)[1] for stream in r.states_after(pid, "entry:", 0)}
+        return {stream.split(":", 1)[1] for stream in r.states(pid, "entry:")}
 
     # -- use cases ------------------------------------------------------------------------
 
@@ -506,7 +509,7 @@ class MemoryService:
         with self.ctx.store.reader() as r:
             # Positions are global and gapless: an unchanged project head means no event of
             # the project was appended since, so one indexed max() answers a repeated call.
-            head_key = ("head", pid, r.project_head(pid), window, audience, today)
+            head_key = ("head", pid, r.head(pid), window, audience, today)
             cached = self._views.get(head_key)
             if cached is not None:
                 return cached

@@ -34,12 +34,13 @@ from orbital.errors import InvalidInput, Refused, UnknownEntry, UnknownProject
 from orbital.events import Actor, RecordedEvent, event_type
 from orbital.events.files import HandEditConflict, HandEditResolved
 from orbital.files import MEMORY_DIR, MEMORY_FILES, memory_file, projected_file
+from orbital.project import Project
 from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
 from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
-from orbital.service._credentials import Credential
+from orbital.service._credentials import Credential, Credentials
 from orbital.service._editor import EditorReport, EditorService
 from orbital.service._memory import MemoryService, SessionEndReport
-from orbital.store import EventStore, Project
+from orbital.store import EventStore
 from orbital.tokens import CachedCounter
 from projections.history import summarize
 
@@ -101,6 +102,7 @@ class Orbital:
     ) -> None:
         self.store = store
         self.clock = clock
+        self.credentials = Credentials(store, clock)
         self._ctx = Context(store, clock, mint)
         self._asks = AsksService(self._ctx)
         self._memory = MemoryService(self._ctx, self._asks, counter or CachedCounter())
@@ -139,7 +141,8 @@ class Orbital:
         path = Path(root).expanduser().resolve()
         if not path.is_dir():
             raise InvalidInput(f"{path} is not a directory: create it first or pass --project")
-        project = self.store.register_project(path, timezone=timezone)
+        with self.store.writing() as w:
+            project = w.register_project(path, timezone=timezone)
         (path / MEMORY_DIR).mkdir(exist_ok=True)
         self._memory.init_files(project)
         self._asks.sync(project)
@@ -150,12 +153,32 @@ class Orbital:
         if isinstance(ref, str) and "/" not in ref and not Path(ref).exists():
             return self.store.project(ref)
         path = Path(ref).expanduser().resolve()
-        known = {p.root: p for p in self.store.projects()}
-        for candidate in (path, *path.parents):
-            found = known.get(str(candidate))
-            if found is not None:
-                return found
-        return self.store.project_for_root(path)
+        with self.store.reader() as r:
+            known = {p.root: p for p in r.projects()}
+            for candidate in (path, *path.parents):
+                found = known.get(str(candidate))
+                if found is not None:
+                    return found
+            return r.project_for_root(path)
+
+    def project_by_id(self, project: str) -> Project:
+        """A registered project by its id (kept in memory once found)."""
+        return self.store.project(project)
+
+    def projects(self) -> list[Project]:
+        """Every registered project, by id."""
+        with self.store.reader() as r:
+            return r.projects()
+
+    @property
+    def store_backend(self) -> str:
+        """The store's database: ``sqlite`` or ``postgresql``."""
+        return self.store.backend
+
+    def head(self, project: str | None = None) -> int:
+        """The last position of the store (or of one project); 0 when empty."""
+        with self.store.reader() as r:
+            return r.head(project)
 
     # -- history --------------------------------------------------------------------------
 
@@ -189,7 +212,9 @@ class Orbital:
             # planner has no statistics to prefer the stream index): O(log n + k), not O(n).
             (stream,) = wanted
             since, until = _aware(query.since), _aware(query.until)
-            for event in self.store.read_stream(project, stream):
+            with self.store.reader() as r:
+                events = r.read_stream(project, stream)
+            for event in events:
                 if (since is None or event.recorded_at >= since) and (
                     until is None or event.recorded_at <= until
                 ):
@@ -197,15 +222,16 @@ class Orbital:
             return
         if wanted is not None:
             prefixes = tuple(sorted(wanted))
-        events = self.store.read_project(
-            project,
-            since_time=query.since,
-            until_time=query.until,
-            stream_prefix=prefixes,
-        )
-        for event in events:
-            if wanted is None or event.stream in wanted:
-                yield event
+        with self.store.reader() as r:
+            matching = r.read_project(
+                project,
+                since_time=query.since,
+                until_time=query.until,
+                stream_prefix=prefixes,
+            )
+            for event in matching:
+                if wanted is None or event.stream in wanted:
+                    yield event
 
     def revisions(self, project: str, entry_id: str) -> list[Revision]:
         """Every text an entry had, oldest first (for ``history --entry ID --diff``)."""
@@ -451,7 +477,7 @@ class Orbital:
         chosen = (
             [self.store.project(project)]
             if project is not None
-            else [p for p in self.store.projects() if caller.reaches(p.project_id)]
+            else [p for p in self.projects() if caller.reaches(p.project_id)]
         )
         now = self.clock.now()
         infos: list[ProjectInfo] = []

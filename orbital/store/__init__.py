@@ -1,26 +1,24 @@
-"""The event store (shell layer). Public API: :class:`EventStore` and its value types."""
+"""The event store (shell layer).
 
-from orbital.store._schema import credential_projects, credentials
-from orbital.store._store import (
-    AppendResult,
-    Checkpoint,
-    EventStore,
-    Project,
-    Reader,
-    Reducer,
-    Writer,
-    category,
-)
+:class:`EventStore` hands out transactions: a :class:`Reader` (every read) or a
+:class:`Writer` (a Reader that also appends and records snapshots, checkpoints, projects and
+credentials, under the single write lock).
+"""
+
+from orbital.store._appends import AppendResult
+from orbital.store._base import Reducer
+from orbital.store._credentials import StoredCredential
+from orbital.store._reads import Reader
+from orbital.store._snapshots import Checkpoint
+from orbital.store._store import EventStore
+from orbital.store._writer import Writer
 
 __all__ = [
     "AppendResult",
     "Checkpoint",
     "EventStore",
-    "Project",
     "Reader",
     "Reducer",
+    "StoredCredential",
     "Writer",
-    "category",
-    "credential_projects",
-    "credentials",
 ]

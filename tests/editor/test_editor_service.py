@@ -248,7 +248,7 @@ def test_an_id_is_used_once_merges_first(env: Env) -> None:
 def test_a_padded_merge_is_refused_and_the_file_is_unchanged(env: Env) -> None:
     env.write("DECISIONS.md", DECISIONS)
     before = env.file("DECISIONS.md")
-    head = env.orbital.store.head()
+    head = env.orbital.head()
     padded = MERGED + "Reason: " + "very " * 40 + "important.\n"
     not_one = MERGED + "\n## Second entry\nChose: more.\n"
     report = env.apply(
@@ -272,7 +272,7 @@ def test_a_padded_merge_is_refused_and_the_file_is_unchanged(env: Env) -> None:
     assert report.rejected[1].endswith("the text must be exactly one DECISIONS entry")
     assert env.file("DECISIONS.md") == before
     # only the run's own record was appended: started + recorded
-    assert env.orbital.store.head() == head + 2
+    assert env.orbital.head() == head + 2
 
 
 def test_an_index_rewrite_keeps_archive_lines_and_unchanged_is_refused(env: Env) -> None:
@@ -293,7 +293,7 @@ def test_an_index_rewrite_keeps_archive_lines_and_unchanged_is_refused(env: Env)
 
 def test_each_apply_is_recorded_with_its_backup_position(env: Env) -> None:
     env.write("DECISIONS.md", DECISIONS)
-    head = env.orbital.store.head()
+    head = env.orbital.head()
     report = env.apply({"archive": [{"file": "DECISIONS.md", "id": "nope"}], "other": 1})
     started, recorded = env.editor_events()
     assert isinstance(started, EditorRunStarted) and isinstance(recorded, EditorRunRecorded)
@@ -371,7 +371,7 @@ def test_occ_a_file_the_agent_writes_during_the_run_is_skipped_the_other_applied
 def test_a_failed_model_call_edits_nothing_and_the_backstop_still_runs(env: Env) -> None:
     big = "".join(f"## Decision {i}\nChose: {'alpha ' * 700}\n\n" for i in range(10))
     env.write("DECISIONS.md", big)
-    head = env.orbital.store.head()
+    head = env.orbital.head()
     use_model(env, ScriptedModel([]))  # the first call fails (401, not retried)
     report = env.orbital.editor_run(env.project)  # over budget and never ran: due
     assert report.outcome == "failed"

@@ -12,7 +12,7 @@ from litestar.testing import TestClient
 
 from orbital.clock import FixedClock
 from orbital.http import HttpSettings, create_app, loopback_hosts
-from orbital.service import Credentials, Orbital
+from orbital.service import Orbital
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def world(tmp_path: Path, clock: FixedClock) -> Iterator[World]:
     beta_root.mkdir()
     alpha = service.init_project(alpha_root, timezone="UTC").project_id
     beta = service.init_project(beta_root, timezone="UTC").project_id
-    credentials = Credentials(service.store, service.clock)
+    credentials = service.credentials
     agent = credentials.create("agent", [alpha], label="alpha agent").token
     person = credentials.create("workbench", label="me").token
     yield World(service, credentials, alpha, beta, alpha_root, agent, person)

@@ -15,7 +15,6 @@ from orbital.cli import cli
 from orbital.errors import InvalidInput, UnknownProject
 from orbital.events import Actor
 from orbital.service import Audience
-from orbital.store import credential_projects, credentials
 
 
 def test_create_returns_the_secret_once_and_stores_only_its_hash(world: World) -> None:
@@ -24,13 +23,18 @@ def test_create_returns_the_secret_once_and_stores_only_its_hash(world: World) -
     assert prefix == "orbital"
     assert token_id == issued.credential.token_id
     assert len(secret) >= 43  # 32 random bytes, URL-safe base64
-    with world.service.store.reading() as conn:
-        row = conn.execute(sa.select(credentials).where(credentials.c.token_id == token_id)).one()
-        bound = conn.scalars(
-            sa.select(credential_projects.c.project_id).where(
-                credential_projects.c.token_id == token_id
-            )
-        ).all()
+    engine = sa.create_engine(world.service.store.url)  # the table as stored, beside Orbital
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(
+                sa.text("SELECT * FROM credentials WHERE token_id = :t"), {"t": token_id}
+            ).one()
+            bound = conn.scalars(
+                sa.text("SELECT project_id FROM credential_projects WHERE token_id = :t"),
+                {"t": token_id},
+            ).all()
+    finally:
+        engine.dispose()
     assert row.secret_sha256 == hashlib.sha256(secret.encode()).hexdigest()
     assert secret not in str(row._mapping) and issued.token not in str(row._mapping)
     assert (row.audience, row.label, row.revoked_at) == ("agent", "ci", None)

@@ -389,7 +389,7 @@ def test_session_end_runs_the_backstop(client: Client, world: World) -> None:
 
 def test_files_and_context_as_of_a_position(client: Client, world: World) -> None:
     put_asks(client, world, "- open Pick a venue\n")
-    then = world.service.store.head(world.alpha)
+    then = world.service.head(world.alpha)
     before = client.get(
         f"/api/v1/projects/{world.alpha}/files/asks.md", headers=bearer(world.agent)
     ).json()["content"]

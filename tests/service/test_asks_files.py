@@ -57,7 +57,7 @@ def test_a_rephrased_dropped_ask_is_refused_byte_identical_and_audited(env: Env)
     _, deck = open_two(env)
     env.orbital.ask_close(env.project, deck, "dropped", "", actor=Actor.USER)
     before = env.file("ASKS.md")
-    head = env.orbital.store.head(env.project)
+    head = env.orbital.head(env.project)
     outcome = write(env, before.decode() + "- open Send the deck!\n")
     assert env.file("ASKS.md") == before
     assert outcome.content.encode() == before
@@ -112,7 +112,8 @@ def test_the_file_always_equals_a_full_render_of_the_events(env: Env) -> None:
     venue, deck = open_two(env)
     env.orbital.ask_close(env.project, deck, "dropped", "later", actor=Actor.USER)
     write(env, env.file("ASKS.md").decode() + f'- done {venue} "rooftop"\n')
-    events = env.orbital.store.read_project(env.project, stream_prefix="ask")
+    with env.orbital.store.reader() as r:
+        events = list(r.read_project(env.project, stream_prefix="ask"))
     assert env.file("ASKS.md").decode() == render_file(e.event for e in events)
 
 
@@ -132,7 +133,8 @@ def test_many_appends_in_one_process_keep_file_outcome_and_store_in_step(env: En
     assert moved.events == [] and moved.content == "".join(lines)
     assert env.file("ASKS.md").decode() == "".join(lines)
     assert all(disk.decode() == content for disk, content in read_back)
-    events = env.orbital.store.read_project(env.project, stream_prefix="ask")
+    with env.orbital.store.reader() as r:
+        events = list(r.read_project(env.project, stream_prefix="ask"))
     assert env.file("ASKS.md").decode() == render_file(e.event for e in events)
     fresh = Orbital.open(env.orbital.store.url, clock=FixedClock(TODAY))
     try:  # another process finds the file as Orbital left it: nothing to take in
@@ -146,7 +148,7 @@ def test_bad_input_is_refused_and_nothing_changes(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     open_two(env)
-    before, head = env.file("ASKS.md"), env.orbital.store.head()
+    before, head = env.file("ASKS.md"), env.orbital.head()
     with pytest.raises(InvalidEncoding) as bad:
         env.orbital.write_file(
             env.project, "ASKS.md", before + b"- open caf\xe9\n", actor=Actor.AGENT
@@ -155,7 +157,7 @@ def test_bad_input_is_refused_and_nothing_changes(
     monkeypatch.setenv("ORBITAL_MAX_FILE_BYTES", str(len(before) + 5))
     with pytest.raises(TooLarge):
         write(env, before.decode() + "- open Pick a date\n")
-    assert (env.file("ASKS.md"), env.orbital.store.head()) == (before, head)
+    assert (env.file("ASKS.md"), env.orbital.head()) == (before, head)
 
 
 def test_lowercase_name_reaches_the_append_only_rules(env: Env) -> None:
@@ -228,7 +230,8 @@ def test_two_processes_opening_asks_at_once_lose_nothing(env: Env, tmp_path: Pat
     lines = env.file("ASKS.md").decode().splitlines()[1:]
     assert len(lines) == 80
     assert len(set(lines)) == 80
-    events = env.orbital.store.read_project(env.project, stream_prefix="ask")
+    with env.orbital.store.reader() as r:
+        events = list(r.read_project(env.project, stream_prefix="ask"))
     assert env.file("ASKS.md").decode() == render_file(e.event for e in events)
 
 
@@ -238,7 +241,7 @@ def test_a_write_whose_transaction_fails_puts_the_file_back(
     from orbital.store import Writer
 
     open_two(env)
-    before, head = env.file("ASKS.md"), env.orbital.store.head()
+    before, head = env.file("ASKS.md"), env.orbital.head()
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise OSError("disk full")
@@ -249,7 +252,7 @@ def test_a_write_whose_transaction_fails_puts_the_file_back(
     with pytest.raises(OSError, match="disk full"):
         write(env, "- open Pick a date\n")  # a full rewrite (restored lines) this time
     monkeypatch.undo()
-    assert (env.file("ASKS.md"), env.orbital.store.head()) == (before, head)
+    assert (env.file("ASKS.md"), env.orbital.head()) == (before, head)
     assert "Pick a date" not in [a.text for a in env.orbital.asks(env.project)]
     outcome = write(env, before.decode() + "- open Pick a date\n")
     assert env.file("ASKS.md").decode().endswith("Pick a date\n")
@@ -260,15 +263,14 @@ def test_asks_as_of_any_position_equals_a_replay_across_snapshots(env: Env) -> N
     for chunk in range(5):
         lines = "".join(f"- open ask {chunk}-{i}\n" for i in range(300))
         write(env, env.file("ASKS.md").decode() + lines)
-    head = env.orbital.store.head(env.project)
+    head = env.orbital.head(env.project)
     assert head > 1000  # at least one asks snapshot was taken
     with env.orbital.store.reader() as r:
         assert r.snapshot(env.project, "asks-lines", head) is not None
     for position in (1, 2, 450, 999, 1000, 1001, 1234, head):
-        events = env.orbital.store.read_project(
-            env.project, stream_prefix="ask", until_position=position
-        )
-        expected = render_file(e.event for e in events)
+        with env.orbital.store.reader() as r:
+            events = r.read_project(env.project, stream_prefix="ask", until_position=position)
+            expected = render_file(e.event for e in events)
         assert env.orbital.read_file(env.project, "ASKS.md", as_of=position) == expected
     with env.orbital.store.reader() as r:
         at_1001 = env.orbital._asks.at(r, env.project, 1001)

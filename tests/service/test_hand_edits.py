@@ -83,7 +83,7 @@ def test_a_git_checkout_of_an_older_version_is_never_a_silent_revert(env: Env) -
     older = path(env).read_bytes()
     write(env, "DECISIONS.md", DECISIONS + "\n## Ship on Fridays\nChose: yes.\n")
     newer = path(env).read_bytes()
-    head = env.orbital.store.head()
+    head = env.orbital.head()
     path(env).write_bytes(older)  # git checkout HEAD~1 -- orbital/DECISIONS.md
     report = env.orbital.sync(env.project)
     assert path(env).read_bytes() == newer
@@ -94,10 +94,10 @@ def test_a_git_checkout_of_an_older_version_is_never_a_silent_revert(env: Env) -
 
 def test_an_editor_that_truncates_then_writes_is_not_a_deletion(env: Env) -> None:
     write(env, "DECISIONS.md", DECISIONS)
-    before, head = path(env).read_bytes(), env.orbital.store.head()
+    before, head = path(env).read_bytes(), env.orbital.head()
     path(env).write_bytes(b"")  # the editor's first step
     env.orbital.sync(env.project)
-    assert env.orbital.store.head() == head
+    assert env.orbital.head() == head
     assert path(env).read_bytes() == before
     path(env).write_text(path(env).read_text().replace("Reason: teams.", "Reason: our teams."))
     env.orbital.sync(env.project)

@@ -61,7 +61,7 @@ def test_a_write_stamps_ids_and_the_file_on_disk_is_the_projection(env: Env) -> 
 def test_a_comment_stripped_rewrite_is_byte_identical_and_appends_nothing(env: Env) -> None:
     write(env, "DECISIONS.md", DECISIONS)
     write(env, "PROJECT_STATE.md", "## Now\n- Shipping the installer.\n- Beta on Friday.\n")
-    head = env.orbital.store.head()
+    head = env.orbital.head()
     for name, stripped in [
         ("DECISIONS.md", DECISIONS),
         ("PROJECT_STATE.md", "## Now\n- Shipping the installer.\n- Beta on Friday.\n"),
@@ -70,7 +70,7 @@ def test_a_comment_stripped_rewrite_is_byte_identical_and_appends_nothing(env: E
         outcome = write(env, name, stripped)
         assert outcome.events == []
         assert outcome.content.encode() == before == env.file(name)
-    assert env.orbital.store.head() == head
+    assert env.orbital.head() == head
 
 
 def test_a_new_title_never_reuses_an_id_the_project_ever_had(env: Env) -> None:
@@ -89,7 +89,7 @@ def test_bad_input_is_refused_and_nothing_is_written(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(env, "DECISIONS.md", DECISIONS)
-    before, head = env.file("DECISIONS.md"), env.orbital.store.head()
+    before, head = env.file("DECISIONS.md"), env.orbital.head()
     with pytest.raises(TooLarge) as big:
         write(env, "DECISIONS.md", b"## x\n" + b"y" * (10 * 1024 * 1024))
     assert "over the 4,194,304-byte limit" in str(big.value)
@@ -100,7 +100,7 @@ def test_bad_input_is_refused_and_nothing_is_written(
         write(env, "../DECISIONS.md", DECISIONS)
     with pytest.raises(UnknownFile):
         write(env, "DECISIONS_ARCHIVE.md", DECISIONS)
-    assert (env.file("DECISIONS.md"), env.orbital.store.head()) == (before, head)
+    assert (env.file("DECISIONS.md"), env.orbital.head()) == (before, head)
     variant = write(env, "Decisions.MD", DECISIONS)  # same rules, same file
     assert variant.events == []
     assert sorted(p.name for p in env.memory.iterdir() if p.name.lower() == "decisions.md") == [

@@ -51,19 +51,19 @@ def test_migration_appends_open_dropped_pairs_with_provenance(env: Env) -> None:
 def test_a_second_run_appends_nothing_and_says_so(env: Env) -> None:
     retractions(env, LEGACY)
     env.orbital.migrate_retractions(env.project)
-    head, asks_file = env.orbital.store.head(), env.file("ASKS.md")
+    head, asks_file = env.orbital.head(), env.file("ASKS.md")
     again = env.orbital.migrate_retractions(env.project)
     assert again.already_migrated is True
-    assert (env.orbital.store.head(), env.file("ASKS.md")) == (head, asks_file)
+    assert (env.orbital.head(), env.file("ASKS.md")) == (head, asks_file)
 
 
 def test_dry_run_prints_the_plan_and_appends_nothing(env: Env) -> None:
     retractions(env, LEGACY)
-    head = env.orbital.store.head()
+    head = env.orbital.head()
     report = env.orbital.migrate_retractions(env.project, dry_run=True)
     assert report.dry_run and report.opened == 2
     assert report.plan[0].startswith("ask:5e55c9: - open 5e55c9 2026-07-26 Decide if Multica")
-    assert env.orbital.store.head() == head
+    assert env.orbital.head() == head
 
 
 def test_an_interrupted_run_resumes_without_duplicates(

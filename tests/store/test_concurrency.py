@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from store_helpers import all_events, append, register
 
 from orbital.errors import Conflict
 from orbital.events import Actor, AskOpened
@@ -33,9 +34,11 @@ def _event(text: str) -> AskOpened:
 def _append_retrying(store: EventStore, project: str, stream: str, texts: list[str]) -> None:
     """Decide against the version the writer read; on a Conflict reload and retry."""
     while True:
-        version = store.stream_version(project, stream)
+        with store.reader() as r:
+            version = r.stream_version(project, stream)
         try:
-            store.append(
+            append(
+                store,
                 project,
                 stream,
                 [_event(t) for t in texts],
@@ -63,7 +66,7 @@ def test_any_interleaving_of_two_writers_loses_nothing(
 ) -> None:
     writers = [EventStore(store_url), EventStore(store_url, upgrade=False)]
     try:
-        project = writers[0].register_project(tmp_path_factory.mktemp("p")).project_id
+        project = register(writers[0], tmp_path_factory.mktemp("p")).project_id
         stale: dict[tuple[int, str], int] = defaultdict(int)
         expected: dict[str, list[str]] = defaultdict(list)
         for n, (who, stream_no, size, use_stale_version) in enumerate(ops):
@@ -72,7 +75,8 @@ def test_any_interleaving_of_two_writers_loses_nothing(
             if use_stale_version:
                 # Decide against what this writer saw last: the other may have moved on.
                 try:
-                    result = store.append(
+                    result = append(
+                        store,
                         project,
                         stream,
                         [_event(t) for t in texts],
@@ -86,9 +90,10 @@ def test_any_interleaving_of_two_writers_loses_nothing(
             else:
                 _append_retrying(store, project, stream, texts)
             expected[stream].extend(texts)
-        recorded = list(writers[1].read_project(project))
-        head = writers[0].head()
-        everything = [e.position for e in writers[0].read_project(project)]
+        recorded = all_events(writers[1], project)
+        with writers[0].reader() as r:
+            head = r.head()
+        everything = [e.position for e in all_events(writers[0], project)]
         assert everything == list(range(everything[0], head + 1))  # gapless, in order
         for stream, texts in expected.items():
             events = [e for e in recorded if e.stream == stream]
@@ -101,7 +106,7 @@ def test_any_interleaving_of_two_writers_loses_nothing(
 
 def test_threads_appending_to_the_same_stream_lose_nothing(store_url: str, tmp_path: Path) -> None:
     stores = [EventStore(store_url), EventStore(store_url, upgrade=False)]
-    project = stores[0].register_project(tmp_path).project_id
+    project = register(stores[0], tmp_path).project_id
     errors: list[BaseException] = []
 
     def work(who: int) -> None:
@@ -118,11 +123,12 @@ def test_threads_appending_to_the_same_stream_lose_nothing(store_url: str, tmp_p
         t.join()
     try:
         assert errors == []
-        events = stores[0].read_stream(project, "ask:shared")
+        with stores[0].reader() as r:
+            events = r.read_stream(project, "ask:shared")
         texts = [e.event.text for e in events]  # type: ignore[attr-defined]
         assert sorted(texts) == sorted(f"{w}:{i}" for w in (0, 1) for i in range(100))
         assert [e.version for e in events] == list(range(1, 201))
-        positions = [e.position for e in stores[0].read_project(project)]
+        positions = [e.position for e in all_events(stores[0], project)]
         assert positions == list(range(1, 202))
     finally:
         for store in stores:
@@ -141,25 +147,25 @@ def _spawn(url: str, project: str, writer: int, count: int) -> subprocess.Popen[
 def test_four_processes_append_concurrently_to_one_sqlite_file(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'orbital.db'}"
     with EventStore(url) as store:
-        project = store.register_project(tmp_path / "p").project_id
+        project = register(store, tmp_path / "p").project_id
     procs = [_spawn(url, project, w, 500) for w in range(4)]
     outputs = [p.communicate(timeout=240)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0, 0]
     acknowledged = {int(line.split()[1]) for out in outputs for line in out.splitlines()}
     assert len(acknowledged) == 2000
-    with EventStore(url) as store:
-        events = list(store.read_project(project))
+    with EventStore(url) as store, store.reader() as r:
+        events = list(r.read_project(project))
         assert [e.position for e in events] == list(range(1, 2002))
         assert acknowledged == {e.position for e in events[1:]}
         for w in range(4):
-            texts = [e.event.text for e in store.read_stream(project, f"ask:w{w}")]  # type: ignore[attr-defined]
+            texts = [e.event.text for e in r.read_stream(project, f"ask:w{w}")]  # type: ignore[attr-defined]
             assert texts == [f"{w}:{i}" for i in range(500)]
 
 
 def test_a_killed_writer_loses_no_acknowledged_append(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'orbital.db'}"
     with EventStore(url) as store:
-        project = store.register_project(tmp_path / "p").project_id
+        project = register(store, tmp_path / "p").project_id
     proc = _spawn(url, project, 0, 100_000)
     assert proc.stdout is not None
     acknowledged: dict[int, int] = {}
@@ -177,9 +183,9 @@ def test_a_killed_writer_loses_no_acknowledged_append(tmp_path: Path) -> None:
     assert proc.returncode == -signal.SIGKILL
     with sqlite3.connect(tmp_path / "orbital.db") as raw:
         assert raw.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-    with EventStore(url) as store:
-        events = {e.position: e for e in store.read_stream(project, "ask:w0")}
+    with EventStore(url) as store, store.reader() as r:
+        events = {e.position: e for e in r.read_stream(project, "ask:w0")}
         for i, position in acknowledged.items():
             assert events[position].event.text == f"0:{i}"  # type: ignore[attr-defined]
-        positions = [e.position for e in store.read_project(project)]
+        positions = [e.position for e in r.read_project(project)]
         assert positions == list(range(1, len(positions) + 1))

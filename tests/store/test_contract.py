@@ -9,11 +9,11 @@ from pathlib import Path
 import msgspec
 import pytest
 import sqlalchemy as sa
+from store_helpers import all_events, append, register
 
 from orbital.clock import FixedClock
 from orbital.errors import (
     Conflict,
-    DuplicateEventId,
     InvalidInput,
     MalformedEvent,
     StoreLocked,
@@ -52,15 +52,12 @@ def store(store_url: str, clock: FixedClock) -> Iterator[EventStore]:
 
 @pytest.fixture
 def project(store: EventStore, tmp_path: Path) -> str:
-    return store.register_project(tmp_path / "proj").project_id
-
-
-def all_events(store: EventStore, project: str) -> list[RecordedEvent]:
-    return list(store.read_project(project))
+    return register(store, tmp_path / "proj").project_id
 
 
 def test_append_then_read_stream_and_project(store: EventStore, project: str) -> None:
-    result = store.append(
+    result = append(
+        store,
         project,
         "ask:a1b2c3",
         [opened("a1b2c3"), closed("a1b2c3")],
@@ -69,8 +66,8 @@ def test_append_then_read_stream_and_project(store: EventStore, project: str) ->
         session="s-1",
     )
     assert result.version == 2
-    assert result.duplicate is False
-    stream = store.read_stream(project, "ask:a1b2c3")
+    with store.reader() as r:
+        stream = r.read_stream(project, "ask:a1b2c3")
     assert [e.event for e in stream] == [opened("a1b2c3"), closed("a1b2c3")]
     assert [e.version for e in stream] == [1, 2]
     assert [e.position for e in stream] == list(result.positions)
@@ -85,26 +82,29 @@ def test_append_then_read_stream_and_project(store: EventStore, project: str) ->
 def test_positions_are_global_and_gapless_across_projects(
     store: EventStore, tmp_path: Path
 ) -> None:
-    a = store.register_project(tmp_path / "a").project_id
-    b = store.register_project(tmp_path / "b").project_id
+    a = register(store, tmp_path / "a").project_id
+    b = register(store, tmp_path / "b").project_id
     for i in range(5):
-        store.append(a, f"ask:{i:06x}", [opened(f"{i:06x}")], expected_version=0, actor=Actor.AGENT)
-        store.append(b, f"ask:{i:06x}", [opened(f"{i:06x}")], expected_version=0, actor=Actor.USER)
+        append(
+            store, a, f"ask:{i:06x}", [opened(f"{i:06x}")], expected_version=0, actor=Actor.AGENT
+        )
+        append(store, b, f"ask:{i:06x}", [opened(f"{i:06x}")], expected_version=0, actor=Actor.USER)
     positions = sorted(e.position for p in (a, b) for e in all_events(store, p))
     assert positions == list(range(1, 13))
-    assert store.head() == 12
-    assert store.head(a) == 11
+    with store.reader() as r:
+        assert r.head() == 12
+        assert r.head(a) == 11
     assert [e.position for e in all_events(store, b)] == [2, 4, 6, 8, 10, 12]
 
 
 def test_stale_expected_version_is_a_conflict_and_writes_nothing(
     store: EventStore, project: str
 ) -> None:
-    store.append(project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT)
+    append(store, project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT)
     before = all_events(store, project)
     with pytest.raises(Conflict) as info:
-        store.append(
-            project, "ask:a1b2c3", [closed("a1b2c3")], expected_version=0, actor=Actor.AGENT
+        append(
+            store, project, "ask:a1b2c3", [closed("a1b2c3")], expected_version=0, actor=Actor.AGENT
         )
     assert (info.value.stream, info.value.expected, info.value.actual) == ("ask:a1b2c3", 0, 1)
     assert str(info.value) == (
@@ -112,56 +112,18 @@ def test_stale_expected_version_is_a_conflict_and_writes_nothing(
         "someone else wrote it meanwhile; reload and retry"
     )
     assert all_events(store, project) == before
-    assert store.stream_version(project, "ask:a1b2c3") == 1
+    with store.reader() as r:
+        assert r.stream_version(project, "ask:a1b2c3") == 1
 
 
 def test_expected_version_none_skips_the_check(store: EventStore, project: str) -> None:
-    store.append(
-        project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=None, actor=Actor.AGENT
+    append(
+        store, project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=None, actor=Actor.AGENT
     )
-    result = store.append(
-        project, "ask:a1b2c3", [closed("a1b2c3")], expected_version=None, actor=Actor.AGENT
+    result = append(
+        store, project, "ask:a1b2c3", [closed("a1b2c3")], expected_version=None, actor=Actor.AGENT
     )
     assert result.version == 2
-
-
-def test_resending_the_same_batch_appends_nothing_and_returns_original_positions(
-    store: EventStore, project: str
-) -> None:
-    batch = [opened("a1b2c3"), closed("a1b2c3")]
-    first = store.append(
-        project, "ask:a1b2c3", batch, expected_version=0, actor=Actor.AGENT, event_ids=["e1", "e2"]
-    )
-    again = store.append(
-        project, "ask:a1b2c3", batch, expected_version=0, actor=Actor.AGENT, event_ids=["e1", "e2"]
-    )
-    assert again.positions == first.positions
-    assert again.version == first.version == 2
-    assert again.duplicate is True
-    assert len(all_events(store, project)) == 3  # registration + the two
-
-
-def test_reusing_an_event_id_for_other_content_is_refused(store: EventStore, project: str) -> None:
-    store.append(
-        project,
-        "ask:a1b2c3",
-        [opened("a1b2c3")],
-        expected_version=0,
-        actor=Actor.AGENT,
-        event_ids=["e1"],
-    )
-    before = all_events(store, project)
-    with pytest.raises(DuplicateEventId) as info:
-        store.append(
-            project,
-            "ask:d4e5f6",
-            [opened("d4e5f6")],
-            expected_version=0,
-            actor=Actor.AGENT,
-            event_ids=["e1"],
-        )
-    assert info.value.event_id == "e1"
-    assert all_events(store, project) == before
 
 
 def test_a_batch_is_all_or_nothing(store: EventStore, project: str) -> None:
@@ -169,94 +131,89 @@ def test_a_batch_is_all_or_nothing(store: EventStore, project: str) -> None:
         pass
 
     with pytest.raises(MalformedEvent, match="Stray is not in the event catalogue"):
-        store.append(
+        append(
+            store,
             project,
             "ask:a1b2c3",
             [opened("a1b2c3"), Stray()],
             expected_version=0,
             actor=Actor.AGENT,
         )
-    store.append(
+    append(
+        store,
         project,
         "ask:a1b2c3",
         [opened("a1b2c3")],
         expected_version=0,
         actor=Actor.AGENT,
-        event_ids=["dup"],
     )
-    with pytest.raises(DuplicateEventId), store.writing() as writer:
+    with pytest.raises(MalformedEvent), store.writing() as writer:
         writer.append(
             project, "ask:d4e5f6", [opened("d4e5f6")], expected_version=0, actor=Actor.AGENT
         )
-        writer.append(
-            project,
-            "ask:0e0e0e",
-            [opened("0e0e0e")],
-            expected_version=0,
-            actor=Actor.AGENT,
-            event_ids=["dup"],
-        )
+        writer.append(project, "ask:0e0e0e", [Stray()], expected_version=0, actor=Actor.AGENT)
     assert [e.stream for e in all_events(store, project)] == ["project", "ask:a1b2c3"]
-    assert store.stream_version(project, "ask:d4e5f6") == 0
+    with store.reader() as r:
+        assert r.stream_version(project, "ask:d4e5f6") == 0
 
 
 def test_unknown_project_is_a_typed_error(store: EventStore) -> None:
     with pytest.raises(UnknownProject) as info:
-        store.append(
-            "nope", "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT
+        append(
+            store, "nope", "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT
         )
     assert info.value.project == "nope"
     assert "orbital init" in str(info.value)
-    with pytest.raises(UnknownProject):
-        list(store.read_project("nope"))
+    with pytest.raises(UnknownProject), store.reader() as r:
+        list(r.read_project("nope"))
     with pytest.raises(UnknownProject):
         store.project("nope")
 
 
 def test_bad_append_arguments_are_refused(store: EventStore, project: str) -> None:
     with pytest.raises(InvalidInput, match="at least one event"):
-        store.append(project, "ask:x", [], expected_version=0, actor=Actor.AGENT)
-    with pytest.raises(InvalidInput, match="distinct and one per event"):
-        store.append(
-            project,
-            "ask:x",
-            [opened("x")],
-            expected_version=0,
-            actor=Actor.AGENT,
-            event_ids=["a", "b"],
-        )
+        append(store, project, "ask:x", [], expected_version=0, actor=Actor.AGENT)
     with pytest.raises(ValueError, match="'robot' is not a valid Actor"):
-        store.append(project, "ask:x", [opened("x")], expected_version=0, actor="robot")  # type: ignore[arg-type]
-    assert store.head(project) == 1
+        append(store, project, "ask:x", [opened("x")], expected_version=0, actor="robot")  # type: ignore[arg-type]
+    with store.reader() as r:
+        assert r.head(project) == 1
 
 
 def test_read_project_windows(store: EventStore, project: str, tmp_path: Path) -> None:
     for i in range(6):
         store.clock = FixedClock(dt.datetime(2026, 11, 1 + i, 12, tzinfo=dt.UTC))
-        store.append(
-            project, f"ask:{i:06x}", [opened(f"{i:06x}")], expected_version=0, actor=Actor.AGENT
+        append(
+            store,
+            project,
+            f"ask:{i:06x}",
+            [opened(f"{i:06x}")],
+            expected_version=0,
+            actor=Actor.AGENT,
         )
-    positions = [e.position for e in store.read_project(project, from_position=3)]
-    assert positions == [4, 5, 6, 7]
-    until = store.read_project(project, from_position=1, until_position=4)
-    assert [e.position for e in until] == [2, 3, 4]
-    on_nov_3 = store.read_project(project, until_time=dt.datetime(2026, 11, 3, 12, tzinfo=dt.UTC))
-    assert [e.position for e in on_nov_3] == [1, 2, 3, 4]
-    only = store.read_project(project, stream_prefix="ask:00000")
-    assert [e.stream for e in only] == [f"ask:{i:06x}" for i in range(6)]
+    with store.reader() as r:
+        positions = [e.position for e in r.read_project(project, from_position=3)]
+        assert positions == [4, 5, 6, 7]
+        until = r.read_project(project, from_position=1, until_position=4)
+        assert [e.position for e in until] == [2, 3, 4]
+        nov_3 = r.read_project(project, until_time=dt.datetime(2026, 11, 3, 12, tzinfo=dt.UTC))
+        assert [e.position for e in nov_3] == [1, 2, 3, 4]
+        only = r.read_project(project, stream_prefix="ask:00000")
+        assert [e.stream for e in only] == [f"ask:{i:06x}" for i in range(6)]
 
 
 def test_materialised_state_is_updated_with_the_append(store: EventStore, project: str) -> None:
-    store.append(project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT)
-    result = store.append(
-        project, "ask:a1b2c3", [closed("a1b2c3")], expected_version=1, actor=Actor.AGENT
+    append(store, project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT)
+    result = append(
+        store, project, "ask:a1b2c3", [closed("a1b2c3")], expected_version=1, actor=Actor.AGENT
     )
-    store.append(project, "ask:d4e5f6", [opened("d4e5f6")], expected_version=0, actor=Actor.AGENT)
-    assert store.state(project, "ask:a1b2c3") == Tally(2, "ask.closed", result.positions[0])
-    states = store.states(project, "ask:")
-    assert list(states) == ["ask:a1b2c3", "ask:d4e5f6"]
-    assert states["ask:d4e5f6"].count == 1
-    assert store.state(project, "project") is None  # no reducer for that category
+    append(store, project, "ask:d4e5f6", [opened("d4e5f6")], expected_version=0, actor=Actor.AGENT)
+    with store.reader() as r:
+        assert r.state(project, "ask:a1b2c3") == Tally(2, "ask.closed", result.positions[0])
+        states = r.states(project, "ask:")
+        assert list(states) == ["ask:a1b2c3", "ask:d4e5f6"]
+        assert states["ask:d4e5f6"].count == 1
+        assert r.state(project, "project") is None  # no reducer for that category
+        assert list(r.states(project, "ask:", after=result.positions[0])) == ["ask:d4e5f6"]
 
 
 def test_a_writer_sees_its_own_heads_and_checkpoints(store: EventStore, project: str) -> None:
@@ -290,12 +247,13 @@ def test_conflict_inside_a_write_transaction_rolls_back_everything(
         writer.append(
             project, "ask:a1b2c3", [closed("a1b2c3")], expected_version=0, actor=Actor.AGENT
         )
-    assert store.state(project, "ask:a1b2c3") is None
-    assert store.head(project) == 1
+    with store.reader() as r:
+        assert r.state(project, "ask:a1b2c3") is None
+        assert r.head(project) == 1
 
 
 def test_events_are_immutable_in_the_database(store: EventStore, project: str) -> None:
-    store.append(project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT)
+    append(store, project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT)
     engine = sa.create_engine(store.url.replace("postgresql://", "postgresql+psycopg://"))
     statements = [
         "UPDATE events SET data = '{}' WHERE position = 2",
@@ -313,7 +271,8 @@ def test_events_are_immutable_in_the_database(store: EventStore, project: str) -
                 conn.execute(sa.text(statement))
     finally:
         engine.dispose()
-    assert [e.event for e in store.read_stream(project, "ask:a1b2c3")] == [opened("a1b2c3")]
+    with store.reader() as r:
+        assert [e.event for e in r.read_stream(project, "ask:a1b2c3")] == [opened("a1b2c3")]
 
 
 def test_undecodable_stored_data_is_reported_with_its_position(
@@ -333,7 +292,7 @@ def test_undecodable_stored_data_is_reported_with_its_position(
     finally:
         engine.dispose()
     with pytest.raises(MalformedEvent) as info:
-        list(store.read_project(project))
+        all_events(store, project)
     assert info.value.position == 2
     assert str(info.value).startswith("malformed event at position 2: ")
 
@@ -341,19 +300,21 @@ def test_undecodable_stored_data_is_reported_with_its_position(
 def test_register_project_is_idempotent_and_validates_the_timezone(
     store: EventStore, tmp_path: Path
 ) -> None:
-    first = store.register_project(tmp_path / "site", timezone="Europe/Berlin")
-    again = store.register_project(tmp_path / "site")
+    first = register(store, tmp_path / "site", timezone="Europe/Berlin")
+    again = register(store, tmp_path / "site")
     assert again == first
     assert first.project_id == "site"
-    other = store.register_project(tmp_path / "elsewhere" / "site")
+    other = register(store, tmp_path / "elsewhere" / "site")
     assert other.project_id == "site-2"
-    assert store.project_for_root(tmp_path / "site") == first
-    assert [p.project_id for p in store.projects()] == ["site", "site-2"]
+    with store.reader() as r:
+        assert r.project_for_root(tmp_path / "site") == first
+        assert [p.project_id for p in r.projects()] == ["site", "site-2"]
     with pytest.raises(InvalidInput, match="unknown timezone 'Mars/Base'"):
-        store.register_project(tmp_path / "x", timezone="Mars/Base")
-    with pytest.raises(UnknownProject):
-        store.project_for_root(tmp_path / "never")
-    registered = store.read_stream("site", "project")
+        register(store, tmp_path / "x", timezone="Mars/Base")
+    with pytest.raises(UnknownProject), store.reader() as r:
+        r.project_for_root(tmp_path / "never")
+    with store.reader() as r:
+        registered = r.read_stream("site", "project")
     assert [e.type for e in registered] == ["project.registered"]
     assert registered[0].actor is Actor.SYSTEM
 
@@ -362,7 +323,7 @@ def test_a_writer_past_the_busy_timeout_gets_store_locked(
     store_url: str, clock: FixedClock, tmp_path: Path
 ) -> None:
     holder = EventStore(store_url, clock=clock)
-    project = holder.register_project(tmp_path / "p").project_id
+    project = register(holder, tmp_path / "p").project_id
     waiter = EventStore(store_url, clock=clock, timeout_ms=200)
     try:
         with holder.writing() as writer:
@@ -370,14 +331,20 @@ def test_a_writer_past_the_busy_timeout_gets_store_locked(
                 project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT
             )
             with pytest.raises(StoreLocked) as info:
-                waiter.append(
-                    project, "ask:d4e5f6", [opened("d4e5f6")], expected_version=0, actor=Actor.AGENT
+                append(
+                    waiter,
+                    project,
+                    "ask:d4e5f6",
+                    [opened("d4e5f6")],
+                    expected_version=0,
+                    actor=Actor.AGENT,
                 )
         assert info.value.timeout_ms == 200
         assert "nothing was written" in str(info.value)
         assert "ORBITAL_BUSY_TIMEOUT_MS" in str(info.value)
-        assert waiter.stream_version(project, "ask:d4e5f6") == 0
-        assert waiter.stream_version(project, "ask:a1b2c3") == 1
+        with waiter.reader() as r:
+            assert r.stream_version(project, "ask:d4e5f6") == 0
+            assert r.stream_version(project, "ask:a1b2c3") == 1
     finally:
         waiter.close()
         holder.close()
@@ -388,10 +355,10 @@ def test_recorded_time_never_runs_backwards_along_positions(
 ) -> None:
     later = dt.datetime(2026, 9, 20, 12, tzinfo=dt.UTC)
     store.clock = FixedClock(later)
-    store.append(project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT)
+    append(store, project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT)
     store.clock = FixedClock(later - dt.timedelta(hours=5))  # the machine's clock stepped back
-    store.append(project, "ask:d4e5f6", [opened("d4e5f6")], expected_version=0, actor=Actor.AGENT)
-    times = [e.recorded_at for e in store.read_project(project)]
+    append(store, project, "ask:d4e5f6", [opened("d4e5f6")], expected_version=0, actor=Actor.AGENT)
+    times = [e.recorded_at for e in all_events(store, project)]
     assert times == sorted(times)
     assert times[-1] == later
     with store.reader() as r:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import sys
 
+from store_helpers import append
+
 from orbital.events import Actor, AskOpened
 from orbital.store import EventStore
 
@@ -18,10 +20,11 @@ def main() -> None:
     url, project, writer, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     stream = f"ask:w{writer}"
     with EventStore(url, upgrade=False, timeout_ms=60_000) as store:
-        version = store.stream_version(project, stream)
+        with store.reader() as r:
+            version = r.stream_version(project, stream)
         for i in range(version, count):
             event = AskOpened(ask_id=f"w{writer}", text=f"{writer}:{i}", date=dt.date(2026, 1, 1))
-            result = store.append(project, stream, [event], expected_version=i, actor=Actor.AGENT)
+            result = append(store, project, stream, [event], expected_version=i, actor=Actor.AGENT)
             print(i, result.positions[0], flush=True)
 
 

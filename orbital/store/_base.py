@@ -1,0 +1,67 @@
+"""What the store's modules share: the transaction a read or write runs in, stream categories
+and their reducers, and how instants are kept (naive UTC)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from orbital.errors import UnknownProject
+from orbital.events import RecordedEvent
+from orbital.store._schema import projects
+
+if TYPE_CHECKING:
+    from orbital.store._store import EventStore
+
+#: Above every character: ``name < prefix + AFTER`` for every name that starts with prefix.
+AFTER = "\U0010ffff"
+
+
+@dataclass(frozen=True, slots=True)
+class Reducer:
+    """Materialised state for one stream category (the text before ``:`` in a stream name).
+
+    ``fold(state, event)`` is a pure fold; its result is stored as JSON with the stream's row
+    in the same transaction as the append, so current state is one indexed read.
+    """
+
+    state_type: Any
+    fold: Callable[[Any, RecordedEvent], Any]
+
+
+def category(stream: str) -> str:
+    return stream.split(":", 1)[0]
+
+
+def naive_utc(value: dt.datetime) -> dt.datetime:
+    """The store keeps instants as naive UTC (both backends compare them alike)."""
+    if value.tzinfo is None:
+        return value
+    return value.astimezone(dt.UTC).replace(tzinfo=None)
+
+
+class Transaction:
+    """One open transaction of an :class:`EventStore`: the connection every read and write of
+    a :class:`Reader` or :class:`Writer` goes through, and the store (clock, reducers)."""
+
+    def __init__(self, store: EventStore, conn: Connection) -> None:
+        self._store = store
+        self._conn = conn
+
+    def _require_project(self, project: str) -> None:
+        """Raise :class:`UnknownProject` unless registered (projects are never removed, so a
+        found one is remembered for the store's lifetime)."""
+        known = self._store._known_projects
+        if project in known:
+            return
+        found = self._conn.scalar(
+            sa.select(projects.c.project_id).where(projects.c.project_id == project)
+        )
+        if found is None:
+            raise UnknownProject(project)
+        known.add(project)

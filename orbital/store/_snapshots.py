@@ -1,0 +1,131 @@
+"""Beside the log: snapshots of folded state (for current and as-of reads), the checkpoint of
+each projected file, and every content hash ever written for one."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from orbital.store._base import Transaction, naive_utc
+from orbital.store._schema import checkpoints, projections_written, snapshots
+
+_SELECT_CHECKPOINT = sa.select(checkpoints).where(
+    checkpoints.c.project_id == sa.bindparam("p"), checkpoints.c.name == sa.bindparam("n")
+)
+_CHECKPOINT_VALUES: dict[str, Any] = {
+    "position": sa.bindparam("at"),
+    "sha256": sa.bindparam("hash"),
+    "size": sa.bindparam("bytes"),
+    "mtime_ns": sa.bindparam("mtime"),
+    "written_at": sa.bindparam("when"),
+}
+_UPDATE_CHECKPOINT = (
+    checkpoints.update()
+    .where(checkpoints.c.project_id == sa.bindparam("p"), checkpoints.c.name == sa.bindparam("n"))
+    .values(**_CHECKPOINT_VALUES)
+)
+_INSERT_CHECKPOINT = checkpoints.insert().values(
+    project_id=sa.bindparam("p"), name=sa.bindparam("n"), **_CHECKPOINT_VALUES
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """What Orbital last wrote for a projection: the position rendered, and the file's
+    size, mtime and hash (``sha256`` None after an incremental append)."""
+
+    position: int
+    size: int
+    mtime_ns: int
+    sha256: str | None
+
+
+class SnapshotReads(Transaction):
+    def snapshot(
+        self, project: str, name: str, at_or_before: int | None = None
+    ) -> tuple[int, bytes] | None:
+        """The newest snapshot of ``name`` at or before a position: ``(position, state)``."""
+        query = sa.select(snapshots.c.position, snapshots.c.state).where(
+            snapshots.c.project_id == project, snapshots.c.name == name
+        )
+        if at_or_before is not None:
+            query = query.where(snapshots.c.position <= at_or_before)
+        row = self._conn.execute(query.order_by(snapshots.c.position.desc()).limit(1)).first()
+        return None if row is None else (int(row.position), zlib.decompress(row.state))
+
+    def snapshot_position(self, project: str, name: str, at_or_before: int) -> int | None:
+        """The position of the newest snapshot at or before a position (without its state)."""
+        found = self._conn.scalar(
+            sa.select(sa.func.max(snapshots.c.position)).where(
+                snapshots.c.project_id == project,
+                snapshots.c.name == name,
+                snapshots.c.position <= at_or_before,
+            )
+        )
+        return None if found is None else int(found)
+
+    def checkpoint(self, project: str, name: str) -> Checkpoint | None:
+        row = self._conn.execute(_SELECT_CHECKPOINT, {"p": project, "n": name}).first()
+        if row is None:
+            return None
+        return Checkpoint(row.position, row.size, row.mtime_ns, row.sha256)
+
+    def written_versions(self, project: str, name: str) -> dict[str, int]:
+        """Every content hash written for projection ``name``, with its position."""
+        rows = self._conn.execute(
+            sa.select(projections_written.c.sha256, projections_written.c.position).where(
+                projections_written.c.project_id == project,
+                projections_written.c.name == name,
+            )
+        ).all()
+        return {r.sha256: int(r.position) for r in rows}
+
+
+class SnapshotWrites(SnapshotReads):
+    def save_snapshot(self, project: str, name: str, position: int, state: bytes) -> None:
+        """Record folded state (JSON) as of ``position``; stored compressed. A second
+        snapshot at the same position is ignored (it would hold the same state)."""
+        if self.snapshot_position(project, name, position) == position:
+            return
+        self._conn.execute(
+            snapshots.insert().values(
+                project_id=project, name=name, position=position, state=zlib.compress(state, 6)
+            )
+        )
+
+    def set_checkpoint(self, project: str, name: str, checkpoint: Checkpoint) -> None:
+        """Record what was written for a projection, in this transaction (and, for a whole
+        write, its hash among the versions ever written)."""
+        table = projections_written
+        if checkpoint.sha256 is not None and (
+            self._conn.scalar(
+                sa.select(table.c.position).where(
+                    table.c.project_id == project,
+                    table.c.name == name,
+                    table.c.sha256 == checkpoint.sha256,
+                )
+            )
+            is None
+        ):
+            self._conn.execute(
+                table.insert().values(
+                    project_id=project,
+                    name=name,
+                    sha256=checkpoint.sha256,
+                    position=checkpoint.position,
+                )
+            )
+        values = {
+            "p": project,
+            "n": name,
+            "at": checkpoint.position,
+            "hash": checkpoint.sha256,
+            "bytes": checkpoint.size,
+            "mtime": checkpoint.mtime_ns,
+            "when": naive_utc(self._store.clock.now()),
+        }
+        if self._conn.execute(_UPDATE_CHECKPOINT, values).rowcount == 0:
+            self._conn.execute(_INSERT_CHECKPOINT, values)

@@ -1,0 +1,82 @@
+"""The write API: a :class:`Writer` is one write transaction holding the store's write lock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from sqlalchemy.engine import Connection
+
+from orbital.events import Actor, Event
+from orbital.store._appends import AppendResult
+from orbital.store._base import category
+from orbital.store._credentials import CredentialWrites
+from orbital.store._projects import ProjectWrites
+from orbital.store._reads import Reader
+from orbital.store._snapshots import Checkpoint, SnapshotWrites
+
+if TYPE_CHECKING:
+    from orbital.store._store import EventStore
+
+
+class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, Reader):
+    """One write transaction: reads inside it see a stable state, appends commit together.
+
+    Obtained from :meth:`EventStore.writing`; on SQLite it holds the write lock from its first
+    statement (``BEGIN IMMEDIATE``), on PostgreSQL an exclusive lock on ``events``; so
+    load → decide → append cannot interleave with another writer.
+    """
+
+    def __init__(self, store: EventStore, conn: Connection) -> None:
+        super().__init__(store, conn)
+        self._on_commit: list[Callable[[], None]] = []
+        self._on_rollback: list[Callable[[], None]] = []
+        # Nothing else writes while this transaction holds the lock, so what it read of
+        # heads and checkpoints stays true until it changes them itself.
+        self._heads: dict[tuple[str, str], int] = {}
+        self._checkpoints: dict[tuple[str, str], Checkpoint | None] = {}
+
+    def on_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the transaction committed (e.g. publish a cached state:
+        state read inside a transaction that rolls back must never be cached)."""
+        self._on_commit.append(callback)
+
+    def on_rollback(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` if the transaction does not commit (e.g. put a file back)."""
+        self._on_rollback.append(callback)
+
+    def prefix_head(self, project: str, prefix: str) -> int:
+        key = (project, prefix)
+        if key not in self._heads:
+            self._heads[key] = super().prefix_head(project, prefix)
+        return self._heads[key]
+
+    def checkpoint(self, project: str, name: str) -> Checkpoint | None:
+        key = (project, name)
+        if key not in self._checkpoints:
+            self._checkpoints[key] = super().checkpoint(project, name)
+        return self._checkpoints[key]
+
+    def set_checkpoint(self, project: str, name: str, checkpoint: Checkpoint) -> None:
+        super().set_checkpoint(project, name, checkpoint)
+        self._checkpoints[project, name] = checkpoint
+
+    def append(
+        self,
+        project: str,
+        stream: str,
+        batch: Sequence[Event],
+        *,
+        expected_version: int | None,
+        actor: Actor,
+        session: str | None = None,
+    ) -> AppendResult:
+        result = super().append(
+            project, stream, batch, expected_version=expected_version, actor=actor, session=session
+        )
+        name = category(stream)  # the newest position now, for every prefix covering it
+        for known, prefix in list(self._heads):
+            covers = name == prefix[:-1] if prefix.endswith(":") else name.startswith(prefix)
+            if known == project and covers:
+                self._heads[known, prefix] = result.positions[-1]
+        return result
