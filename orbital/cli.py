@@ -1,5 +1,6 @@
 """The ``orbital`` command line. It parses arguments, calls the service, prints results;
-rules live below it. Orbital's typed errors become one ``error:`` line and exit status 1."""
+rules live below it. Orbital's typed errors become one ``error:`` line and the exit status of
+their family."""
 
 from __future__ import annotations
 
@@ -8,15 +9,16 @@ import difflib
 import functools
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import click
 import msgspec
 
+from orbital import errors
 from orbital.clock import parse_as_of, parse_instant
-from orbital.errors import InvalidInput, OrbitalError
+from orbital.errors import InvalidInput
 from orbital.events import Actor
 from orbital.files import MEMORY_FILES, FileGateway, memory_file
 from orbital.service import (
@@ -51,14 +53,31 @@ def _service(ctx: click.Context) -> Orbital:
     return service
 
 
+#: Family -> exit status: the one place an Orbital error gets its exit status. Besides these:
+#: 0 success, 2 a usage error (click's), 3 a sync that kept an edited file beside as a copy.
+EXIT_STATUS: Mapping[type[errors.OrbitalError], int] = {
+    errors.InvalidInput: 1,
+    errors.NotFound: 1,
+    errors.Internal: 1,
+    errors.Refused: 4,
+    errors.Conflict: 5,
+    errors.Unavailable: 6,
+}
+
+
+def error_line(exc: errors.OrbitalError) -> str:
+    """The one line an error prints: its message, then what to run about it (the ``hint``)."""
+    return f"error: {exc}: {exc.hint}" if exc.hint else f"error: {exc}"
+
+
 def _reports_errors(command: F) -> F:
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except OrbitalError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(1)
+        except errors.OrbitalError as exc:
+            click.echo(error_line(exc), err=True)
+            sys.exit(EXIT_STATUS[errors.family(type(exc))])
 
     return wrapper  # type: ignore[return-value]
 

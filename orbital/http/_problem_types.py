@@ -23,8 +23,9 @@ EXPLAINED: dict[str, str] = {
     "files' `<!--mem id:…-->` comments, and in the Workbench's memory list.",
     "unsafe-path": "The file name tried to leave the project's orbital/ directory (`..`, an "
     "absolute path, a NUL byte or an encoded form of these). Nothing was read or written.",
-    "too-large": "The request body or the content is over the server's limit (set with "
-    "`orbital serve --max-body-bytes`). Nothing was changed.",
+    "too-large": "The request body is over the server's limit (set with `orbital serve "
+    "--max-body-bytes`; status 413), or the memory file's content is over its size limit "
+    "(ORBITAL_MAX_FILE_BYTES; status 400). Nothing was changed.",
     "invalid-encoding": "Memory files are UTF-8 text; send the content as UTF-8.",
     "invalid-input": "A value in the request cannot be used; the detail names it and says "
     "what is accepted. Correct it and send the request again.",
@@ -36,7 +37,6 @@ EXPLAINED: dict[str, str] = {
     "Nothing was changed.",
     "refused": "The request was understood, but the rules do not allow it (for example, "
     "pinning an archived entry: restore it first). The detail says why; nothing was changed.",
-    "bad-request": "Orbital refused the request; the detail says why and what to do.",
     "invalid-request": "The request could not be read: malformed JSON, or a missing or "
     "wrongly typed field (the detail names the field).",
     "unauthorized": "The request had no token, or an unknown or revoked one. Create a token "
@@ -47,13 +47,17 @@ EXPLAINED: dict[str, str] = {
     "was addressed to a host name this server does not answer as (a DNS-rebinding defence), "
     "a browser sent it on behalf of another site, or a Workbench form's CSRF token was "
     "missing or stale (reload the page and submit again).",
-    "not-found": "No route has this path. The API is described at /schema; the Workbench "
-    "page is at /workbench.",
+    "not-found": "No route has this path, or the thing it names does not exist. The API is "
+    "described at /schema; the Workbench page is at /workbench.",
     "method-not-allowed": "The route exists but not with this HTTP method; /schema lists "
     "the methods of each route.",
     "http-error": "Another HTTP error; the status and the detail say which.",
-    "internal-error": "Something unexpected failed on the server. The response holds no "
-    "more; the server's log has the details.",
+    "unavailable": "Something Orbital depends on cannot be used now: the memory editor's "
+    "model is not configured or did not answer, or a session transcript cannot be read. The "
+    "request itself was fine; the detail says which part failed.",
+    "internal-error": "Something failed on the server that no change to the request can fix. "
+    "For an unexpected error the response holds no more; otherwise the detail says what is "
+    "broken (e.g. the tokenizer's data). The server's log has the details.",
 }
 
 

@@ -1,8 +1,9 @@
 """RFC 9457 problem details: the one place Orbital's errors become HTTP statuses.
 
 Every error response is ``application/problem+json`` with ``type``, ``title``, ``status`` and a
-``detail`` a person can act on. Orbital's typed errors carry that text already; framework
-errors get ours, so no response leaks a stack trace or an internal path.
+``detail`` a person can act on. Orbital's typed errors carry that text already (their CLI
+``hint`` is left out: it names commands an HTTP client cannot run); framework errors get ours,
+so no response leaks a stack trace or an internal path.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, SerializationException, ValidationException
 from litestar.openapi import ResponseSpec
-from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import ExceptionHandlersMap
 
 from orbital import errors
@@ -34,22 +34,38 @@ class Problem(msgspec.Struct, frozen=True):
     detail: str
 
 
-#: Orbital error -> (status, type slug, title). Looked up along the exception's MRO.
-_ORBITAL: Mapping[type[errors.OrbitalError], tuple[int, str, str]] = {
-    errors.UnknownProject: (404, "unknown-project", "Unknown project"),
-    errors.UnknownFile: (404, "unknown-file", "Not a memory file"),
-    errors.UnknownAsk: (404, "unknown-ask", "Unknown ask"),
-    errors.UnknownEntry: (404, "unknown-entry", "Unknown memory entry"),
-    errors.UnsafePath: (400, "unsafe-path", "Unsafe file name"),
-    errors.TooLarge: (413, "too-large", "Content too large"),
-    errors.InvalidEncoding: (400, "invalid-encoding", "Content is not UTF-8"),
+#: Family -> (status, type slug, title): the one place an Orbital error gets its HTTP status.
+_FAMILIES: Mapping[type[errors.OrbitalError], tuple[int, str, str]] = {
     errors.InvalidInput: (400, "invalid-input", "Invalid input"),
-    errors.Conflict: (409, "conflict", "Changed meanwhile"),
-    errors.StoreLocked: (503, "store-locked", "Store busy"),
-    errors.MalformedEvent: (500, "malformed-event", "Stored event unreadable"),
+    errors.NotFound: (404, "not-found", "Not found"),
     errors.Refused: (409, "refused", "Refused by the rules"),
-    errors.OrbitalError: (400, "bad-request", "Request refused"),
+    errors.Conflict: (409, "conflict", "Changed meanwhile"),
+    errors.Unavailable: (503, "unavailable", "Unavailable"),
+    errors.Internal: (500, "internal-error", "Internal error"),
 }
+
+#: Error class -> a narrower problem (type slug, title) than its family's; the status stays
+#: the family's. Looked up along the exception's MRO.
+_REFINED: Mapping[type[errors.OrbitalError], tuple[str, str]] = {
+    errors.UnknownProject: ("unknown-project", "Unknown project"),
+    errors.UnknownFile: ("unknown-file", "Not a memory file"),
+    errors.UnknownAsk: ("unknown-ask", "Unknown ask"),
+    errors.UnknownEntry: ("unknown-entry", "Unknown memory entry"),
+    errors.UnsafePath: ("unsafe-path", "Unsafe file name"),
+    errors.TooLarge: ("too-large", "Content too large"),
+    errors.InvalidEncoding: ("invalid-encoding", "Content is not UTF-8"),
+    errors.StoreLocked: ("store-locked", "Store busy"),
+    errors.MalformedEvent: ("malformed-event", "Stored event unreadable"),
+}
+
+
+def problem_of(error: type[errors.OrbitalError]) -> tuple[int, str, str]:
+    """(status, type slug, title) of an Orbital error class: status from its family, the
+    problem type from the nearest refinement, else the family's."""
+    status, slug, title = _FAMILIES[errors.family(error)]
+    refined = next((_REFINED[c] for c in error.__mro__ if c in _REFINED), (slug, title))
+    return (status, *refined)
+
 
 #: Framework statuses -> (type slug, title, detail when the framework's own says nothing).
 _HTTP: Mapping[int, tuple[str, str, str]] = {
@@ -72,12 +88,15 @@ _HTTP: Mapping[int, tuple[str, str, str]] = {
 
 def problem_types() -> dict[str, tuple[int | None, str]]:
     """Every problem type this server sends: slug -> (status, or None when it varies; title)."""
-    found: dict[str, tuple[int | None, str]] = {
-        slug: (status, title) for status, slug, title in _ORBITAL.values()
-    }
-    found |= {slug: (status, title) for status, (slug, title, _) in _HTTP.items()}
-    found["http-error"] = (None, "Request failed")
-    found["internal-error"] = (HTTP_500_INTERNAL_SERVER_ERROR, "Internal error")
+    sent: list[tuple[int | None, str, str]] = [
+        *(problem_of(error) for error in (*_FAMILIES, *_REFINED)),
+        *((status, slug, title) for status, (slug, title, _) in _HTTP.items()),
+        (None, "http-error", "Request failed"),
+    ]
+    found: dict[str, tuple[int | None, str]] = {}
+    for status, slug, title in sent:
+        known = found.get(slug)
+        found[slug] = (status if known is None or known[0] == status else None, title)
     return found
 
 
@@ -117,7 +136,7 @@ def problem_response(
 
 
 def _orbital_error(_request: Request[Any, Any, Any], exc: errors.OrbitalError) -> Response[Problem]:
-    status, slug, title = next(_ORBITAL[c] for c in type(exc).__mro__ if c in _ORBITAL)
+    status, slug, title = problem_of(type(exc))
     headers = {"Retry-After": "1"} if isinstance(exc, errors.StoreLocked) else None
     if status >= 500:
         _log.error("%s", exc)
@@ -159,9 +178,7 @@ def _http_error(_request: Request[Any, Any, Any], exc: HTTPException) -> Respons
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     _log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem_response(
-        HTTP_500_INTERNAL_SERVER_ERROR,
-        "internal-error",
-        "Internal error",
+        *_FAMILIES[errors.Internal],
         "an unexpected error; nothing more is known to the client, the server log has details",
     )
 

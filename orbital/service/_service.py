@@ -30,7 +30,7 @@ from orbital.domain.workbench import (
     sort_open,
 )
 from orbital.editor.scheduler import EditorScheduler
-from orbital.errors import InvalidInput, Refused, UnknownEntry, UnknownProject
+from orbital.errors import InvalidInput, Refused, UnknownEntry, UnknownProject, UnmergedEdits
 from orbital.events import Actor, RecordedEvent, event_type
 from orbital.events.files import HandEditConflict, HandEditResolved
 from orbital.files import MEMORY_DIR, MEMORY_FILES, memory_file, projected_file
@@ -305,11 +305,7 @@ class Orbital:
         found = self.store.project(project)
         pending = self.unmerged(project)
         if pending and not force:
-            raise Refused(
-                f"{', '.join(pending)} changed on disk since Orbital wrote it; run "
-                "`orbital sync` to merge the edit into the memory, or `orbital regenerate "
-                "--force` to keep the edited file beside as a conflict copy and rewrite it"
-            )
+            raise UnmergedEdits(tuple(pending))
         return self._memory.regenerate(found) + self._asks.regenerate(found)
 
     def context_view(

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from orbital.errors import Conflict, InvalidInput
+from orbital.errors import InvalidInput, VersionConflict
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events import encode_event as _encode
 from orbital.events import event_type as _event_type
@@ -95,7 +95,7 @@ class Appends(Transaction):
 
         ``expected_version`` is the stream version the caller decided against (0: the stream
         must not exist yet; ``None``: no check, which is safe for a decision made inside this
-        write transaction, under the lock). A mismatch raises :class:`Conflict` and nothing
+        write transaction, under the lock). A mismatch raises :class:`VersionConflict` and nothing
         is written.
         """
         if not batch:
@@ -109,7 +109,7 @@ class Appends(Transaction):
         row = conn.execute(_SELECT_STREAM_HEAD, {"p": project, "s": stream}).first()
         current = row.version if row is not None and row.version is not None else 0
         if expected_version is not None and expected_version != current:
-            raise Conflict(stream, expected_version, current)
+            raise VersionConflict(stream, expected_version, current)
         first = (row.head if row is not None and row.head is not None else 0) + 1
         recorded_at = naive_utc(self._store.clock.now())
         if row is not None and row.last_time is not None and row.last_time > recorded_at:
@@ -134,7 +134,7 @@ class Appends(Transaction):
         try:
             conn.execute(_INSERT_EVENTS, rows)
         except sa.exc.IntegrityError:
-            raise Conflict(stream, current, current + 1) from None
+            raise VersionConflict(stream, current, current + 1) from None
         new_version = current + len(batch)
         last_position = first + len(batch) - 1
         values = {

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from orbital.tokens import CachedCounter, TokenizerUnavailable, load_encoding, offline_data_path
+from orbital.errors import TokenizerUnavailable
+from orbital.tokens import CachedCounter, load_encoding, offline_data_path
 
 
 def test_counts_with_the_offline_cl100k_data() -> None:

@@ -45,7 +45,7 @@ def unknown_project(name: str) -> dict[str, Any]:
         "type": "/problems/unknown-project",
         "title": "Unknown project",
         "status": 404,
-        "detail": f"unknown project {name!r}: register it first with `orbital init --project PATH`",
+        "detail": f"unknown project {name!r}",
     }
 
 

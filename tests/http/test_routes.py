@@ -8,7 +8,7 @@ import pytest
 from http_helpers import World, asks_md, bearer
 from litestar.testing import TestClient
 
-from orbital.errors import Conflict, StoreLocked
+from orbital.errors import StoreLocked, VersionConflict
 from orbital.service import Orbital
 
 Client = TestClient  # type: ignore[type-arg]
@@ -160,7 +160,7 @@ def test_unknown_ask_and_file_names(client: Client, world: World) -> None:
             "unknown-ask",
             "Unknown ask",
             404,
-            "no ask with id 'zzzzzz': use an id from `orbital asks`",
+            "no ask with id 'zzzzzz'",
         ),
     )
     not_memory = client.get(
@@ -303,7 +303,7 @@ def test_an_oversized_body_is_413_and_changes_nothing(client: Client, world: Wor
 @pytest.mark.parametrize(
     ("error", "status", "slug", "title", "headers"),
     [
-        (Conflict("ask:a1b2c3", 2, 3), 409, "conflict", "Changed meanwhile", {}),
+        (VersionConflict("ask:a1b2c3", 2, 3), 409, "conflict", "Changed meanwhile", {}),
         (
             StoreLocked("sqlite:///x.db", 5000),
             503,

@@ -111,7 +111,7 @@ def test_regenerate_refuses_an_unmerged_edit_unless_forced(env: Env) -> None:
     with pytest.raises(Refused) as refused:
         env.orbital.regenerate(env.project)
     assert str(refused.value).startswith("DECISIONS.md changed on disk since Orbital wrote it; ")
-    assert "orbital sync" in str(refused.value)
+    assert "orbital sync" in refused.value.hint
     edited = path(env).read_bytes()
     (copy,) = env.orbital.regenerate(env.project, force=True)
     assert (env.memory / copy).read_bytes() == edited

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_helpers import all_events, append, register
 
-from orbital.errors import Conflict
+from orbital.errors import VersionConflict
 from orbital.events import Actor, AskOpened
 from orbital.store import EventStore
 
@@ -32,7 +32,7 @@ def _event(text: str) -> AskOpened:
 
 
 def _append_retrying(store: EventStore, project: str, stream: str, texts: list[str]) -> None:
-    """Decide against the version the writer read; on a Conflict reload and retry."""
+    """Decide against the version the writer read; on a VersionConflict reload and retry."""
     while True:
         with store.reader() as r:
             version = r.stream_version(project, stream)
@@ -46,7 +46,7 @@ def _append_retrying(store: EventStore, project: str, stream: str, texts: list[s
                 actor=Actor.AGENT,
             )
             return
-        except Conflict:
+        except VersionConflict:
             continue
 
 
@@ -83,7 +83,7 @@ def test_any_interleaving_of_two_writers_loses_nothing(
                         expected_version=stale[who, stream],
                         actor=Actor.AGENT,
                     )
-                except Conflict:
+                except VersionConflict:
                     _append_retrying(store, project, stream, texts)
                 else:
                     stale[who, stream] = result.version

@@ -13,11 +13,11 @@ from store_helpers import all_events, append, register
 
 from orbital.clock import FixedClock
 from orbital.errors import (
-    Conflict,
     InvalidInput,
     MalformedEvent,
     StoreLocked,
     UnknownProject,
+    VersionConflict,
 )
 from orbital.events import Actor, AskClosed, AskOpened, Event, RecordedEvent
 from orbital.store import Checkpoint, EventStore, Reducer
@@ -102,7 +102,7 @@ def test_stale_expected_version_is_a_conflict_and_writes_nothing(
 ) -> None:
     append(store, project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT)
     before = all_events(store, project)
-    with pytest.raises(Conflict) as info:
+    with pytest.raises(VersionConflict) as info:
         append(
             store, project, "ask:a1b2c3", [closed("a1b2c3")], expected_version=0, actor=Actor.AGENT
         )
@@ -163,7 +163,7 @@ def test_unknown_project_is_a_typed_error(store: EventStore) -> None:
             store, "nope", "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT
         )
     assert info.value.project == "nope"
-    assert "orbital init" in str(info.value)
+    assert "orbital init" in info.value.hint
     with pytest.raises(UnknownProject), store.reader() as r:
         list(r.read_project("nope"))
     with pytest.raises(UnknownProject):
@@ -240,7 +240,7 @@ def test_a_writer_sees_its_own_heads_and_checkpoints(store: EventStore, project:
 def test_conflict_inside_a_write_transaction_rolls_back_everything(
     store: EventStore, project: str
 ) -> None:
-    with pytest.raises(Conflict), store.writing() as writer:
+    with pytest.raises(VersionConflict), store.writing() as writer:
         writer.append(
             project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT
         )
