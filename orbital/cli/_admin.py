@@ -1,0 +1,168 @@
+"""Commands that set Orbital up and run it: registering projects, the schema, the HTTP server,
+and its credentials."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from orbital.cli._app import cli, project_option, reports_errors, service_of
+from orbital.service import Audience
+
+
+@cli.command()
+@project_option
+@click.option("--timezone", default="", help="IANA timezone for dates (default: local).")
+@click.pass_context
+@reports_errors
+def init(ctx: click.Context, project_path: Path, timezone: str) -> None:
+    """Register the project and create its orbital/ directory."""
+    project = service_of(ctx).init_project(project_path, timezone=timezone)
+    click.echo(f"project {project.project_id} at {project.root}")
+
+
+@cli.command()
+@click.pass_context
+@reports_errors
+def projects(ctx: click.Context) -> None:
+    """List the registered projects: the id used in HTTP paths, the directory, the timezone."""
+    service = service_of(ctx)
+    known = service.projects()
+    for project in known:
+        click.echo(f"{project.project_id}\t{project.root}\t{project.timezone or 'local'}")
+    if not known:
+        click.echo("no projects yet: run `orbital init` in a project directory")
+
+
+@cli.group()
+def db() -> None:
+    """Database maintenance."""
+
+
+@db.command("upgrade")
+@click.pass_context
+@reports_errors
+def db_upgrade(ctx: click.Context) -> None:
+    """Bring the schema to the newest migration (also done automatically at start)."""
+    service = service_of(ctx)
+    click.echo(f"schema up to date ({service.store_backend})")
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--allow-host",
+    "extra_hosts",
+    multiple=True,
+    help="Another exact Host header value to answer to (name:port); repeatable.",
+)
+@click.option(
+    "--max-body-bytes",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Largest request body accepted, larger is refused with 413 (default: 8 MiB).",
+)
+@click.pass_context
+@reports_errors
+def serve(
+    ctx: click.Context,
+    host: str,
+    port: int,
+    extra_hosts: tuple[str, ...],
+    max_body_bytes: int | None,
+) -> None:
+    """Serve the HTTP API (loopback only unless --host says otherwise)."""
+    import uvicorn
+
+    from orbital.http import HttpSettings, create_app, loopback_hosts
+
+    service = service_of(ctx)
+    settings = HttpSettings(allowed_hosts=(*loopback_hosts(port, host), *extra_hosts))
+    if max_body_bytes is not None:
+        settings = dataclasses.replace(settings, max_body_bytes=max_body_bytes)
+    from orbital.watcher import Watcher, sync_all
+
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)  # not every change it sees
+
+    def report(message: str) -> None:
+        click.echo(f"watch: {message}", err=True)
+
+    sync_all(service, report)
+    watcher = Watcher(service, report)
+    watcher.start()
+    click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store_backend})")
+    try:
+        uvicorn.run(create_app(service, settings), host=host, port=port, log_level="warning")
+    finally:
+        watcher.stop()
+
+
+@cli.group()
+def token() -> None:
+    """HTTP credentials: an agent token or the person's Workbench token."""
+
+
+@token.command("create")
+@click.option(
+    "--audience",
+    type=click.Choice([a.value for a in Audience]),
+    required=True,
+    help="agent: the agent API; workbench: the person's routes (acts as the user).",
+)
+@click.option(
+    "--project",
+    "projects",
+    multiple=True,
+    help="Bind the token to this project (id or directory); repeatable. Default: every project.",
+)
+@click.option("--label", default="", help="A note to recognise the token by in `token list`.")
+@click.pass_context
+@reports_errors
+def token_create(ctx: click.Context, audience: str, projects: tuple[str, ...], label: str) -> None:
+    """Create a token and print it once (only its hash is stored), alone on the last line."""
+    service = service_of(ctx)
+    project_ids = [service.project(ref).project_id for ref in projects]
+    issued = service.credentials.create(audience, project_ids, label=label)
+    reach = ", ".join(issued.credential.projects) or "every project"
+    click.echo(f"token {issued.credential.token_id} ({audience}; {reach}); shown only now:")
+    click.echo(issued.token)
+
+
+@token.command("revoke")
+@click.argument("token_id")
+@click.pass_context
+@reports_errors
+def token_revoke(ctx: click.Context, token_id: str) -> None:
+    """Revoke a token at once: requests with it get 401 from then on."""
+    service = service_of(ctx)
+    revoked = service.credentials.revoke(token_id)
+    assert revoked.revoked_at is not None
+    click.echo(f"token {revoked.token_id} revoked at {revoked.revoked_at:%Y-%m-%d %H:%M:%S} UTC")
+
+
+@token.command("list")
+@click.pass_context
+@reports_errors
+def token_list(ctx: click.Context) -> None:
+    """Every token (never the secret): id, audience, projects, label, created, revoked."""
+    from rich.console import Console
+    from rich.table import Table
+
+    service = service_of(ctx)
+    table = Table("id", "audience", "projects", "label", "created", "revoked", box=None)
+    for credential in service.credentials.list():
+        revoked = credential.revoked_at
+        table.add_row(
+            credential.token_id,
+            credential.audience.value,
+            ", ".join(credential.projects) or "(all)",
+            credential.label,
+            credential.created_at.strftime("%Y-%m-%dT%H:%MZ"),
+            revoked.strftime("%Y-%m-%dT%H:%MZ") if revoked else "",
+        )
+    Console(soft_wrap=not sys.stdout.isatty()).print(table)

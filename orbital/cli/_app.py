@@ -1,0 +1,98 @@
+"""The root ``orbital`` group and what every command shares: the ``--project`` option, the
+service opened once per invocation, how a write's outcome prints, and the one table that turns
+an Orbital error's family into an exit status."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+import msgspec
+
+from orbital import errors
+from orbital.service import Orbital, WriteOutcome
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+project_option = click.option(
+    "--project",
+    "project_path",
+    default=".",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The project directory (or any directory inside it).",
+)
+
+
+def service_of(ctx: click.Context) -> Orbital:
+    """The service of this invocation: opened on first use, closed when the command ends."""
+    service = ctx.obj.get("service")
+    if service is None:
+        service = Orbital.open(ctx.obj["db"])
+        ctx.obj["service"] = service
+        ctx.call_on_close(service.close)
+    assert isinstance(service, Orbital)
+    return service
+
+
+#: Family -> exit status: the one place an Orbital error gets its exit status. Besides these:
+#: 0 success, 2 a usage error (click's), 3 a sync that kept an edited file beside as a copy.
+EXIT_STATUS: Mapping[type[errors.OrbitalError], int] = {
+    errors.InvalidInput: 1,
+    errors.NotFound: 1,
+    errors.Internal: 1,
+    errors.Refused: 4,
+    errors.Conflict: 5,
+    errors.Unavailable: 6,
+}
+
+
+def error_line(exc: errors.OrbitalError) -> str:
+    """The one line an error prints: its message, then what to run about it (the ``hint``)."""
+    return f"error: {exc}: {exc.hint}" if exc.hint else f"error: {exc}"
+
+
+def reports_errors(command: F) -> F:
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except errors.OrbitalError as exc:
+            click.echo(error_line(exc), err=True)
+            sys.exit(EXIT_STATUS[errors.family(type(exc))])
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group()
+@click.option(
+    "--db",
+    envvar="ORBITAL_DB",
+    default=None,
+    help="SQLAlchemy URL of the store (default: a SQLite file in the user data directory).",
+)
+@click.version_option(package_name="orbital-memory")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None) -> None:
+    """Orbital: event-sourced project memory for AI coding agents."""
+    ctx.ensure_object(dict)
+    ctx.obj["db"] = db
+
+
+def print_outcome(outcome: WriteOutcome, as_json: bool) -> None:
+    """Warnings on stderr; ``--json`` prints ``{content, warnings, events}`` on stdout."""
+    if as_json:
+        sys.stdout.buffer.write(msgspec.json.encode(outcome.to_builtins()) + b"\n")
+        return
+    for warning in outcome.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for event in outcome.events:
+        click.echo(f"{event.position} {event.stream} {event.summary}")
+
+
+def main() -> None:
+    cli(obj={})

@@ -1,0 +1,176 @@
+"""Commands on asks: list them, open, close or reopen one (as the agent, or as the person with
+their Workbench token), and bring legacy retractions in."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+import msgspec
+
+from orbital.cli._app import cli, print_outcome, project_option, reports_errors, service_of
+from orbital.errors import InvalidInput
+from orbital.events import Actor
+from orbital.service import Audience, Orbital
+
+
+@cli.command("asks")
+@project_option
+@click.option(
+    "--state",
+    type=click.Choice(["open", "done", "dropped", "all"]),
+    default="open",
+    show_default=True,
+)
+@click.option("--json", "as_json", is_flag=True, help="A JSON array of asks.")
+@click.pass_context
+@reports_errors
+def asks_command(ctx: click.Context, project_path: Path, state: str, as_json: bool) -> None:
+    """List the project's asks."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    chosen = service.asks(project.project_id, state)  # type: ignore[arg-type]
+    if as_json:
+        sys.stdout.buffer.write(msgspec.json.encode(chosen) + b"\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("id", "state", "opened", "due", "updated", "by", "text", box=None)
+    for ask in chosen:
+        table.add_row(
+            ask.id,
+            ask.state,
+            ask.opened.isoformat(),
+            ask.due or "",
+            ask.updated.isoformat(),
+            ask.closed_by or "",
+            ask.text,
+        )
+    Console(soft_wrap=not sys.stdout.isatty()).print(table)
+
+
+@cli.group()
+@click.option(
+    "--as-user",
+    is_flag=True,
+    help="Act as the person: needs their Workbench token in ORBITAL_TOKEN (or --token).",
+)
+@click.option("--token", default=None, envvar="ORBITAL_TOKEN", help="A Workbench token.")
+@click.pass_context
+def ask(ctx: click.Context, as_user: bool, token: str | None) -> None:
+    """Open, close or reopen one ask: as the agent, or as the person with --as-user."""
+    ctx.obj["as_user"] = as_user
+    ctx.obj["token"] = token
+
+
+def _ask_actor(ctx: click.Context, service: Orbital, project: str) -> Actor:
+    """The agent, unless --as-user and a live Workbench token reaching the project are given:
+    the actor comes from the credential, never from what is typed."""
+    if not ctx.obj.get("as_user"):
+        return Actor.AGENT
+    token = ctx.obj.get("token")
+    if not token:
+        raise InvalidInput("--as-user needs the person's Workbench token in ORBITAL_TOKEN")
+    credential = service.credentials.verify(token)
+    if credential is None or credential.audience is not Audience.WORKBENCH:
+        raise InvalidInput("--as-user needs a live Workbench token; this one is not")
+    if not credential.reaches(project):
+        raise InvalidInput(f"this Workbench token does not reach project {project!r}")
+    return credential.actor
+
+
+@ask.command("open")
+@project_option
+@click.argument("text")
+@click.option("--due", default=None, help="YYYY-MM-DD or YYYY-MM-DDTHH:MM.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@reports_errors
+def ask_open(
+    ctx: click.Context, project_path: Path, text: str, due: str | None, as_json: bool
+) -> None:
+    """Open an ask (the agent is refused a repeat of an open or dropped ask)."""
+    service = service_of(ctx)
+    pid = service.project(project_path).project_id
+    actor = _ask_actor(ctx, service, pid)
+    print_outcome(service.ask_open(pid, text, due, actor=actor), as_json)
+
+
+_CHANGE_HELP = {
+    "done": "Mark an ask done (as the agent: stamped by:agent; quote the user's words).",
+    "dropped": "Drop an ask (as the agent: stamped by:agent; quote the user's words).",
+    "reopen": "Reopen a closed ask.",
+}
+
+
+def _change(kind: str) -> Callable[..., None]:
+    @project_option
+    @click.argument("ask_id")
+    @click.option("--quote", default="", help="The user's own words (quoted in the log).")
+    @click.option("--json", "as_json", is_flag=True)
+    @click.pass_context
+    @reports_errors
+    def change(
+        ctx: click.Context, project_path: Path, ask_id: str, quote: str, as_json: bool
+    ) -> None:
+        service = service_of(ctx)
+        pid = service.project(project_path).project_id
+        actor = _ask_actor(ctx, service, pid)
+        note = f'"{quote}"' if quote and actor is Actor.AGENT else quote
+        if kind == "reopen":
+            outcome = service.ask_reopen(pid, ask_id, note, actor=actor)
+        else:
+            outcome = service.ask_close(pid, ask_id, kind, note, actor=actor)
+        print_outcome(outcome, as_json)
+
+    change.__doc__ = _CHANGE_HELP[kind]
+    return change
+
+
+ask.command("done")(_change("done"))
+ask.command("drop")(_change("dropped"))
+ask.command("reopen")(_change("reopen"))
+
+
+@cli.command("migrate-retractions")
+@project_option
+@click.argument("path", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Print the plan; append nothing.")
+@click.pass_context
+@reports_errors
+def migrate_retractions(
+    ctx: click.Context, project_path: Path, path: Path | None, dry_run: bool
+) -> None:
+    """Bring a legacy retractions.md and [user] lines of PROJECT_STATE.md into ask events."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    report = service.migrate_retractions(
+        project.project_id, path, dry_run=dry_run, progress=sys.stderr.isatty()
+    )
+    for bad in report.unparsed:
+        click.echo(
+            f"warning: line {bad.line} is not a retraction, left as is: {bad.text}", err=True
+        )
+    if report.already_migrated:
+        if report.found:
+            click.echo("nothing to migrate: every legacy item is already an ask")
+        else:
+            click.echo(
+                "nothing to migrate: no retraction lines and no [user] lines in PROJECT_STATE.md"
+            )
+        return
+    if dry_run:
+        for line in report.plan:
+            click.echo(line)
+        click.echo(
+            f"dry run: would open {report.opened} ask(s), {report.dropped} dropped "
+            "(an item without a usable 6-hex legacy id gets a new id when it really runs)"
+        )
+        return
+    click.echo(
+        f"migrated: opened {report.opened} ask(s), {report.dropped} of them dropped "
+        f"({report.appended_events} events)"
+    )

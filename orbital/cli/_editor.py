@@ -1,0 +1,94 @@
+"""The memory editor's commands: a model pass, or a choices document applied without a model."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import IO
+
+import click
+import msgspec
+
+from orbital.cli._app import cli, project_option, reports_errors, service_of
+from orbital.service import EditorReport
+
+
+@cli.group()
+def editor() -> None:
+    """The memory editor: a model pass, or a choices document applied without a model."""
+
+
+sessions_option = click.option(
+    "--sessions",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of session transcripts (default: orbital/sessions).",
+)
+
+
+def _print_editor(report: EditorReport, as_json: bool) -> None:
+    """``--json``: the whole report; else one line per applied/rejected/skipped item.
+    A failed run exits 1 (its error on stderr)."""
+    if as_json:
+        sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
+    else:
+        head = f"{report.outcome}"
+        if report.run_id:
+            head += (
+                f" (run {report.run_id}; backup: position {report.backup_position}, "
+                f"see `orbital show FILE --as-of @{report.backup_position}`; "
+                f"{report.calls} model call(s))"
+            )
+        click.echo(head)
+        for item in report.applied:
+            what = item.file or item.session
+            ids = ",".join(item.ids) + " -> " if item.ids else ""
+            click.echo(f"applied {item.kind} {what} {ids}{item.id}".rstrip())
+        for reason in report.rejected:
+            click.echo(f"rejected {reason}")
+        for name in report.skipped_files:
+            click.echo(f"skipped {name}: changed during the run (nothing written to it)")
+        for event in report.backstop:
+            click.echo(f"backstop {event.position} {event.stream} {event.summary}")
+        if report.error:
+            click.echo(f"error: {report.error}", err=True)
+    if report.outcome == "failed":
+        sys.exit(1)
+
+
+@editor.command("run")
+@project_option
+@click.option("--force", is_flag=True, help="Run now whatever the budget and interval gates say.")
+@sessions_option
+@click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
+@click.pass_context
+@reports_errors
+def editor_run(
+    ctx: click.Context, project_path: Path, force: bool, sessions: Path | None, as_json: bool
+) -> None:
+    """One editor pass (ORBITAL_EDITOR_URL/_MODEL/_KEY), then the backstop."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    report = service.editor_run(project.project_id, force=force, sessions=sessions)
+    _print_editor(report, as_json)
+
+
+@editor.command("apply")
+@project_option
+@click.argument("choices", type=click.File("r", encoding="utf-8"))
+@sessions_option
+@click.option("--json", "as_json", is_flag=True, help="Print applied and rejected as JSON.")
+@click.pass_context
+@reports_errors
+def editor_apply(
+    ctx: click.Context,
+    project_path: Path,
+    choices: IO[str],
+    sessions: Path | None,
+    as_json: bool,
+) -> None:
+    """Apply a choices document (CHOICES.json, or - for stdin) as the editor would."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    report = service.editor_apply(project.project_id, choices.read(), sessions=sessions)
+    _print_editor(report, as_json)

@@ -1,0 +1,258 @@
+"""Commands on the memory files: write and take in, read (now or as of), history, sync and
+regenerate, and the session-end backstop."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from pathlib import Path
+
+import click
+import msgspec
+
+from orbital.cli._app import cli, print_outcome, project_option, reports_errors, service_of
+from orbital.clock import parse_as_of, parse_instant
+from orbital.errors import InvalidInput
+from orbital.events import Actor
+from orbital.files import MEMORY_FILES, FileGateway, memory_file
+from orbital.service import HistoryQuery, Revision
+from projections.history import summarize
+
+
+@cli.command()
+@project_option
+@click.option("--since", default=None, help="Only events recorded at or after this time.")
+@click.option("--until", default=None, help="Only events recorded at or before this time.")
+@click.option("--stream", default=None, help="Only this stream (ask:a1b2c3), or a prefix (ask:).")
+@click.option("--file", "file_name", default=None, help="Only events of this memory file.")
+@click.option("--entry", default=None, help="Only events of this entry id.")
+@click.option("--ask", "ask_id", default=None, help="Only events of this ask id.")
+@click.option("--diff", is_flag=True, help="With --entry: unified diffs between its revisions.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.pass_context
+@reports_errors
+def history(
+    ctx: click.Context,
+    project_path: Path,
+    since: str | None,
+    until: str | None,
+    stream: str | None,
+    file_name: str | None,
+    entry: str | None,
+    ask_id: str | None,
+    diff: bool,
+    as_json: bool,
+) -> None:
+    """List the project's events, oldest first, with actor, session and a summary."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    if diff:
+        if entry is None:
+            raise InvalidInput("--diff compares the revisions of one entry: add --entry ID")
+        _print_revisions(service.revisions(project.project_id, entry))
+        return
+    query = HistoryQuery(
+        since=parse_instant(since) if since else None,
+        until=parse_instant(until) if until else None,
+        stream=stream,
+        exact_stream=stream is not None and not stream.endswith(":"),
+        file=file_name,
+        entry=entry,
+        ask=ask_id,
+    )
+    events = service.history(project.project_id, query)
+    if as_json:
+        encoder = msgspec.json.Encoder()
+        for event in events:
+            sys.stdout.buffer.write(encoder.encode(event) + b"\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("pos", "recorded (UTC)", "actor", "session", "stream", "event", box=None)
+    for event in events:
+        table.add_row(
+            str(event.position),
+            event.recorded_at.strftime("%Y-%m-%d %H:%M:%S"),
+            event.actor.value,
+            event.session or "",
+            event.stream,
+            summarize(event.event),
+        )
+    Console(soft_wrap=not sys.stdout.isatty()).print(table)
+
+
+def _print_revisions(revisions: list[Revision]) -> None:
+    """Each revision as a unified diff against the one before (the first against nothing)."""
+    previous = ""
+    for revision in revisions:
+        event = revision.event
+        label = (
+            f"@{event.position} {event.recorded_at:%Y-%m-%d %H:%M:%S} {event.actor.value} "
+            f"{event.type}"
+        )
+        lines = difflib.unified_diff(
+            previous.splitlines(keepends=True),
+            revision.text.splitlines(keepends=True),
+            fromfile="before",
+            tofile=label,
+        )
+        click.echo("".join(lines).rstrip("\n"))
+        previous = revision.text
+
+
+@cli.command()
+@project_option
+@click.pass_context
+@reports_errors
+def sync(ctx: click.Context, project_path: Path) -> None:
+    """Take in memory files edited by hand and rewrite stale projections.
+
+    Exit status 3 when an edit conflicted (the edited file is kept beside as a copy)."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    report = service.sync(project.project_id)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for event in report.events:
+        click.echo(f"{event.position} {event.stream} {event.summary}")
+    if report.conflicts:
+        sys.exit(3)
+
+
+@cli.command()
+@project_option
+@click.pass_context
+@reports_errors
+def conflicts(ctx: click.Context, project_path: Path) -> None:
+    """List hand-edit conflict copies waiting to be settled (in the Workbench)."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    pending = service.conflicts(project.project_id)
+    for conflict in pending:
+        click.echo(
+            f"orbital/{conflict.copy}\t{conflict.file}\t{conflict.recorded_at:%Y-%m-%d %H:%M}"
+        )
+    if not pending:
+        click.echo("no conflict copies waiting")
+
+
+@cli.command()
+@project_option
+@click.option("--force", is_flag=True, help="Keep unmerged hand edits beside, then rewrite.")
+@click.pass_context
+@reports_errors
+def regenerate(ctx: click.Context, project_path: Path, force: bool) -> None:
+    """Rewrite every projected file from events."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    for copy in service.regenerate(project.project_id, force=force):
+        click.echo(f"kept the edited file as orbital/{copy}", err=True)
+    click.echo(f"regenerated the memory files of {project.project_id} from events")
+
+
+@cli.command()
+@project_option
+@click.argument("file")
+@click.option("--json", "as_json", is_flag=True, help="Print {content, warnings, events}.")
+@click.option("--session", default=None, help="The agent session this write belongs to.")
+@click.pass_context
+@reports_errors
+def write(
+    ctx: click.Context, project_path: Path, file: str, as_json: bool, session: str | None
+) -> None:
+    """Apply the agent's proposed full content of orbital/FILE, read from stdin."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    content = sys.stdin.buffer.read()
+    outcome = service.write_file(
+        project.project_id, file, content, actor=Actor.AGENT, session=session
+    )
+    print_outcome(outcome, as_json)
+
+
+@cli.command()
+@project_option
+@click.argument("files", nargs=-1)
+@click.option(
+    "--as",
+    "as_actor",
+    type=click.Choice(["agent", "file"]),
+    default="agent",
+    show_default=True,
+    help="agent: an agent's tool wrote the file; file: a hand edit of unknown author.",
+)
+@click.option("--json", "as_json", is_flag=True, help="One {content, warnings, events} per file.")
+@click.pass_context
+@reports_errors
+def ingest(
+    ctx: click.Context, project_path: Path, files: tuple[str, ...], as_actor: str, as_json: bool
+) -> None:
+    """Process memory files changed outside Orbital as writes (all of them by default)."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    gateway = FileGateway(project.root)
+    actor = Actor.FILE if as_actor == "file" else Actor.AGENT
+    for name in files or tuple(MEMORY_FILES.values()):
+        content = gateway.read_bytes(name)
+        if content is None:
+            if files:
+                raise InvalidInput(f"orbital/{memory_file(name).name} does not exist")
+            continue
+        outcome = service.write_file(project.project_id, name, content, actor=actor)
+        print_outcome(outcome, as_json)
+
+
+@cli.command()
+@project_option
+@click.option("--window", type=int, default=None, help="The model's context window in tokens.")
+@click.option(
+    "--audience", type=click.Choice(["agent", "subagent"]), default="agent", show_default=True
+)
+@click.option("--as-of", "as_of", default=None, help="An ISO 8601 time, or @N for position N.")
+@click.pass_context
+@reports_errors
+def context(
+    ctx: click.Context, project_path: Path, window: int | None, audience: str, as_of: str | None
+) -> None:
+    """Print the per-turn injection view (as it stood at a past time with --as-of)."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    view = service.context_view(
+        project.project_id, window=window, audience=audience, as_of=parse_as_of(as_of)
+    )
+    click.echo(view)
+
+
+@cli.command()
+@project_option
+@click.argument("file")
+@click.option("--as-of", "as_of", default=None, help="An ISO 8601 time, or @N for position N.")
+@click.pass_context
+@reports_errors
+def show(ctx: click.Context, project_path: Path, file: str, as_of: str | None) -> None:
+    """Print a memory file (or an archive) as Orbital renders it from events, now or as it
+    stood at a past time."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    text = service.read_file(project.project_id, file, as_of=parse_as_of(as_of))
+    click.echo(text, nl=False)
+
+
+@cli.command("session-end")
+@project_option
+@click.pass_context
+@reports_errors
+def session_end(ctx: click.Context, project_path: Path) -> None:
+    """Run the deterministic backstop: demote the coldest entries of files over budget."""
+    service = service_of(ctx)
+    project = service.project(project_path)
+    report = service.session_end(project.project_id)
+    if report.editor:
+        click.echo(f"memory editor: {report.editor}", err=True)
+    for event in report.events:
+        click.echo(f"{event.position} {event.stream} {event.summary}")
+    for note in report.notes:
+        click.echo(note, err=True)
+    if not report.events:
+        click.echo("nothing to do: every file is within its soft budget or protected")
