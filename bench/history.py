@@ -48,7 +48,7 @@ from orbital.domain.asks_view import runtime_block
 from orbital.domain.entries import fold_file
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
-from orbital.service import HistoryQuery, Orbital
+from orbital.service import HistoryQuery, Orbital, Revision
 from orbital.service._memory import MEMORY_KEYS
 from orbital.tokens import CachedCounter
 from projections.asks_md import render_file as render_asks
@@ -313,7 +313,7 @@ def measure(built: Built, repeat: int, naive_repeat: int) -> dict[str, Row]:
     def history() -> list[RecordedEvent]:
         return list(orb.history(pid, HistoryQuery(entry=entry)))
 
-    def revisions() -> object:
+    def revisions() -> list[Revision]:
         return orb.revisions(pid, entry)
 
     # Same answers as the naive replay (and one warm-up call each: token counts are cached).
@@ -321,7 +321,7 @@ def measure(built: Built, repeat: int, naive_repeat: int) -> dict[str, Row]:
     assert asks_md() == naive_asks(orb, pid, mid_position)
     assert view() == naive_view(orb, pid, mid_position, today, count)
     assert [e.position for e in history()] == [e.position for e in naive_history(orb, pid, entry)]
-    assert len(revisions()) == built.hot_revisions + 1  # type: ignore[arg-type]  # created + each
+    assert len(revisions()) == built.hot_revisions + 1  # created + each
 
     cases: dict[str, tuple[Callable[[], object], Callable[[], object]]] = {
         "read_file DECISIONS.md as of": (

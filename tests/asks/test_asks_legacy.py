@@ -117,7 +117,8 @@ def test_migration_plans_flags_then_retraction_pairs() -> None:
     first_events = plan[0][1]
     assert isinstance(first_events[0], AskOpened)
     assert first_events[0].date == dt.date(2026, 9, 1)
-    assert plan[2][1][0].date == TODAY  # type: ignore[attr-defined]
+    assert isinstance(plan[2][1][0], AskOpened | AskClosed)
+    assert plan[2][1][0].date == TODAY
     opened, dropped = plan[4][1]
     assert isinstance(opened, AskOpened) and isinstance(dropped, AskClosed)
     assert opened.date == dropped.date == dt.date(2026, 7, 26)

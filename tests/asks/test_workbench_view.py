@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from orbital.domain.model import Entry, FileState
+from orbital.domain.model import Entry, FileState, Status
 from orbital.domain.workbench import (
     DONE_DAYS,
     TimelineItem,
@@ -103,8 +103,8 @@ def test_entry_titles_lose_their_markdown_marker() -> None:
 def test_entry_rows_put_live_entries_in_file_order_then_the_rest() -> None:
     day = dt.date(2026, 9, 1)
 
-    def entry(entry_id: str, status: str = "live", **meta: str) -> Entry:
-        return Entry(entry_id, "decisions", f"## {entry_id}\nbody\n", day, day, meta, status)  # type: ignore[arg-type]
+    def entry(entry_id: str, status: Status = "live", **meta: str) -> Entry:
+        return Entry(entry_id, "decisions", f"## {entry_id}\nbody\n", day, day, meta, status)
 
     state = FileState(
         key="decisions",

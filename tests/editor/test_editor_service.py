@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,8 +21,8 @@ from orbital.editor.provider import ChatMessage
 from orbital.errors import ProviderError, StoreLocked
 from orbital.events import Actor
 from orbital.events.editor import EditorRunRecorded, EditorRunStarted
-from orbital.service import Orbital
-from orbital.store import Writer
+from orbital.service import EditorReport, Orbital
+from orbital.store import AppendResult, Writer
 
 NOW = dt.datetime(2026, 9, 19, 9, 0, tzinfo=dt.UTC)
 DECISIONS = (
@@ -53,7 +54,7 @@ class Env:
     def write(self, name: str, text: str) -> None:
         self.orbital.write_file(self.project, name, text.encode(), actor=Actor.AGENT)
 
-    def apply(self, choices: Mapping[str, object]):  # type: ignore[no-untyped-def]
+    def apply(self, choices: Mapping[str, object]) -> EditorReport:
         return self.orbital.editor_apply(self.project, json.dumps(choices))
 
     def editor_events(self) -> list[object]:
@@ -396,10 +397,10 @@ def test_if_the_backup_cannot_be_made_nothing_is_edited(
     before = env.file("DECISIONS.md")
     original = Writer.append
 
-    def locked(self: Writer, project: str, stream: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+    def locked(self: Writer, project: str, stream: str, *args: Any, **kwargs: Any) -> AppendResult:
         if stream == "editor":
             raise StoreLocked("sqlite:///store.db", 5000)
-        return original(self, project, stream, *args, **kwargs)  # type: ignore[arg-type]
+        return original(self, project, stream, *args, **kwargs)
 
     monkeypatch.setattr(Writer, "append", locked)
     model = ScriptedModel(

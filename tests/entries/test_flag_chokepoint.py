@@ -5,9 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from entry_helpers import TODAY, Memory, header
-
 from projections.state_blocks import strip_mem_comments
+from tests.entries.entry_helpers import TODAY, Memory, header
 
 LATER = dt.date(2026, 9, 25)
 HEX = re.compile(r"<!--mem id:([0-9a-f]{6}) created:2026-09-18 touched:2026-09-18-->")
@@ -20,7 +19,7 @@ def _state(text: str) -> Memory:
 
 
 def _id(mem: Memory, n: int = 0) -> str:
-    return re.findall(r"id:(\w+)", mem.text)[n]
+    return [m[1] for m in re.finditer(r"id:(\w+)", mem.text)][n]
 
 
 def test_plain_bullet_gets_a_hex_id_and_todays_dates_directly_under_it() -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from entry_helpers import Memory
-
 from orbital.domain.entries import fold_file, stream_for
 from projections.render import render_file
+from tests.entries.entry_helpers import Memory
 
 
 def test_one_log_for_all_files_folds_into_each_file() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from entry_helpers import TODAY, Memory, est
 
 from orbital.domain.budgets import FILE_BUDGETS, consolidation_target
 from orbital.events.files import FileLayoutSet
@@ -12,6 +11,7 @@ from projections.measure import budget_text, measure_text
 from projections.memory_files import ARCHIVE_OF, FILE_NAMES, FORMAT_HEADERS, LAYER1_KEYS
 from projections.render import render_archive, render_body
 from projections.views import trim_volatile
+from tests.entries.entry_helpers import TODAY, Memory, est
 
 
 def test_recent_briefing_and_its_questions_survive_the_floor() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from entry_helpers import TODAY, Memory, est
-
 from orbital.events.entries import EntryArchived, EntryPointerDropped, EntryRestored
 from orbital.events.files import FileLayoutSet
 from projections.backstop import demote_durable, floor_state, plan_backstop
@@ -11,6 +9,7 @@ from projections.measure import measure_state
 from projections.render import render_archive
 from projections.state_blocks import parse_blocks
 from projections.views import head_trim, state_view, trim_volatile
+from tests.entries.entry_helpers import TODAY, Memory, est
 
 
 def _c(day: str, eid: str) -> str:

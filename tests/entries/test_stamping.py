@@ -6,7 +6,6 @@ import datetime as dt
 import re
 
 import msgspec
-from entry_helpers import TODAY, Memory, header
 
 from orbital.events import decode_event, encode_event
 from orbital.events.entries import (
@@ -17,6 +16,7 @@ from orbital.events.entries import (
     EntryRevised,
 )
 from orbital.events.files import FileLayoutSet, FileStoredRaw
+from tests.entries.entry_helpers import TODAY, Memory, header
 
 LATER = dt.date(2026, 9, 30)
 DECISIONS = (

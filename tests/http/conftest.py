@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from http_helpers import BASE_URL, World, free_port, live_server
 from litestar.testing import TestClient
 
 from orbital.clock import FixedClock
 from orbital.http import HttpSettings, create_app, loopback_hosts
 from orbital.service import Orbital
+from tests.http.http_helpers import BASE_URL, Client, World, free_port, live_server
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def world(tmp_path: Path, clock: FixedClock) -> Iterator[World]:
 
 
 @pytest.fixture
-def client(world: World) -> Iterator[TestClient]:  # type: ignore[type-arg]
+def client(world: World) -> Iterator[Client]:
     app = create_app(world.service, HttpSettings(max_body_bytes=64 * 1024))
     with TestClient(app, base_url=BASE_URL) as test_client:
         yield test_client

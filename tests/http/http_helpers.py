@@ -9,13 +9,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeAlias
 
 import uvicorn
+from litestar import Litestar
+from litestar.testing import TestClient
 from litestar.types import ASGIApp
 
 from orbital.service import Credentials, Orbital
 
 BASE_URL = "http://127.0.0.1:8765"
+
+Client: TypeAlias = TestClient[Litestar]
+"""The in-process client over the app ``orbital.http.create_app`` builds."""
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from http_helpers import World, asks_md, bearer
-from litestar.testing import TestClient
 
-Client = TestClient  # type: ignore[type-arg]
+from tests.http.http_helpers import Client, World, asks_md, bearer
 
 UNAUTHORIZED = {
     "type": "/problems/unauthorized",

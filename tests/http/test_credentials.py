@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
-from http_helpers import World
 
 from orbital.cli import cli
 from orbital.errors import InvalidInput, UnknownProject
 from orbital.events import Actor
 from orbital.service import Audience
+from tests.http.http_helpers import World
 
 
 def test_create_returns_the_secret_once_and_stores_only_its_hash(world: World) -> None:

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from http_helpers import World, bearer
 
 from orbital import errors
 from orbital.cli import cli
 from orbital.service import Orbital
+from tests.http.http_helpers import World, bearer
 
 Client = Any
 

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from http_helpers import World
-from litestar.testing import TestClient
+from tests.http.http_helpers import Client, World
 
 
-def test_health_reports_the_store(client: TestClient, world: World) -> None:  # type: ignore[type-arg]
+def test_health_reports_the_store(client: Client, world: World) -> None:
     response = client.get("/health")
     assert response.status_code == 200
     assert response.json() == {"status": "ok", "version": "0.1.0", "backend": "sqlite", "head": 2}
 
 
 def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
-    client: TestClient,  # type: ignore[type-arg]
+    client: Client,
 ) -> None:
     spec = client.get("/schema/openapi.json")
     assert spec.status_code == 200

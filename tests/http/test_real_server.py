@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import httpx
-from http_helpers import World, asks_md, bearer
+
+from tests.http.http_helpers import World, asks_md, bearer
 
 
 def test_a_real_server_round_trip(server: str, world: World) -> None:

@@ -5,13 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from http_helpers import World, asks_md, bearer
-from litestar.testing import TestClient
 
 from orbital.errors import StoreLocked, VersionConflict
+from orbital.events.files import HandEditResolved
 from orbital.service import Orbital
-
-Client = TestClient  # type: ignore[type-arg]
+from tests.http.http_helpers import Client, World, asks_md, bearer
 
 
 def problem(slug: str, title: str, status: int, detail: str) -> dict[str, Any]:
@@ -500,5 +498,6 @@ def test_keeping_orbitals_text_records_the_persons_in_the_event(
     assert response.status_code == 200
     assert path.read_bytes() == projected
     resolved = [e for e in service.history(project) if e.type == "file.hand_edit_resolved"]
-    assert resolved[-1].event.text == mine  # type: ignore[attr-defined]
+    assert isinstance(resolved[-1].event, HandEditResolved)
+    assert resolved[-1].event.text == mine
     assert resolved[-1].actor.value == "user"

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from http_helpers import World, asks_md
 
 from orbital.events import Actor
+from tests.http.http_helpers import World, asks_md
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from http_helpers import World, bearer
-from litestar.testing import TestClient
-
 from orbital.events import Actor
-
-Client = TestClient  # type: ignore[type-arg]
+from tests.http.http_helpers import Client, World, bearer
 
 DECISIONS = "".join(
     f"## Decision number {i}\nChose: option {i}.\nReason: {'because ' * 1000}\n\n"

@@ -6,12 +6,10 @@ import re
 from typing import Any
 
 import pytest
-from http_helpers import World, asks_md
-from litestar.testing import TestClient
 
 from orbital.events import Actor
+from tests.http.http_helpers import Client, World, asks_md
 
-Client = TestClient  # type: ignore[type-arg]
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
 

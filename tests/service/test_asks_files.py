@@ -12,7 +12,7 @@ import pytest
 from orbital.clock import FixedClock
 from orbital.errors import InvalidEncoding, TooLarge, UnknownAsk
 from orbital.events import Actor
-from orbital.service import Orbital
+from orbital.service import Orbital, WriteOutcome
 from orbital.service._asks import _OnDisk
 from projections.asks_md import FORMAT_HEADER, render_file, synthetic_id
 from tests.service.conftest import TODAY, Env
@@ -20,7 +20,7 @@ from tests.service.conftest import TODAY, Env
 HEADER = FORMAT_HEADER + "\n"
 
 
-def write(env: Env, text: str, actor: Actor = Actor.AGENT):  # type: ignore[no-untyped-def]
+def write(env: Env, text: str, actor: Actor = Actor.AGENT) -> WriteOutcome:
     return env.orbital.write_file(env.project, "ASKS.md", text.encode(), actor=actor)
 
 

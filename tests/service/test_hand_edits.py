@@ -129,7 +129,7 @@ def test_as_of_renders_each_past_moment_exactly(env: Env) -> None:
     ]
     for day, (name, text) in enumerate(steps, start=1):
         when = dt.datetime(2026, 11, day, 12, tzinfo=dt.UTC)
-        env.orbital.clock = FixedClock(when)  # type: ignore[misc]
+        env.orbital.clock = FixedClock(when)
         env.orbital.store.clock = FixedClock(when)
         env.orbital._ctx.clock = FixedClock(when)
         if name == "ASKS.md":

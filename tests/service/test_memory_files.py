@@ -19,7 +19,7 @@ from orbital.errors import (
     UnsafePath,
 )
 from orbital.events import Actor
-from orbital.service import Orbital
+from orbital.service import Orbital, WriteOutcome
 from projections.memory_files import FORMAT_HEADERS
 from tests.service.conftest import TODAY, Env
 
@@ -30,7 +30,7 @@ DECISIONS = (
 )
 
 
-def write(env: Env, name: str, text: str | bytes, actor: Actor = Actor.AGENT):  # type: ignore[no-untyped-def]
+def write(env: Env, name: str, text: str | bytes, actor: Actor = Actor.AGENT) -> WriteOutcome:
     data = text.encode() if isinstance(text, str) else text
     return env.orbital.write_file(env.project, name, data, actor=actor)
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from orbital.cli import cli
+from orbital.events.asks import AskOpened
 from orbital.service._asks import AsksService
 from tests.service.conftest import Env
 
@@ -44,7 +47,8 @@ def test_migration_appends_open_dropped_pairs_with_provenance(env: Env) -> None:
     assert "- open 5e55c9 2026-07-26 Decide if Multica DM precedes AionUi refresh.\n" in text
     assert "- dropped 5e55c9 2026-07-26 by:user\n" in text
     opened = [e for e in env.orbital.history(env.project) if e.type == "ask.opened"]
-    assert opened[0].event.legacy.legacy_id == "5e55c9"  # type: ignore[attr-defined]
+    assert isinstance(opened[0].event, AskOpened) and opened[0].event.legacy is not None
+    assert opened[0].event.legacy.legacy_id == "5e55c9"
     assert opened[0].actor.value == "system"
 
 
@@ -77,7 +81,9 @@ def test_an_interrupted_run_resumes_without_duplicates(
     original = AsksService._project
     calls = {"n": 0}
 
-    def crash_on_second_chunk(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def crash_on_second_chunk(
+        self: AsksService, *args: Any, **kwargs: Any
+    ) -> str | Callable[[], str]:
         calls["n"] += 1
         if calls["n"] == 2:
             raise OSError("disk full")

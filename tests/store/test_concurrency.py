@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_helpers import all_events, append, register
 
 from orbital.errors import VersionConflict
-from orbital.events import Actor, AskOpened
+from orbital.events import Actor, AskOpened, RecordedEvent
 from orbital.store import EventStore
+from tests.store.store_helpers import all_events, append, register
 
-WRITER = Path(__file__).with_name("writer_process.py")
+ROOT = Path(__file__).resolve().parents[2]
 DAY = dt.date(2026, 9, 19)
 
 pytestmark = pytest.mark.slow
@@ -29,6 +29,12 @@ pytestmark = pytest.mark.slow
 
 def _event(text: str) -> AskOpened:
     return AskOpened(ask_id="x", text=text, date=DAY)
+
+
+def _text(recorded: RecordedEvent) -> str:
+    """The text of an event these tests appended (each one an ``AskOpened``)."""
+    assert isinstance(recorded.event, AskOpened)
+    return recorded.event.text
 
 
 def _append_retrying(store: EventStore, project: str, stream: str, texts: list[str]) -> None:
@@ -97,7 +103,7 @@ def test_any_interleaving_of_two_writers_loses_nothing(
         assert everything == list(range(everything[0], head + 1))  # gapless, in order
         for stream, texts in expected.items():
             events = [e for e in recorded if e.stream == stream]
-            assert [e.event.text for e in events] == texts  # type: ignore[attr-defined]
+            assert [_text(e) for e in events] == texts
             assert [e.version for e in events] == list(range(1, len(texts) + 1))
     finally:
         for store in writers:
@@ -125,7 +131,7 @@ def test_threads_appending_to_the_same_stream_lose_nothing(store_url: str, tmp_p
         assert errors == []
         with stores[0].reader() as r:
             events = r.read_stream(project, "ask:shared")
-        texts = [e.event.text for e in events]  # type: ignore[attr-defined]
+        texts = [_text(e) for e in events]
         assert sorted(texts) == sorted(f"{w}:{i}" for w in (0, 1) for i in range(100))
         assert [e.version for e in events] == list(range(1, 201))
         positions = [e.position for e in all_events(stores[0], project)]
@@ -137,7 +143,8 @@ def test_threads_appending_to_the_same_stream_lose_nothing(store_url: str, tmp_p
 
 def _spawn(url: str, project: str, writer: int, count: int) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, str(WRITER), url, project, str(writer), str(count)],
+        [sys.executable, "-m", "tests.store.writer_process", url, project, str(writer), str(count)],
+        cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONWARNINGS": "error"},
@@ -158,7 +165,7 @@ def test_four_processes_append_concurrently_to_one_sqlite_file(tmp_path: Path) -
         assert [e.position for e in events] == list(range(1, 2002))
         assert acknowledged == {e.position for e in events[1:]}
         for w in range(4):
-            texts = [e.event.text for e in r.read_stream(project, f"ask:w{w}")]  # type: ignore[attr-defined]
+            texts = [_text(e) for e in r.read_stream(project, f"ask:w{w}")]
             assert texts == [f"{w}:{i}" for i in range(500)]
 
 
@@ -186,6 +193,6 @@ def test_a_killed_writer_loses_no_acknowledged_append(tmp_path: Path) -> None:
     with EventStore(url) as store, store.reader() as r:
         events = {e.position: e for e in r.read_stream(project, "ask:w0")}
         for i, position in acknowledged.items():
-            assert events[position].event.text == f"0:{i}"  # type: ignore[attr-defined]
+            assert _text(events[position]) == f"0:{i}"
         positions = [e.position for e in r.read_project(project)]
         assert positions == list(range(1, len(positions) + 1))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import msgspec
 import pytest
 import sqlalchemy as sa
-from store_helpers import all_events, append, register
 
 from orbital.clock import FixedClock
 from orbital.errors import (
@@ -21,6 +21,7 @@ from orbital.errors import (
 )
 from orbital.events import Actor, AskClosed, AskOpened, Event, RecordedEvent
 from orbital.store import Checkpoint, EventStore, Reducer
+from tests.store.store_helpers import all_events, append, register
 
 DAY = dt.date(2026, 9, 19)
 
@@ -174,7 +175,8 @@ def test_bad_append_arguments_are_refused(store: EventStore, project: str) -> No
     with pytest.raises(InvalidInput, match="at least one event"):
         append(store, project, "ask:x", [], expected_version=0, actor=Actor.AGENT)
     with pytest.raises(ValueError, match="'robot' is not a valid Actor"):
-        append(store, project, "ask:x", [opened("x")], expected_version=0, actor="robot")  # type: ignore[arg-type]
+        wrong = cast(Actor, "robot")  # not an Actor on purpose: the store checks at run time
+        append(store, project, "ask:x", [opened("x")], expected_version=0, actor=wrong)
     with store.reader() as r:
         assert r.head(project) == 1
 

@@ -1,6 +1,6 @@
 """A standalone writer process for the multi-process and kill tests.
 
-Usage: python writer_process.py URL PROJECT WRITER COUNT
+Usage (from the repository root): python -m tests.store.writer_process URL PROJECT WRITER COUNT
 Appends COUNT single-event batches to stream ``ask:w<WRITER>`` and prints, after each
 append returned (the durable acknowledgement), ``<i> <position>`` on its own line.
 """
@@ -10,10 +10,9 @@ from __future__ import annotations
 import datetime as dt
 import sys
 
-from store_helpers import append
-
 from orbital.events import Actor, AskOpened
 from orbital.store import EventStore
+from tests.store.store_helpers import append
 
 
 def main() -> None:
