@@ -137,7 +137,8 @@ class Orbital:
     # -- projects -------------------------------------------------------------------------
 
     def init_project(self, root: str | Path, *, timezone: str = "") -> Project:
-        """Register ``root`` and create its ``orbital/`` directory (idempotent)."""
+        """Register ``root`` and create its ``orbital/`` directory (idempotent). Memory files
+        and an ASKS.md already there are imported (their ids kept), as a sync takes them in."""
         path = Path(root).expanduser().resolve()
         if not path.is_dir():
             raise InvalidInput(f"{path} is not a directory: create it first or pass --project")
@@ -145,6 +146,7 @@ class Orbital:
             project = w.register_project(path, timezone=timezone)
         (path / MEMORY_DIR).mkdir(exist_ok=True)
         self._memory.init_files(project)
+        self._memory.sync(project)
         self._asks.sync(project)
         return project
 
