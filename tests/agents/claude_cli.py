@@ -1,0 +1,86 @@
+"""Finding and running the real Claude Code CLI, isolated from the machine it runs on.
+
+The pinned version lives in ``.ci/claude-code-version``; ``.ci/install-claude-code`` installs it
+from the npm registry into a cache folder outside the repository and ``.ci/run`` exports
+``ORBITAL_TEST_CLAUDE`` with the binary's path. Runs get a HOME of their own, so nothing of
+the person's own Claude Code setup (settings, credentials, transcripts) is read or written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+VERSION = (ROOT / ".ci" / "claude-code-version").read_text(encoding="utf-8").strip()
+#: The environment of the run is built from scratch, but these are kept for the process to work.
+_KEPT = ("PATH", "LANG", "LC_ALL", "TMPDIR", "TZ")
+
+
+def default_install() -> Path:
+    """Where ``.ci/install-claude-code`` puts the pinned binary (mirrors the script)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "orbital-ci" / f"claude-code-{VERSION}" / "node_modules" / ".bin" / "claude"
+
+
+def find_claude() -> Path | None:
+    """The binary from ``ORBITAL_TEST_CLAUDE``, else the pinned install, else None."""
+    named = os.environ.get("ORBITAL_TEST_CLAUDE", "").strip()
+    candidate = Path(named) if named else default_install()
+    return candidate if candidate.is_file() and os.access(candidate, os.X_OK) else None
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one ``claude -p`` run returned."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def result(self) -> dict[str, object]:
+        """The ``--output-format json`` summary (session id, result text, cost...)."""
+        parsed = json.loads(self.stdout)
+        assert isinstance(parsed, dict), self.stdout
+        return parsed
+
+
+def run_claude(
+    binary: Path,
+    project: Path,
+    home: Path,
+    base_url: str,
+    prompt: str,
+    *extra: str,
+    timeout: float = 120,
+) -> Run:
+    """Run ``claude -p PROMPT`` in ``project`` against the stand-in at ``base_url``.
+
+    ``acceptEdits`` lets file tools run unasked (``bypassPermissions`` is refused as root).
+    """
+    env = {name: os.environ[name] for name in _KEPT if name in os.environ}
+    env |= {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-test-orbital",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
+    command = [str(binary), "-p", prompt, "--model", "claude-sonnet-4-5"]
+    command += ["--permission-mode", "acceptEdits", "--output-format", "json", *extra]
+    done = subprocess.run(
+        command,
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
