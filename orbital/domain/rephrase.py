@@ -1,0 +1,322 @@
+"""Does a new text ask for what an earlier one asked? The rephrasing guard's matcher.
+
+Pure and offline: a text becomes its *terms* (content words, stemmed, with their synonyms and
+abbreviations as extra keys; Chinese as character pairs), and two texts mean the same when
+one's terms all appear in the other — the other may add context ("before the renewal on the
+1st"), or leave some out ("Move cron off Heroku") — with no negation on one side only.
+
+The rule that carries the precision is the *substitution*: a term of each side that the other
+lacks ("pricing" vs "careers", "staging" vs "production", "raise" vs "lower", "Redis" vs
+"Postgres") is a different object or decision. Character similarity of whole texts and sentence
+embeddings both score such pairs as near-identical; see ``bench/rephrase.py`` for the measured
+rates of each.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import operator
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+import snowballstemmer
+from rapidfuzz.distance import OSA
+
+from orbital.domain import rephrase_lexicon as lex
+from orbital.domain.layered import Layered
+
+K = TypeVar("K")
+
+#: The least share of the longer text's terms the two must have in common.
+MIN_SHARED = 0.25
+
+_STEMMERS = {lang: snowballstemmer.stemmer(lang) for lang in ("english", "german")}
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN_RUN = re.compile(f"[{_HAN}]+")
+_WORD = re.compile(rf"\d+(?:[.,]\d+)+|[{_HAN}]+|[^\W_{_HAN}]+")
+_EXTENSION = re.compile(rf"(?<=\w)\.(?:{'|'.join(sorted(lex.EXTENSIONS))})\b")
+_GERMAN_LETTERS = frozenset("äöüß")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One content word or phrase: ``keys`` (the stem and the synonym groups it belongs to) are
+    what two terms share to be the same; or else their ``word`` as written is one typo apart,
+    which needs a shared ``slips`` key (see :func:`_slips`)."""
+
+    stem: str
+    keys: frozenset[str]
+    word: str
+    generic: bool = False
+
+    @functools.cached_property
+    def slips(self) -> frozenset[str]:
+        return _slips(self.word)
+
+
+@dataclass(frozen=True)
+class Meaning:
+    terms: tuple[Term, ...]
+    negated: bool
+
+    @functools.cached_property
+    def needed(self) -> int:
+        """Terms that must be matched when this side is the one covered (generic nouns
+        need not)."""
+        return sum(1 for term in self.terms if not term.generic)
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How two meanings line up: terms of each side the other has (``shared_*``) and lacks."""
+
+    shared_a: int
+    missing_a: int
+    shared_b: int
+    missing_b: int
+    negation_differs: bool
+
+    @property
+    def same(self) -> bool:
+        return self.same_at(MIN_SHARED)
+
+    def same_at(self, min_shared: float) -> bool:
+        """Same intent: nothing substituted (one side lacks nothing), no negation on one side
+        only, and at least ``min_shared`` of the longer side in common."""
+        longer = max(self.shared_a + self.missing_a, self.shared_b + self.missing_b)
+        return (
+            not self.negation_differs
+            and min(self.missing_a, self.missing_b) == 0
+            and self.shared_a > 0
+            and self.shared_a >= min_shared * longer
+        )
+
+    @property
+    def strength(self) -> float:
+        """Share of the longer side in common (ranks several matches; higher is closer)."""
+        longer = max(self.shared_a + self.missing_a, self.shared_b + self.missing_b)
+        return self.shared_a / longer if longer else 0.0
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _stem(word: str, german: bool) -> str:
+    word = lex.NUMBERS.get(word, word)
+    word = lex.IRREGULAR.get(word, word)
+    if not word.isalpha():
+        return word
+    return str(_STEMMERS["german" if german else "english"].stemWord(word))
+
+
+@functools.lru_cache(maxsize=2)
+def _phrases(german: bool) -> tuple[dict[tuple[str, ...], frozenset[str]], int]:
+    """Stemmed word sequences of the synonym groups -> the groups' keys; the longest length."""
+    table: dict[tuple[str, ...], set[str]] = {}
+    for line in lex.SYNONYMS:
+        members = line.split("|")
+        key = "=" + members[0].replace(" ", "_")
+        for member in members:
+            if _HAN_RUN.fullmatch(member):
+                continue
+            words = tuple(_stem(w, german) for w in _WORD.findall(member))
+            table.setdefault(words, set()).add(key)
+    return {k: frozenset(v) for k, v in table.items()}, max(map(len, table))
+
+
+@functools.lru_cache(maxsize=1)
+def _han_words() -> tuple[tuple[str, frozenset[str]], ...]:
+    """Chinese members of the synonym groups with their keys, longest first."""
+    found: dict[str, set[str]] = {}
+    for line in lex.SYNONYMS:
+        members = line.split("|")
+        for member in members:
+            if _HAN_RUN.fullmatch(member):
+                found.setdefault(member, set()).add("=" + members[0].replace(" ", "_"))
+    return tuple(sorted(((w, frozenset(k)) for w, k in found.items()), key=lambda p: -len(p[0])))
+
+
+def _han_terms(run: str) -> tuple[list[Term], bool]:
+    """A run of Han characters: its synonym words, then pairs of the characters left once the
+    function characters are gone (Chinese has no spaces to split words on); and whether it
+    negates."""
+    for pattern in lex.ZH_QUESTION_NOT:
+        run = run.replace(pattern, " ")
+    negated = any(c in lex.NEGATION_CHARS_ZH for c in run)
+    terms = []
+    for word, keys in _han_words():
+        if word in run:
+            run = run.replace(word, " ")
+            terms.append(Term(word, keys | {word}, word))
+    run = "".join(" " if c in lex.STOP_CHARS_ZH else c for c in run)
+    for part in run.split():
+        pairs = [part] if len(part) == 1 else [part[i : i + 2] for i in range(len(part) - 1)]
+        terms += [Term(pair, frozenset({pair}), pair) for pair in pairs]
+    return terms, negated
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def meaning(text: str) -> Meaning:
+    """The terms of ``text`` and whether it negates (cached: asks are compared many times)."""
+    text = unicodedata.normalize("NFKC", text).casefold().replace("'", "").replace("\u2019", "")
+    text = _EXTENSION.sub(" ", text)  # "don't" -> "dont", "form's" -> "forms"
+    words = _WORD.findall(text)
+    latin = [w for w in words if not _HAN_RUN.fullmatch(w)]
+    german = sum(w in lex.STOP_WORDS_DE or not _GERMAN_LETTERS.isdisjoint(w) for w in latin) > sum(
+        w in lex.STOP_WORDS for w in latin
+    )
+    stop_words = lex.STOP_WORDS_DE if german else lex.STOP_WORDS
+    table, longest = _phrases(german)
+    generic = {_stem(w, german) for w in lex.GENERIC_NOUNS}
+    terms: list[Term] = []
+    negated = False
+    stems = [_stem(w, german) for w in words]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if _HAN_RUN.fullmatch(word):
+            found, negates = _han_terms(word)
+            terms += found
+            negated |= negates
+            i += 1
+            continue
+        for n in range(min(longest, len(words) - i), 0, -1):
+            keys = table.get(tuple(stems[i : i + n]))
+            if keys is not None and (n > 1 or word not in stop_words):
+                stem = " ".join(stems[i : i + n])
+                terms.append(Term(stem, keys | {stem}, " ".join(words[i : i + n])))
+                i += n
+                break
+        else:
+            if word in lex.NEGATIONS:
+                negated = True
+            elif word not in stop_words and (len(word) > 1 or word.isdigit()):
+                stem = stems[i]
+                terms.append(Term(stem, frozenset({stem}), word, stem in generic))
+            i += 1
+    unique = {term.stem: term for term in terms}
+    return Meaning(tuple(unique.values()), negated)
+
+
+def _slips(word: str) -> frozenset[str]:
+    """Keys that two words one typo apart share (each word with one letter left out, as in
+    SymSpell), so that the index finds them; four-letter words only by swapping neighbours."""
+    if not word.isalpha() or len(word) < 4:
+        return frozenset()
+    if len(word) == 4:
+        variants = {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(3)}
+    else:
+        variants = {word[:i] + word[i + 1 :] for i in range(len(word))}
+    return frozenset("~" + v for v in (word, *variants))
+
+
+def _typo(a: str, b: str) -> bool:
+    """One slip of the keyboard apart; four-letter words only by swapping two neighbours
+    ("drak"/"dark"), since one changed letter makes another word ("pool"/"tool")."""
+    if min(len(a), len(b)) == 4:
+        return len(a) == len(b) and sorted(a) == sorted(b) and OSA.distance(a, b) == 1
+    return bool(OSA.distance(a, b, score_cutoff=1) == 1)
+
+
+def _matches(a: Term, b: Term) -> bool:
+    if not a.keys.isdisjoint(b.keys):
+        return True
+    slips = a.slips
+    return bool(slips) and not slips.isdisjoint(b.slips) and _typo(a.word, b.word)
+
+
+def overlap(a: Meaning, b: Meaning) -> Overlap:
+    """Which terms of each side the other has; generic nouns count only when shared."""
+
+    def count(mine: tuple[Term, ...], theirs: tuple[Term, ...]) -> tuple[int, int]:
+        hits = [any(_matches(t, u) for u in theirs) for t in mine]
+        lacking = sum(1 for t, hit in zip(mine, hits, strict=True) if not hit and not t.generic)
+        return sum(hits), lacking
+
+    shared_a, missing_a = count(a.terms, b.terms)
+    shared_b, missing_b = count(b.terms, a.terms)
+    return Overlap(shared_a, missing_a, shared_b, missing_b, a.negated != b.negated)
+
+
+def same_intent(earlier: str, later: str) -> bool:
+    """Whether ``later`` asks for what ``earlier`` did (see the module docstring)."""
+    return overlap(meaning(earlier), meaning(later)).same
+
+
+def restated(text: str, existing: Mapping[K, str]) -> K | None:
+    """The entry of ``existing`` (key -> text) that ``text`` restates most closely, if any:
+    for warning when a new DECISIONS or LESSONS entry says again what one already says. The
+    first of equally close ones wins."""
+    new = meaning(text)
+    best: tuple[float, K] | None = None
+    for key, old_text in existing.items():
+        found = overlap(meaning(old_text), new)
+        if found.same and (best is None or found.strength > best[0]):
+            best = (found.strength, key)
+    return best[1] if best is not None else None
+
+
+@dataclass(frozen=True)
+class MeaningIndex(Generic[K]):
+    """Texts filed by the keys of their terms, to find which of many (10,000 dropped asks)
+    a new text restates without comparing it with each. Two terms match only when they
+    share a key or their words are one typo apart (found through :attr:`spellings`), and a
+    restatement has every needed term of one side matched: so only the items whose terms
+    cover the text's needed terms, or whose needed terms the text covers, are compared.
+    Grows by :meth:`added`; rebuild it to take items out (rare: a dropped ask reopened)."""
+
+    meanings: Layered[K, Meaning] = field(default_factory=Layered)
+    #: key (and ``~word``) -> (item, number of its term) for every term carrying it
+    postings: Layered[str, tuple[tuple[K, int], ...]] = field(default_factory=Layered)
+    #: slip key -> the words filed that have it
+    spellings: Layered[str, frozenset[str]] = field(default_factory=Layered)
+
+    def added(self, items: Iterable[tuple[K, str]]) -> MeaningIndex[K]:
+        filed = [(item, meaning(text)) for item, text in items]
+        if not filed:
+            return self
+        grown: dict[str, list[tuple[K, int]]] = {}
+        spelt: dict[str, set[str]] = {}
+        for item, found in filed:
+            for number, term in enumerate(found.terms):
+                own = {"~" + term.word} if term.slips else set()
+                for key in term.keys | own:
+                    if key not in grown:
+                        grown[key] = list(self.postings.get(key, ()))
+                    grown[key].append((item, number))
+                for slip in term.slips:
+                    if slip not in spelt:
+                        spelt[slip] = set(self.spellings.get(slip, ()))
+                    spelt[slip].add(term.word)
+        return MeaningIndex(
+            self.meanings.updated(filed),
+            self.postings.updated((key, tuple(v)) for key, v in grown.items()),
+            self.spellings.updated((key, frozenset(v)) for key, v in spelt.items()),
+        )
+
+    def restated_by(self, text: str) -> dict[K, float]:
+        """The items ``text`` restates, with their :attr:`Overlap.strength`."""
+        query = meaning(text)
+        query_hits: collections.Counter[K] = collections.Counter()
+        item_terms: set[tuple[K, int]] = set()
+        item_of = operator.itemgetter(0)
+        for term in query.terms:
+            keys = set(term.keys)
+            near = set().union(*(self.spellings.get(slip, ()) for slip in term.slips))
+            keys.update("~" + w for w in near if w == term.word or _typo(w, term.word))
+            hit: set[tuple[K, int]] = set().union(*(self.postings.get(k, ()) for k in keys))
+            item_terms |= hit
+            query_hits.update(set(map(item_of, hit)))
+        item_hits = collections.Counter(map(item_of, item_terms))
+        meanings = self.meanings.merged  # a dict: a lookup per candidate item
+        found: dict[K, float] = {}
+        for item, hits in item_hits.items():
+            known = meanings[item]
+            if hits < known.needed and query_hits[item] < query.needed:
+                continue
+            match = overlap(known, query)
+            if match.same:
+                found[item] = match.strength
+        return found
