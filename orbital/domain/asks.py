@@ -8,10 +8,8 @@ agent deciders here.
 
 from __future__ import annotations
 
-import bisect
 import datetime as dt
 import functools
-import math
 import random
 import re
 from collections.abc import Callable, Container, Iterable, Mapping, MutableMapping
@@ -19,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import msgspec
-from rapidfuzz import fuzz, process
 
 from orbital.domain.layered import Layered
+from orbital.domain.rephrase import MeaningIndex
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused, AskReopened
@@ -32,7 +30,6 @@ CloseKind = Literal["done", "dropped"]
 Minter = Callable[[], str]
 
 WRITERS = ("user", "agent", "editor")
-DROPPED_SIMILARITY = 0.75
 _QUOTES = ('"', "\u201c", "\u201d", "\u300c", "\u300d", "\u300e", "\u300f")
 _NON_WORD = re.compile(r"[\W_]+")
 _HEX6 = re.compile(r"[0-9a-f]{6}")
@@ -204,21 +201,14 @@ def open_with_text(asks: Asks, text: str, index: OpenIndex | None = None) -> Ask
 
 @dataclass(frozen=True)
 class DroppedIndex:
-    """The dropped asks indexed for the refusal: the latest one per exact key and per fuzzy
-    key, and the fuzzy keys ordered by length (then latest first).
-
-    ``fuzz.ratio`` is ``2·LCS / (len(a) + len(b))``, so a key of length ``n`` can reach the
-    threshold ``t`` only when the other's length lies in ``[n·t/(2-t), n·(2-t)/t]``: the
-    fuzzy search compares the query with that slice of keys alone, in C. Kept up to date
-    with :meth:`changed`, so a new drop costs a few tuple copies, never a sort.
-    """
+    """The dropped asks indexed for the refusal: the latest one per exact key (normalised
+    text, and text without punctuation) and every one by meaning (:mod:`rephrase`), so an
+    open compares itself with the few dropped asks that share its words, never all of them.
+    Kept up to date with :meth:`changed`: a new drop files one ask, it never rebuilds."""
 
     by_norm: Mapping[str, Ask]
     by_fuzzy: Mapping[str, Ask]
-    lengths: tuple[int, ...]
-    keys: tuple[str, ...]
-    #: The ask of each key in ``keys``.
-    owners: tuple[Ask, ...]
+    by_meaning: MeaningIndex[str]
     by_id: Mapping[str, Ask]
 
     def changed(self, asks: Iterable[Ask]) -> DroppedIndex:
@@ -231,36 +221,20 @@ class DroppedIndex:
             return _dropped_index([*kept, *fresh])
         if not fresh:
             return self
-        lengths, keys, owners = list(self.lengths), list(self.keys), list(self.owners)
-        for ask in fresh:
-            key = fuzzy_key(ask.text)
-            if key:  # newest of its length: first among equals
-                at = bisect.bisect_left(lengths, len(key))
-                lengths.insert(at, len(key))
-                keys.insert(at, key)
-                owners.insert(at, ask)
         return DroppedIndex(
             by_norm={**self.by_norm, **{norm(a.text): a for a in fresh}},
             by_fuzzy={**self.by_fuzzy, **{k: a for a in fresh if (k := fuzzy_key(a.text))}},
-            lengths=tuple(lengths),
-            keys=tuple(keys),
-            owners=tuple(owners),
+            by_meaning=self.by_meaning.added((a.id, a.text) for a in fresh),
             by_id={**self.by_id, **{a.id: a for a in fresh}},
         )
 
 
 def _dropped_index(dropped: Iterable[Ask]) -> DroppedIndex:
     oldest_first = sorted(dropped, key=lambda a: a.seq)  # later ones overwrite: the latest wins
-    keyed = sorted(
-        ((key, a) for a in oldest_first if (key := fuzzy_key(a.text))),
-        key=lambda pair: (len(pair[0]), -pair[1].seq),
-    )
     return DroppedIndex(
         by_norm={norm(a.text): a for a in oldest_first},
         by_fuzzy={key: a for a in oldest_first if (key := fuzzy_key(a.text))},
-        lengths=tuple(len(key) for key, _ in keyed),
-        keys=tuple(key for key, _ in keyed),
-        owners=tuple(a for _, a in keyed),
+        by_meaning=MeaningIndex[str]().added((a.id, a.text) for a in oldest_first),
         by_id={a.id: a for a in oldest_first},
     )
 
@@ -270,10 +244,10 @@ def index_dropped(asks: Asks) -> DroppedIndex:
 
 
 def dropped_match(asks: Asks, text: str, index: DroppedIndex | None = None) -> Ask | None:
-    """The dropped ask ``text`` repeats: same normalised text, else the closest fuzzy match.
+    """The dropped ask ``text`` repeats: same normalised text (or the same without
+    punctuation), else the one it rephrases most closely (:func:`rephrase.overlap`).
 
-    Exact matches win (the latest one); otherwise the best ``fuzz.ratio`` of the fuzzy keys at
-    or above :data:`DROPPED_SIMILARITY` (latest wins ties). Empty keys never fuzzy-match.
+    Exact matches win (the latest one); of equally close rephrasings the latest wins.
     ``index`` must describe ``asks`` (built by :func:`index_dropped` when not given).
     """
     dropped = index if index is not None else index_dropped(asks)
@@ -282,24 +256,11 @@ def dropped_match(asks: Asks, text: str, index: DroppedIndex | None = None) -> A
     exact = [a for a in candidates if a is not None]
     if exact:
         return max(exact, key=lambda a: a.seq)
-    if not fkey:
-        return None
-    t = DROPPED_SIMILARITY
-    lo = bisect.bisect_left(dropped.lengths, math.floor(len(fkey) * t / (2 - t)))
-    hi = bisect.bisect_right(dropped.lengths, math.ceil(len(fkey) * (2 - t) / t))
-    found = process.extract(
-        fkey,
-        dropped.keys[lo:hi],
-        scorer=fuzz.ratio,
-        processor=None,
-        score_cutoff=t * 100,
-        limit=None,
-    )
+    found = dropped.by_meaning.restated_by(text)
     if not found:
         return None
-    best = found[0][1]  # extract sorts by score; of equal scores, the latest wins
-    tied = (dropped.owners[lo + i] for _, score, i in found if score == best)
-    return max(tied, key=lambda a: a.seq)
+    best = max(found, key=lambda ask_id: (found[ask_id], dropped.by_id[ask_id].seq))
+    return dropped.by_id[best]
 
 
 # --- the agent path ---------------------------------------------------------------------------
@@ -339,7 +300,7 @@ def decide_agent_open(
     open_index: OpenIndex | None = None,
 ) -> Decision:
     """An agent's ``- open`` (§6.5): refused when it rewords a known id, repeats an open ask or
-    repeats a dropped one (exactly or fuzzily); otherwise a fresh id and today's date.
+    repeats a dropped one (exactly or rephrased); otherwise a fresh id and today's date.
 
     ``typed_id`` is the id the agent wrote on the line, if any: only used to detect rewording.
     """

@@ -7,10 +7,8 @@ import datetime as dt
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rapidfuzz import fuzz
 
 from orbital.domain.asks import (
-    DROPPED_SIMILARITY,
     Ask,
     AskState,
     OpenIndex,
@@ -21,6 +19,7 @@ from orbital.domain.asks import (
     norm,
 )
 from orbital.domain.layered import Layered
+from orbital.domain.rephrase import meaning, overlap
 
 DAY = dt.date(2026, 9, 19)
 TEXTS = ["Send the deck", "send the deck!", "Send the decks", "Book the venue", "!!!", "a", "ab"]
@@ -39,17 +38,15 @@ def _ask(ask_id: str, text: str, state: AskState, seq: int) -> Ask:
 
 
 def _brute_dropped(asks: dict[str, Ask], text: str) -> Ask | None:
-    """The refusal's rule spelled out: exact (latest), else best ratio (latest on ties)."""
+    """The refusal's rule spelled out: exact (latest), else the closest rephrasing (latest on
+    ties), comparing with every dropped ask."""
     dropped = [a for a in asks.values() if a.state == "dropped"]
     key, fkey = norm(text), fuzzy_key(text)
     exact = [a for a in dropped if norm(a.text) == key or (fkey and fuzzy_key(a.text) == fkey)]
     if exact:
         return max(exact, key=lambda a: a.seq)
-    scored = [
-        (fuzz.ratio(fkey, k), a.seq, a)
-        for a in dropped
-        if fkey and (k := fuzzy_key(a.text)) and fuzz.ratio(fkey, k) >= DROPPED_SIMILARITY * 100
-    ]
+    found = [(overlap(meaning(a.text), meaning(text)), a) for a in dropped]
+    scored = [(match.strength, a.seq, a) for match, a in found if match.same]
     return max(scored, key=lambda s: (s[0], s[1]))[2] if scored else None
 
 
@@ -92,17 +89,17 @@ def test_updated_indexes_equal_rebuilt_ones_and_find_what_brute_force_finds(
         assert found is None
 
 
-def test_the_length_window_keeps_keys_exactly_at_the_threshold() -> None:
-    # ratio("aaa", "aaaaa") = 2*3/8 = 75: a key 5/3 as long (or 3/5) still matches; 6 does not.
+def test_the_index_finds_asks_whose_words_match_only_by_typos() -> None:
+    # Words one typo apart share no key; the index finds them through their spellings.
     asks = {
-        "a00001": _ask("a00001", "aaaaa", "dropped", 1),
-        "a00002": _ask("a00002", "bbb", "dropped", 2),
-        "a00003": _ask("a00003", "cccccc", "dropped", 3),
+        "a00001": _ask("a00001", "Get quotes from three cleaning companies", "dropped", 1),
+        "a00002": _ask("a00002", "Translate the onboarding emails into Spanish", "dropped", 2),
     }
     index = index_dropped(asks)
-    assert dropped_match(asks, "aaa", index) == asks["a00001"]
-    assert dropped_match(asks, "bbbbb", index) == asks["a00002"]
-    assert dropped_match(asks, "ccc", index) is None
+    assert dropped_match(asks, "Get qoutes from three claening companies", index) == asks["a00001"]
+    typos = "Translate the onbaording emials into Spansih"
+    assert dropped_match(asks, typos, index) == asks["a00002"]
+    assert dropped_match(asks, "Translate the onboarding emails into French", index) is None
 
 
 def test_a_layered_mapping_update_leaves_the_old_version_as_it_was() -> None:
