@@ -2,17 +2,25 @@
 
 Every byte Orbital puts on disk goes through here, so the safety rules live in one place:
 names are matched case-insensitively (``asks.md`` cannot dodge the ASKS.md rules), a path
-never leaves ``<project>/orbital/`` (no ``..``, no absolute names, no symlink out), and a
-projection is replaced atomically (temp file in the same directory, fsync, rename, fsync of
-the directory) so a reader never sees half a file.
+never leaves ``<project>/orbital/``, and a projection is replaced atomically (temp file in the
+same directory, fsync, rename, fsync of the directory) so a reader never sees half a file.
+
+Nothing is checked first and used after: ``orbital/`` is opened once per operation without
+following a symlink, every name is opened relative to that descriptor without following one
+either, and what was opened is checked by its descriptor (a regular file; one link before
+anything is written into it). So no swap of a directory or a file for a symlink or a hard link,
+at any moment, leads a read or a write outside the project.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
-import tempfile
-from collections.abc import Callable
+import secrets
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,6 +124,11 @@ def check_size(data: bytes) -> None:
         raise TooLarge(len(data), limit)
 
 
+_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+#: A read never blocks on a FIFO swapped in for a file (it is refused once opened).
+_READ = os.O_RDONLY | os.O_NONBLOCK
+
+
 class FileGateway:
     """Reads and writes the projected files of one project's ``orbital/`` directory."""
 
@@ -123,91 +136,190 @@ class FileGateway:
         self.root = Path(root)
         self.directory = self.root / MEMORY_DIR
 
-    def _resolved_dir(self) -> Path:
-        real_root = self.root.resolve()
-        real_dir = self.directory.resolve()
-        if real_dir.parent != real_root:
-            raise UnsafePath(str(self.directory), "orbital/ resolves outside the project")
-        return real_dir
+    @contextmanager
+    def _dir(self, *, create: bool = False) -> Iterator[int]:
+        """A descriptor of ``orbital/``, opened without following a symlink."""
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            if create:
+                with suppress(FileExistsError):
+                    os.mkdir(MEMORY_DIR, dir_fd=root_fd)
+            try:
+                fd = os.open(MEMORY_DIR, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=root_fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                raise UnsafePath(
+                    str(self.directory),
+                    "orbital/ is not a plain directory: a symlink is never followed, as one "
+                    "that resolves outside the project would lead there",
+                ) from None
+        finally:
+            os.close(root_fd)
+        try:
+            yield fd
+        finally:
+            os.close(fd)
 
-    def path(self, name: str) -> Path:
-        """The on-disk path of a projected file, after the containment checks."""
-        filename = projected_file(name).name
-        directory = self._resolved_dir()
-        target = directory / filename
-        if target.is_symlink():
-            raise UnsafePath(str(target), "memory files may not be symlinks")
-        return target
+    def _open(self, directory: int, filename: str, flags: int) -> tuple[int, os.stat_result]:
+        """``filename`` in ``directory`` opened without following a symlink, and what it is."""
+        try:
+            fd = os.open(filename, flags | _NOFOLLOW, 0o666, dir_fd=directory)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise UnsafePath(
+                str(self.directory / filename), "memory files may not be symlinks"
+            ) from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            raise UnsafePath(str(self.directory / filename), "not a regular file")
+        return fd, info
 
     def ensure_dir(self) -> None:
-        self.directory.mkdir(exist_ok=True)
-        self._resolved_dir()
+        with self._dir(create=True):
+            pass
 
     def read_bytes(self, name: str) -> bytes | None:
+        return self._read(projected_file(name).name, shared=True)
+
+    def _read(self, filename: str, *, shared: bool) -> bytes | None:
+        """The file's bytes (None when missing); ``shared``: a file with other hard links is
+        read too (a memory file the person linked elsewhere is still the project's)."""
         try:
-            return self.path(name).read_bytes()
+            with self._dir() as directory:
+                fd, info = self._open(directory, filename, _READ)
         except FileNotFoundError:
             return None
+        with os.fdopen(fd, "rb") as handle:
+            if not shared and info.st_nlink > 1:
+                raise UnsafePath(
+                    str(self.directory / filename), "the file has other hard links; not read"
+                )
+            return handle.read()
 
     def stat(self, name: str) -> tuple[int, int] | None:
         """``(size, mtime_ns)`` or None when the file is missing."""
+        filename = projected_file(name).name
         try:
-            info = self.path(name).stat()
+            with self._dir() as directory:
+                info = self._lstat(directory, filename)
+        except FileNotFoundError:  # no orbital/ yet
+            return None
+        return None if info is None else (info.st_size, info.st_mtime_ns)
+
+    def _lstat(self, directory: int, filename: str) -> os.stat_result | None:
+        """The file's own status (None when missing); a symlink is refused."""
+        try:
+            info = os.stat(filename, dir_fd=directory, follow_symlinks=False)
         except FileNotFoundError:
             return None
-        return info.st_size, info.st_mtime_ns
+        if stat.S_ISLNK(info.st_mode):
+            raise UnsafePath(str(self.directory / filename), "memory files may not be symlinks")
+        return info
 
     def write(self, name: str, data: bytes) -> FileStamp:
         """Replace the file atomically and durably; returns its stamp."""
-        self.ensure_dir()
-        target = self.path(name)
-        self.write_raw(target, data)
-        info = target.stat()
-        return FileStamp(info.st_size, info.st_mtime_ns, sha256(data))
+        filename = projected_file(name).name
+        with self._dir(create=True) as directory:
+            self._lstat(directory, filename)
+            written = self._replace(directory, filename, data)
+        return FileStamp(written.st_size, written.st_mtime_ns, sha256(data))
 
     def append(self, name: str, data: bytes) -> FileStamp:
-        """Append to the file durably (O(change)); the whole-file hash is not recomputed."""
-        self.ensure_dir()
-        target = self.path(name)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(target, flags, 0o666)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-            info = os.fstat(fd)
-        finally:
-            os.close(fd)
+        """Append to the file durably (O(change)); the whole-file hash is not recomputed. A
+        file with other hard links is replaced by a copy with the lines appended instead, so
+        the bytes never reach a file elsewhere."""
+        filename = projected_file(name).name
+        with self._dir(create=True) as directory:
+            fd, info = self._open(directory, filename, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+            try:
+                if info.st_nlink > 1:
+                    whole = _pread_all(fd, info.st_size) + data
+                else:
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                    os.fsync(fd)
+                    info = os.fstat(fd)
+                    whole = None
+            finally:
+                os.close(fd)
+            if whole is not None:
+                info = self._replace(directory, filename, whole)
         return FileStamp(info.st_size, info.st_mtime_ns, None)
 
     def save_aside(self, filename: str, data: bytes) -> str:
         """Write ``data`` as a new file beside the projections (a conflict copy)."""
         _check_name(filename)
-        self.ensure_dir()
-        self.write_raw(self._resolved_dir() / filename, data)
+        with self._dir(create=True) as directory:
+            self._replace(directory, filename, data)
         return filename
 
-    def write_raw(self, target: Path, data: bytes) -> None:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    def read_aside(self, filename: str) -> bytes | None:
+        """A file kept beside the projections (a conflict copy); it must be the plain file
+        Orbital wrote: a symlink or a file with other hard links is refused."""
+        _check_name(filename)
+        return self._read(filename, shared=False)
+
+    def has_aside(self, filename: str) -> bool:
+        """Whether a file of that name is beside the projections (whatever it now is)."""
+        _check_name(filename)
         try:
-            os.fchmod(fd, _FILE_MODE)  # mkstemp makes 0600; a projection is a normal file
+            with self._dir() as directory:
+                info = os.stat(filename, dir_fd=directory, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        return not stat.S_ISDIR(info.st_mode)
+
+    def remove_aside(self, filename: str) -> None:
+        _check_name(filename)
+        self._unlink(filename)
+
+    def _replace(self, directory: int, filename: str, data: bytes) -> os.stat_result:
+        """Write a temp file in ``directory`` and rename it over ``filename`` (a rename never
+        follows a link and never writes into the file it replaces)."""
+        temp = f".{filename}.{secrets.token_hex(4)}.tmp"
+        fd = os.open(
+            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=directory
+        )
+        try:
+            os.fchmod(fd, _FILE_MODE)  # the umask's mode, whatever the process's umask is now
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(temp, target)
+                info = os.fstat(handle.fileno())
+            os.replace(temp, filename, src_dir_fd=directory, dst_dir_fd=directory)
         except BaseException:
-            Path(temp).unlink(missing_ok=True)
+            with suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=directory)
             raise
-        self._fsync_dir(target.parent)
+        os.fsync(directory)
+        return info
 
     def truncate(self, name: str, size: int) -> None:
-        """Cut the file back to ``size`` bytes (undo of an append)."""
-        os.truncate(self.path(name), size)
+        """Cut the file back to ``size`` bytes (undo of an append); a file with other hard
+        links is replaced by the cut copy, as :meth:`append` does."""
+        filename = projected_file(name).name
+        with self._dir() as directory:
+            fd, info = self._open(directory, filename, os.O_RDWR)
+            try:
+                kept = _pread_all(fd, size) if info.st_nlink > 1 else None
+                if kept is None:
+                    os.ftruncate(fd, size)
+            finally:
+                os.close(fd)
+            if kept is not None:
+                self._replace(directory, filename, kept)
 
     def remove(self, name: str) -> None:
-        self.path(name).unlink(missing_ok=True)
+        self._unlink(projected_file(name).name)
+
+    def _unlink(self, filename: str) -> None:
+        with self._dir() as directory, suppress(FileNotFoundError):
+            os.unlink(filename, dir_fd=directory)
 
     def restorer(self, name: str) -> Callable[[], None]:
         """A callable that puts the file back as it is now: the undo of the write about to be
@@ -222,10 +334,15 @@ class FileGateway:
 
         return put_back
 
-    @staticmethod
-    def _fsync_dir(directory: Path) -> None:
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+
+def _pread_all(fd: int, size: int) -> bytes:
+    """The first ``size`` bytes of an open file."""
+    chunks: list[bytes] = []
+    offset = 0
+    while offset < size:
+        chunk = os.pread(fd, size - offset, offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)

@@ -348,7 +348,7 @@ class Orbital:
     def conflicts(self, project: str) -> list[ConflictCopy]:
         """Conflict copies kept beside the projections and not settled yet."""
         found = self.store.project(project)
-        directory = self._ctx.files(found).directory
+        files = self._ctx.files(found)
         kept: dict[str, ConflictCopy] = {}
         for recorded in self.history(project, HistoryQuery(stream="file:")):
             event = recorded.event
@@ -359,7 +359,7 @@ class Orbital:
                 )
             elif isinstance(event, HandEditResolved):
                 kept.pop(event.conflict_copy, None)
-        return [c for c in kept.values() if (directory / c.copy).is_file()]
+        return [c for c in kept.values() if files.has_aside(c.copy)]
 
     def resolve_conflict(self, project: str, copy: str, keep: str, *, actor: Actor) -> WriteOutcome:
         """Settle a conflict copy: ``mine`` writes the person's text as their change of the
@@ -375,8 +375,10 @@ class Orbital:
         if keep not in ("mine", "orbital"):
             raise InvalidInput(f"keep is 'mine' or 'orbital', not {keep!r}")
         found = self.store.project(project)
-        path = self._ctx.files(found).directory / copy
-        raw = path.read_bytes()
+        files = self._ctx.files(found)
+        raw = files.read_aside(copy)
+        if raw is None:
+            raise Refused(f"the conflict copy {copy!r} is gone; nothing was changed")
         outcome = WriteOutcome("", [], [])
         if keep == "mine":
             outcome = self.write_file(project, conflict.file, raw, actor=actor)
@@ -385,7 +387,7 @@ class Orbital:
         settled = HandEditResolved(file=key, conflict_copy=copy, kept=keep, text=text)
         with self.store.writing() as w:
             w.append(project, f"file:{key}", [settled], expected_version=None, actor=actor)
-        path.unlink()
+        files.remove_aside(copy)
         return outcome
 
     # -- memory editor --------------------------------------------------------------------
