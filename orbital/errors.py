@@ -90,6 +90,16 @@ class InvalidEncoding(InvalidInput):
 # -- not found ----------------------------------------------------------------------------------
 
 
+class NoStore(NotFound):
+    """No store file where one is expected, and this command does not create stores."""
+
+    hint = "`orbital init` creates one there, or point ORBITAL_DB / --db at the existing one"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"there is no store at {path}")
+
+
 class UnknownProject(NotFound):
     """A project id or path that is not registered in the store."""
 
@@ -178,6 +188,40 @@ class StoreLocked(Unavailable):
         )
 
 
+class StoreGone(Unavailable):
+    """The store's file was deleted or replaced since it was opened: a write would land in a
+    file nobody will open again (or in another store), so none is made."""
+
+    def __init__(self, path: str, what: str) -> None:
+        self.path = path
+        self.what = what
+        super().__init__(
+            f"the store {path} {what}; nothing was written. Restore the file, or restart "
+            "Orbital to open the store that is there now"
+        )
+
+
+class StoreReadOnly(Unavailable):
+    """The store cannot be written now (a read-only file or filesystem); reads still work."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        super().__init__(
+            f"the store {where} is read-only; nothing was written. Make it writable again "
+            "(the -wal and -shm files beside it too) and retry"
+        )
+
+
+class DiskFull(Unavailable):
+    """No space left for the store or a memory file."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        super().__init__(
+            f"the disk holding {where} is full; nothing was written. Free some space and retry"
+        )
+
+
 class ProviderError(Unavailable):
     """The editor's model call failed. ``transient`` errors (timeouts, 5xx, a dropped
     connection) are worth one retry; the others (401, 4xx, a malformed reply) are not."""
@@ -220,6 +264,32 @@ class MalformedEvent(Internal):
         self.position = position
         where = f" at position {position}" if position is not None else ""
         super().__init__(f"malformed event{where}: {detail}")
+
+
+class StoreCorrupt(Internal):
+    """The database file is damaged (not a database, or a malformed page)."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        self.where = where
+        self.detail = detail
+        super().__init__(
+            f"the store {where} is damaged ({detail}); nothing was written. Restore it from a "
+            "backup (`sqlite3 FILE .recover` may save what is left)"
+        )
+
+
+class UnsafeSqlite(Internal):
+    """The SQLite library lacks the fix of the WAL-reset corruption bug (3.51.3; backports
+    3.50.7, 3.44.6), whose trigger is several processes writing one store."""
+
+    hint = "set ORBITAL_ALLOW_UNFIXED_SQLITE=1 to open the store anyway"
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+        super().__init__(
+            f"SQLite {version} has the WAL-reset corruption bug (fixed in 3.51.3, 3.50.7 and "
+            "3.44.6); reinstall Orbital to get its own SQLite"
+        )
 
 
 class TokenizerUnavailable(Internal):

@@ -51,6 +51,8 @@ def test_history_table_and_time_filters(run: CliRunner, tmp_path: Path) -> None:
 
 
 def test_errors_are_one_line_and_exit_1(run: CliRunner, tmp_path: Path) -> None:
+    run.invoke(cli, ["db", "upgrade"], obj={})  # a store without this project (only init and
+    # db upgrade create a store: tests/reliability/test_store_identity.py)
     unknown = run.invoke(cli, ["history", "--project", str(tmp_path)], obj={})
     assert unknown.exit_code == 1
     assert unknown.stderr == (

@@ -52,6 +52,17 @@ def db_upgrade(ctx: click.Context) -> None:
     click.echo(f"schema up to date ({service.store_backend})")
 
 
+@db.command("status")
+@click.pass_context
+@reports_errors
+def db_status(ctx: click.Context) -> None:
+    """Whether the store takes writes, and the database underneath it."""
+    service = service_of(ctx)
+    status = service.store_status()
+    click.echo(f"store: {status.state}{f' ({status.detail})' if status.detail else ''}")
+    click.echo(f"backend: {service.store_backend}\ndatabase: {status.database}")
+
+
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8765, show_default=True, type=int, help="Port to listen on.")

@@ -32,7 +32,9 @@ def service_of(ctx: click.Context) -> Orbital:
     """The service of this invocation: opened on first use, closed when the command ends."""
     service = ctx.obj.get("service")
     if service is None:
-        service = Orbital.open(ctx.obj["db"])
+        # Only these create a store where there is none; elsewhere a missing store is an error.
+        creates = ctx.command.name in {"init", "upgrade"}
+        service = Orbital.open(ctx.obj["db"], create=creates)
         ctx.obj["service"] = service
         ctx.call_on_close(service.close)
     assert isinstance(service, Orbital)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from litestar import Litestar, get
+from litestar import Litestar, Response, get
 from litestar.di import NamedDependency, Provide
-from litestar.openapi import OpenAPIConfig
+from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.plugins.jinja import JinjaTemplateEngine
@@ -30,9 +30,27 @@ from orbital.service import Orbital
 _HERE = Path(__file__).parent
 
 
-@get("/health", summary="Liveness and store reachability", sync_to_thread=False)
-def health(service: NamedDependency[Orbital]) -> Health:
-    return Health("ok", orbital.__version__, service.store_backend, service.head())
+@get(
+    "/health",
+    summary="Liveness and store reachability",
+    sync_to_thread=False,
+    responses={503: ResponseSpec(Health, description="The store cannot take writes")},
+)
+def health(service: NamedDependency[Orbital]) -> Response[Health]:
+    """200 while the store takes writes; 503 when it cannot (deleted or replaced under the
+    server), so a monitor that reads only the status code notices."""
+    status = service.store_status()
+    ok = status.state == "ok"
+    head = service.head() if ok else 0
+    body = Health(
+        status.state,
+        orbital.__version__,
+        service.store_backend,
+        head,
+        status.database,
+        status.detail,
+    )
+    return Response(body, status_code=200 if ok else 503)
 
 
 @get("/", include_in_schema=False, sync_to_thread=False)

@@ -33,6 +33,13 @@ EXPLAINED: dict[str, str] = {
     "again and repeat your change on the new version.",
     "store-locked": "Another writer held the event store longer than the busy timeout. Wait "
     "the `Retry-After` seconds and send the request again; nothing was changed.",
+    "store-gone": "The event store's file was deleted or replaced while the server had it "
+    "open; nothing was written. Restore the file, or restart the server on the store that is "
+    "there now.",
+    "no-store": "There is no event store where the server was told to find one; nothing was "
+    "written. `orbital init` creates one.",
+    "unsafe-sqlite": "The SQLite library lacks the fix of the WAL-reset corruption bug, so the "
+    "store was not opened; reinstall Orbital to get its own SQLite.",
     "malformed-event": "A stored event could not be read back; the server log names it. "
     "Nothing was changed.",
     "refused": "The request was understood, but the rules do not allow it (for example, "

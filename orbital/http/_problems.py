@@ -56,6 +56,9 @@ _REFINED: Mapping[type[errors.OrbitalError], tuple[str, str]] = {
     errors.InvalidEncoding: ("invalid-encoding", "Content is not UTF-8"),
     errors.StoreLocked: ("store-locked", "Store busy"),
     errors.MalformedEvent: ("malformed-event", "Stored event unreadable"),
+    errors.StoreGone: ("store-gone", "Store deleted or replaced"),
+    errors.NoStore: ("no-store", "No store"),
+    errors.UnsafeSqlite: ("unsafe-sqlite", "SQLite without the WAL-reset fix"),
 }
 
 

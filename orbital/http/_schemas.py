@@ -12,10 +12,15 @@ from orbital.service import ConflictCopy
 
 
 class Health(msgspec.Struct, frozen=True):
+    """``status`` is ``ok``, or what keeps the store from taking writes (``detail`` says
+    why); ``database`` is the database underneath, e.g. ``SQLite 3.53.4``."""
+
     status: str
     version: str
     backend: str
     head: int
+    database: str
+    detail: str
 
 
 class HistoryEvent(msgspec.Struct, frozen=True):

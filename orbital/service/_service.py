@@ -40,7 +40,7 @@ from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import Credential, Credentials
 from orbital.service._editor import EditorReport, EditorService
 from orbital.service._memory import MemoryService, SessionEndReport
-from orbital.store import EventStore
+from orbital.store import EventStore, StoreStatus
 from orbital.tokens import CachedCounter
 from projections.history import summarize
 
@@ -118,11 +118,13 @@ class Orbital:
         clock: Clock | None = None,
         mint: Callable[[], str] = mint_hex,
         counter: TokenCounter | None = None,
+        create: bool = True,
     ) -> Orbital:
         """Open (and upgrade) the store at ``db_url`` (default: ``ORBITAL_DB`` or the user
-        data directory), with ``ORBITAL_NOW`` honoured unless a clock is given."""
+        data directory), with ``ORBITAL_NOW`` honoured unless a clock is given; ``create``:
+        a SQLite store may be created where there is none."""
         clock = clock or clock_from_env()
-        store = EventStore(db_url, clock=clock, reducers=REDUCERS)
+        store = EventStore(db_url, clock=clock, reducers=REDUCERS, create=create)
         return cls(store, clock, mint=mint, counter=counter)
 
     def close(self) -> None:
@@ -176,6 +178,10 @@ class Orbital:
     def store_backend(self) -> str:
         """The store's database: ``sqlite`` or ``postgresql``."""
         return self.store.backend
+
+    def store_status(self) -> StoreStatus:
+        """Whether the store can take writes, and the database underneath it."""
+        return self.store.status()
 
     def head(self, project: str | None = None) -> int:
         """The last position of the store (or of one project); 0 when empty."""

@@ -8,9 +8,10 @@ credentials, under the single write lock).
 from orbital.store._appends import AppendResult
 from orbital.store._base import Reducer
 from orbital.store._credentials import StoredCredential
+from orbital.store._engine import has_wal_reset_fix
 from orbital.store._reads import Reader
 from orbital.store._snapshots import Checkpoint
-from orbital.store._store import EventStore
+from orbital.store._store import EventStore, StoreStatus
 from orbital.store._writer import Writer
 
 __all__ = [
@@ -19,6 +20,8 @@ __all__ = [
     "EventStore",
     "Reader",
     "Reducer",
+    "StoreStatus",
     "StoredCredential",
     "Writer",
+    "has_wal_reset_fix",
 ]

@@ -10,7 +10,12 @@ SQLite needs care to be a safe multi-process store (DESIGN.md §8):
 * reads use a second engine with plain deferred transactions, so they never take the lock;
 * ``journal_mode=WAL`` lets readers run beside the single writer; ``synchronous=FULL`` makes a
   returned commit durable across power loss, which is what we acknowledge (ARCHITECTURE.md);
-* ``foreign_keys=ON`` so an event can never name an unregistered project.
+* ``foreign_keys=ON`` so an event can never name an unregistered project;
+* the SQLite library is pysqlite3's (a wheel with SQLite built in, passed to SQLAlchemy's
+  pysqlite dialect as its DB-API module), not the Python build's: a store is written by a
+  server, CLI runs and hooks at once, exactly the trigger of the WAL-reset corruption bug fixed
+  in 3.51.3 (backports 3.50.7, 3.44.6). A SQLite without the fix is refused unless
+  ``ORBITAL_ALLOW_UNFIXED_SQLITE=1``.
 """
 
 from __future__ import annotations
@@ -20,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+import pysqlite3.dbapi2 as sqlite_dbapi
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from orbital.errors import InvalidInput
+from orbital.errors import InvalidInput, UnsafeSqlite
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
 
@@ -43,6 +49,35 @@ def default_url() -> str:
 def busy_timeout_ms() -> int:
     raw = os.environ.get("ORBITAL_BUSY_TIMEOUT_MS", "").strip()
     return int(raw) if raw.isdigit() else DEFAULT_BUSY_TIMEOUT_MS
+
+
+#: The lines that got the fix as a backport, and the release that has it.
+_BACKPORTS: dict[tuple[int, ...], tuple[int, ...]] = {(3, 50): (3, 50, 7), (3, 44): (3, 44, 6)}
+
+
+def has_wal_reset_fix(version: tuple[int, ...]) -> bool:
+    """Whether a SQLite version has the WAL-reset fix: 3.51.3 on, or the 3.50.7 and 3.44.6
+    backports within their own lines."""
+    if version >= (3, 51, 3):
+        return True
+    backport = _BACKPORTS.get(version[:2])
+    return backport is not None and version >= backport
+
+
+def _check_sqlite() -> None:
+    if has_wal_reset_fix(sqlite_dbapi.sqlite_version_info):
+        return
+    if os.environ.get("ORBITAL_ALLOW_UNFIXED_SQLITE", "").strip() != "1":
+        raise UnsafeSqlite(sqlite_dbapi.sqlite_version)
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite store (None for PostgreSQL, an in-memory or a URI database)."""
+    parsed = sa.make_url(url)
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return None
+    return None if database.startswith("file:") else Path(database).expanduser()
 
 
 def _prepare_sqlite_file(url: sa.URL) -> None:
@@ -89,8 +124,11 @@ def _create(url: str, *, immediate: bool, timeout_ms: int | None) -> Engine:
     timeout = busy_timeout_ms() if timeout_ms is None else timeout_ms
     backend = parsed.get_backend_name()
     if backend == "sqlite":
+        _check_sqlite()
         _prepare_sqlite_file(parsed)
-        engine = sa.create_engine(parsed, connect_args={"timeout": timeout / 1000})
+        engine = sa.create_engine(
+            parsed, module=sqlite_dbapi, connect_args={"timeout": timeout / 1000}
+        )
         _sqlite_pragmas(engine, timeout, immediate=immediate)
         return engine
     if backend == "postgresql":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -19,7 +20,9 @@ from orbital.store._engine import (
     create_read_engine,
     create_write_engine,
     default_url,
+    sqlite_path,
 )
+from orbital.store._file import StoreFile
 from orbital.store._migrate import upgrade_schema
 from orbital.store._reads import Reader
 from orbital.store._writer import Writer
@@ -32,6 +35,15 @@ def _is_lock_error(exc: sa.exc.DBAPIError) -> bool:
     if sqlstate in {"55P03", "40P01"}:  # lock_not_available, deadlock_detected
         return True
     return isinstance(exc, sa.exc.OperationalError) and bool(_LOCKED.search(str(exc.orig)))
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStatus:
+    """``state`` is ``ok`` or what keeps the store from taking writes; ``detail`` says why."""
+
+    state: str
+    detail: str
+    database: str
 
 
 class EventStore:
@@ -48,7 +60,10 @@ class EventStore:
         reducers: Mapping[str, Reducer] | None = None,
         timeout_ms: int | None = None,
         upgrade: bool = True,
+        create: bool = True,
     ) -> None:
+        """``create``: a SQLite store file may be created where none is (see
+        :mod:`orbital.store._file`)."""
         self.url = url or default_url()
         self.clock: Clock = clock or SystemClock()
         self.timeout_ms = busy_timeout_ms() if timeout_ms is None else timeout_ms
@@ -56,14 +71,37 @@ class EventStore:
         self.reducers: Mapping[str, Reducer] = dict(reducers or {})
         self._write_engine: Engine = create_write_engine(self.url, timeout_ms=self.timeout_ms)
         self._read_engine: Engine = create_read_engine(self.url, timeout_ms=self.timeout_ms)
+        path = sqlite_path(self.url)
+        self._file = None if path is None else StoreFile(path, create=create)
         self._known_projects: set[str] = set()
         self._projects: dict[str, Project] = {}
         if upgrade:
             self.upgrade()
+        with self._guard(), self._write_engine.connect():
+            pass  # open the file (creating it if allowed), so its identity can be taken
+        if self._file is not None:
+            self._file.opened()
 
     @property
     def backend(self) -> str:
         return self._write_engine.dialect.name
+
+    @property
+    def database_version(self) -> str:
+        """The database underneath, e.g. ``SQLite 3.53.4`` or ``PostgreSQL 16.4``."""
+        dialect = self._write_engine.dialect
+        if dialect.name == "sqlite":
+            return f"SQLite {dialect.dbapi.sqlite_version}"  # type: ignore[union-attr]
+        version = ".".join(str(n) for n in dialect.server_version_info or ())
+        return f"PostgreSQL {version}"
+
+    def status(self) -> StoreStatus:
+        """How the store is: ``ok`` or ``store-gone`` (its file deleted or replaced), with
+        what to know about it; cheap enough for every health check."""
+        if self._file is not None and (problem := self._file.problem()):
+            detail = f"the store {self._file.path} {problem}"
+            return StoreStatus("store-gone", detail, self.database_version)
+        return StoreStatus("ok", "", self.database_version)
 
     def upgrade(self) -> None:
         """Bring the schema to the newest Alembic revision (no-op when already there)."""
@@ -93,6 +131,8 @@ class EventStore:
                     conn.execute(sa.text("LOCK TABLE events IN EXCLUSIVE MODE"))
                 writer = Writer(self, conn)
                 yield writer
+                if self._file is not None:
+                    self._file.check()  # the commit would go to a file no one opens again
         except BaseException:
             if writer is not None:
                 for undo in reversed(writer._on_rollback):

@@ -8,7 +8,14 @@ from tests.http.http_helpers import Client, World
 def test_health_reports_the_store(client: Client, world: World) -> None:
     response = client.get("/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "version": "0.1.0", "backend": "sqlite", "head": 2}
+    assert response.json() == {
+        "status": "ok",
+        "version": "0.1.0",
+        "backend": "sqlite",
+        "head": 2,
+        "database": world.service.store_status().database,
+        "detail": "",
+    }
 
 
 def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
