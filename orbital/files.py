@@ -24,7 +24,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from orbital.errors import InvalidEncoding, TooLarge, UnknownFile, UnsafePath
+from orbital.errors import DiskFull, InvalidEncoding, TooLarge, UnknownFile, UnsafePath
 
 MEMORY_DIR = "orbital"
 #: Memory file key -> file name. ``asks`` is the append-only log; the others are budgeted.
@@ -158,6 +158,10 @@ class FileGateway:
             os.close(root_fd)
         try:
             yield fd
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise DiskFull(str(self.directory)) from exc
+            raise
         finally:
             os.close(fd)
 
@@ -330,7 +334,8 @@ class FileGateway:
             return lambda: self.remove(name)
 
         def put_back() -> None:
-            self.write(name, previous)
+            if self.read_bytes(name) != previous:  # the write may never have landed (disk full)
+                self.write(name, previous)
 
         return put_back
 

@@ -106,7 +106,9 @@ def serve(
     sync_all(service, report)
     watcher = Watcher(service, report)
     watcher.start()
-    click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store_backend})")
+    status = service.store_status()
+    mode = f"; read-only: {status.detail}" if status.state == "read-only" else ""
+    click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store_backend}{mode})")
     try:
         uvicorn.run(create_app(service, settings), host=host, port=port, log_level="warning")
     finally:

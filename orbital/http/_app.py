@@ -37,10 +37,11 @@ _HERE = Path(__file__).parent
     responses={503: ResponseSpec(Health, description="The store cannot take writes")},
 )
 def health(service: NamedDependency[Orbital]) -> Response[Health]:
-    """200 while the store takes writes; 503 when it cannot (deleted or replaced under the
-    server), so a monitor that reads only the status code notices."""
+    """200 while the store is usable (``read-only`` included: reads work); 503 when it is
+    deleted or replaced under the server, so a monitor that reads only the status code
+    notices."""
     status = service.store_status()
-    ok = status.state == "ok"
+    ok = status.state != "store-gone"
     head = service.head() if ok else 0
     body = Health(
         status.state,

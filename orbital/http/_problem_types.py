@@ -36,6 +36,13 @@ EXPLAINED: dict[str, str] = {
     "store-gone": "The event store's file was deleted or replaced while the server had it "
     "open; nothing was written. Restore the file, or restart the server on the store that is "
     "there now.",
+    "store-read-only": "The event store cannot be written now (a read-only file or "
+    "filesystem); reads still work and nothing was changed. Send the request again once it is "
+    "writable.",
+    "disk-full": "The disk holding the event store or the memory files is full; nothing was "
+    "changed. Send the request again once there is space.",
+    "store-corrupt": "The event store's database file is damaged; nothing was changed. The "
+    "person running the server restores it from a backup.",
     "no-store": "There is no event store where the server was told to find one; nothing was "
     "written. `orbital init` creates one.",
     "unsafe-sqlite": "The SQLite library lacks the fix of the WAL-reset corruption bug, so the "

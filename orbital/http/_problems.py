@@ -59,6 +59,9 @@ _REFINED: Mapping[type[errors.OrbitalError], tuple[str, str]] = {
     errors.StoreGone: ("store-gone", "Store deleted or replaced"),
     errors.NoStore: ("no-store", "No store"),
     errors.UnsafeSqlite: ("unsafe-sqlite", "SQLite without the WAL-reset fix"),
+    errors.StoreReadOnly: ("store-read-only", "Store read-only"),
+    errors.DiskFull: ("disk-full", "Disk full"),
+    errors.StoreCorrupt: ("store-corrupt", "Store damaged"),
 }
 
 

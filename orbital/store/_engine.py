@@ -114,7 +114,9 @@ def _sqlite_pragmas(engine: Engine, timeout_ms: int, *, immediate: bool) -> None
         connection.exec_driver_sql(begin)
 
 
-def _create(url: str, *, immediate: bool, timeout_ms: int | None) -> Engine:
+def _create(
+    url: str, *, immediate: bool, timeout_ms: int | None, immutable: bool = False
+) -> Engine:
     try:
         parsed = sa.make_url(url)
     except sa.exc.ArgumentError:
@@ -126,6 +128,10 @@ def _create(url: str, *, immediate: bool, timeout_ms: int | None) -> Engine:
     if backend == "sqlite":
         _check_sqlite()
         _prepare_sqlite_file(parsed)
+        if immutable and parsed.database:  # a read-only store: nothing can change it now
+            parsed = parsed.set(database=f"file:{parsed.database}").update_query_dict(
+                {"immutable": "1", "uri": "true"}
+            )
         engine = sa.create_engine(
             parsed, module=sqlite_dbapi, connect_args={"timeout": timeout / 1000}
         )
@@ -156,5 +162,8 @@ def create_write_engine(url: str, *, timeout_ms: int | None = None) -> Engine:
     return _create(url, immediate=True, timeout_ms=timeout_ms)
 
 
-def create_read_engine(url: str, *, timeout_ms: int | None = None) -> Engine:
-    return _create(url, immediate=False, timeout_ms=timeout_ms)
+def create_read_engine(
+    url: str, *, timeout_ms: int | None = None, immutable: bool = False
+) -> Engine:
+    """``immutable``: a SQLite store on a read-only filesystem, read without a ``-shm``."""
+    return _create(url, immediate=False, timeout_ms=timeout_ms, immutable=immutable)

@@ -1,4 +1,4 @@
-"""The SQLite store's file: is it still the one the store opened?
+"""The SQLite store's file: is it still the one the store opened, and can it be written?
 
 A process that has the store open keeps writing into the file it opened even after that file
 was deleted or replaced; every such write is acknowledged and lost at the next start. So the
@@ -47,6 +47,17 @@ class StoreFile:
         if self._identity is not None and (info.st_dev, info.st_ino) != self._identity:
             return "was replaced by another file while in use"
         return ""
+
+    def read_only(self) -> bool:
+        """Whether the store cannot be written now: its filesystem is mounted read-only, or
+        the file is not writable by this process."""
+        if os.statvfs(self.path.parent).f_flag & os.ST_RDONLY:
+            return True
+        return self.path.exists() and not os.access(self.path, os.W_OK)
+
+    def disk_full(self) -> bool:
+        """Whether no block is left for this process on the store's filesystem."""
+        return os.statvfs(self.path.parent).f_bavail == 0
 
     def check(self) -> None:
         what = self.problem()

@@ -3,7 +3,6 @@ it) handing out :class:`Reader` and :class:`Writer` transactions."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from orbital.clock import Clock, SystemClock
-from orbital.errors import StoreLocked
+from orbital.errors import StoreReadOnly
 from orbital.project import Project
 from orbital.store._base import Reducer
 from orbital.store._engine import (
@@ -22,19 +21,11 @@ from orbital.store._engine import (
     default_url,
     sqlite_path,
 )
+from orbital.store._faults import fault
 from orbital.store._file import StoreFile
 from orbital.store._migrate import upgrade_schema
 from orbital.store._reads import Reader
 from orbital.store._writer import Writer
-
-_LOCKED = re.compile(r"database is locked|database table is locked|busy", re.IGNORECASE)
-
-
-def _is_lock_error(exc: sa.exc.DBAPIError) -> bool:
-    sqlstate = getattr(exc.orig, "sqlstate", None)
-    if sqlstate in {"55P03", "40P01"}:  # lock_not_available, deadlock_detected
-        return True
-    return isinstance(exc, sa.exc.OperationalError) and bool(_LOCKED.search(str(exc.orig)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +66,17 @@ class EventStore:
         self._file = None if path is None else StoreFile(path, create=create)
         self._known_projects: set[str] = set()
         self._projects: dict[str, Project] = {}
-        if upgrade:
-            self.upgrade()
-        with self._guard(), self._write_engine.connect():
-            pass  # open the file (creating it if allowed), so its identity can be taken
+        #: Opened on a store that cannot be written: reads see it as immutable (SQLite cannot
+        #: create the ``-shm`` beside it), writes are refused until it is writable again.
+        self._read_only = self._file is not None and self._file.read_only()
+        if self._read_only:
+            self._read_engine.dispose()
+            self._read_engine = create_read_engine(self.url, timeout_ms=0, immutable=True)
+        else:
+            if upgrade:
+                self.upgrade()
+            with self._guard(), self._write_engine.connect():
+                pass  # open the file (creating it if allowed), so its identity can be taken
         if self._file is not None:
             self._file.opened()
 
@@ -101,7 +99,20 @@ class EventStore:
         if self._file is not None and (problem := self._file.problem()):
             detail = f"the store {self._file.path} {problem}"
             return StoreStatus("store-gone", detail, self.database_version)
+        if self._read_only or (self._file is not None and self._file.read_only()):
+            detail = f"the store {self._display_url()} is read-only: reads work, writes wait"
+            return StoreStatus("read-only", detail, self.database_version)
         return StoreStatus("ok", "", self.database_version)
+
+    def _writable_again(self) -> None:
+        """Leave read-only mode once the store can be written, else refuse the write before
+        anything is touched."""
+        assert self._file is not None
+        if self._file.read_only():
+            raise StoreReadOnly(self._display_url())
+        self._read_engine.dispose()
+        self._read_engine = create_read_engine(self.url, timeout_ms=self.timeout_ms)
+        self._read_only = False
 
     def upgrade(self) -> None:
         """Bring the schema to the newest Alembic revision (no-op when already there)."""
@@ -124,6 +135,8 @@ class EventStore:
 
         Callbacks registered with :meth:`Writer.on_commit` run after the commit returned;
         those registered with :meth:`Writer.on_rollback` run when it did not."""
+        if self._read_only:
+            self._writable_again()
         writer: Writer | None = None
         try:
             with self._guard(), self._write_engine.begin() as conn:
@@ -162,9 +175,12 @@ class EventStore:
         try:
             yield
         except sa.exc.DBAPIError as exc:
-            if _is_lock_error(exc):
-                raise StoreLocked(self._display_url(), self.timeout_ms) from exc
-            raise
+            typed = fault(exc, self._display_url(), self.timeout_ms, self._file)
+            if typed is None:
+                raise
+            if isinstance(typed, StoreReadOnly):
+                self._write_engine.dispose()  # its connections stay read-only once opened so
+            raise typed from exc
 
     def _display_url(self) -> str:
         return sa.make_url(self.url).render_as_string(hide_password=True)

@@ -1,0 +1,49 @@
+"""Driver errors that mean something to the person: the lock held too long, a read-only or
+full store, a damaged database file. Each becomes Orbital's typed error (one ``error:`` line
+on the CLI, a problem type of its own on HTTP) instead of a stack trace or a bare 500."""
+
+from __future__ import annotations
+
+import re
+
+import sqlalchemy as sa
+
+from orbital.errors import DiskFull, OrbitalError, StoreCorrupt, StoreLocked, StoreReadOnly
+from orbital.store._file import StoreFile
+
+_LOCKED = re.compile(r"database is locked|database table is locked|busy", re.IGNORECASE)
+#: PostgreSQL SQLSTATEs: lock_not_available, deadlock_detected; disk_full;
+#: read_only_sql_transaction; data_corrupted, index_corrupted.
+_PG_LOCKED = {"55P03", "40P01"}
+
+
+def is_lock_error(exc: sa.exc.DBAPIError) -> bool:
+    if getattr(exc.orig, "sqlstate", None) in _PG_LOCKED:
+        return True
+    return isinstance(exc, sa.exc.OperationalError) and bool(_LOCKED.search(str(exc.orig)))
+
+
+def fault(
+    exc: sa.exc.DBAPIError, where: str, timeout_ms: int, file: StoreFile | None
+) -> OrbitalError | None:
+    """The typed error for a driver error, or None when it is none of these faults. ``file``
+    (SQLite) is asked what SQLite does not say: a read-only filesystem shows as "unable to
+    open" what cannot be created beside the store, a full one often as "disk I/O error"."""
+    if is_lock_error(exc):
+        return StoreLocked(where, timeout_ms)
+    name = str(getattr(exc.orig, "sqlite_errorname", ""))
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    if name.startswith("SQLITE_READONLY") or sqlstate == "25006":
+        return StoreReadOnly(where)
+    if name == "SQLITE_CANTOPEN" and file is not None and file.read_only():
+        return StoreReadOnly(where)
+    full = name.startswith("SQLITE_IOERR") and file is not None and file.disk_full()
+    if full or name == "SQLITE_FULL" or sqlstate == "53100":
+        return DiskFull(where)
+    if (
+        name.startswith("SQLITE_CORRUPT")
+        or name == "SQLITE_NOTADB"
+        or sqlstate in {"XX001", "XX002"}
+    ):
+        return StoreCorrupt(where, str(exc.orig))
+    return None
