@@ -46,6 +46,12 @@ EXAMPLES: list[errors.OrbitalError] = [
     errors.SessionUnreadable("s1", "permission denied"),
     errors.MalformedEvent("not JSON", position=7),
     errors.TokenizerUnavailable("cl100k_base.tiktoken not found"),
+    errors.NoStore("/data/orbital.db"),
+    errors.StoreGone("/data/orbital.db", "was deleted while in use"),
+    errors.StoreReadOnly("sqlite:///x.db"),
+    errors.DiskFull("sqlite:///x.db"),
+    errors.StoreCorrupt("sqlite:///x.db", "file is not a database"),
+    errors.UnsafeSqlite("3.40.1"),
 ]
 
 
@@ -95,8 +101,9 @@ def test_each_family_has_one_status_and_one_exit_status(
     assert "`orbital" not in problem["detail"]
     assert "--force" not in problem["detail"]
 
-    monkeypatch.setattr(Orbital, "project", failing)
     monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'cli.db'}")
+    CliRunner().invoke(cli, ["db", "upgrade"], obj={})  # only init and db upgrade create a store
+    monkeypatch.setattr(Orbital, "project", failing)
     result = CliRunner().invoke(cli, ["history", "--project", str(tmp_path)], obj={})
     assert result.exit_code == exit_status
     hint = f": {error.hint}" if error.hint else ""

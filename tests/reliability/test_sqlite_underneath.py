@@ -53,7 +53,7 @@ def test_a_sqlite_without_the_fix_is_refused_unless_allowed(
     with pytest.raises(UnsafeSqlite) as refused:
         EventStore(url)
     assert f"SQLite {sqlite3.sqlite_version}" in str(refused.value)
-    assert "ORBITAL_ALLOW_UNFIXED_SQLITE=1" in str(refused.value)
+    assert "ORBITAL_ALLOW_UNFIXED_SQLITE=1" in refused.value.hint
     assert not (tmp_path / "orbital.db").exists()
     monkeypatch.setenv("ORBITAL_ALLOW_UNFIXED_SQLITE", "1")
     with EventStore(url) as store:

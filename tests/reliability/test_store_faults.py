@@ -4,11 +4,12 @@ a read-only store still serves reads, says so, and takes writes again once writa
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from litestar.testing import TestClient
 
 from orbital.cli import cli
@@ -22,9 +23,9 @@ from .conftest import Tmpfs
 BASE = "http://127.0.0.1:8765"
 
 
-def _one_error_line(result: object, status: int, *fragments: str) -> None:
-    assert result.exit_code == status, result.output  # type: ignore[attr-defined]
-    stderr: str = result.stderr  # type: ignore[attr-defined]
+def _one_error_line(result: Result, status: int, *fragments: str) -> None:
+    assert result.exit_code == status, result.output
+    stderr = result.stderr
     assert stderr.startswith("error: ") and stderr.count("\n") == 1, stderr
     for fragment in fragments:
         assert fragment in stderr
@@ -63,7 +64,7 @@ def test_a_full_disk_is_one_error_line_and_nothing_half_written(
     assert (project / "orbital" / "ASKS.md").read_bytes() == asks
     filler.unlink()
     listed = run.invoke(cli, ["asks", "--project", str(project), "--json"], obj={})
-    assert [a["text"] for a in __import__("json").loads(listed.output)] == ["first"]
+    assert [a["text"] for a in json.loads(listed.output)] == ["first"]
     again = run.invoke(cli, ["ask", "open", "second", "--project", str(project)], obj={})
     assert again.exit_code == 0, again.output
 

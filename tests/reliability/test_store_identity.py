@@ -16,12 +16,13 @@ from orbital.errors import StoreGone
 from orbital.events import Actor
 from orbital.http import create_app
 from orbital.service import Orbital
+from tests.http.http_helpers import Client
 
 BASE = "http://127.0.0.1:8765"
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Orbital, TestClient, str, str]]:  # type: ignore[type-arg]
+def served(tmp_path: Path) -> Iterator[tuple[Orbital, Client, str, str]]:
     service = Orbital.open(f"sqlite:///{tmp_path / 'orbital.db'}")
     (tmp_path / "proj").mkdir()
     project = service.init_project(tmp_path / "proj").project_id
@@ -31,7 +32,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Orbital, TestClient, str, str]]:  #
     service.close()
 
 
-def _put(client: TestClient, project: str, token: str, text: str) -> int:  # type: ignore[type-arg]
+def _put(client: Client, project: str, token: str, text: str) -> int:
     response = client.put(
         f"/api/v1/projects/{project}/files/DECISIONS.md",
         json={"content": f"# Decisions\n\n## {text}\n{text} because.\n"},
@@ -42,7 +43,7 @@ def _put(client: TestClient, project: str, token: str, text: str) -> int:  # typ
 
 def test_a_store_deleted_under_a_running_server_refuses_writes_and_health_says_so(
     tmp_path: Path,
-    served: tuple[Orbital, TestClient, str, str],  # type: ignore[type-arg]
+    served: tuple[Orbital, Client, str, str],
 ) -> None:
     service, client, project, token = served
     assert _put(client, project, token, "Before") == 200
@@ -67,7 +68,7 @@ def test_a_store_deleted_under_a_running_server_refuses_writes_and_health_says_s
 
 def test_a_store_replaced_under_a_running_server_is_refused(
     tmp_path: Path,
-    served: tuple[Orbital, TestClient, str, str],  # type: ignore[type-arg]
+    served: tuple[Orbital, Client, str, str],
 ) -> None:
     _service, client, project, token = served
     shutil.copy(tmp_path / "orbital.db", tmp_path / "other.db")
