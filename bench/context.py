@@ -33,10 +33,10 @@ from timing import free_port, median_ms, timed
 from orbital.clock import FixedClock
 from orbital.domain.asks import random_minter
 from orbital.domain.budgets import FILE_BUDGETS
+from orbital.domain.measure import measure_text
 from orbital.events import Actor
 from orbital.service import Orbital
 from orbital.tokens import default_encoding
-from projections.measure import measure_text
 
 NOW = dt.datetime(2026, 9, 19, 10, 0, tzinfo=dt.UTC)
 TODAY = NOW.date()

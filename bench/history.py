@@ -46,14 +46,14 @@ from orbital.domain.asks import fold as fold_asks
 from orbital.domain.asks import random_minter
 from orbital.domain.asks_view import runtime_block
 from orbital.domain.entries import fold_file
+from orbital.domain.views import assemble_view
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
+from orbital.grammar.asks_md import render_file as render_asks
+from orbital.grammar.render import render_file
 from orbital.service import HistoryQuery, Orbital, Revision
 from orbital.service._memory import MEMORY_KEYS
 from orbital.tokens import CachedCounter
-from projections.asks_md import render_file as render_asks
-from projections.render import render_file
-from projections.views import assemble_view
 
 START = dt.datetime(2025, 1, 6, 8, 0, tzinfo=dt.UTC)
 TZ = "UTC"

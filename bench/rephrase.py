@@ -47,8 +47,8 @@ from orbital.domain.asks import (
     fuzzy_key,
     index_dropped,
     index_open,
-    norm,
 )
+from orbital.grammar.text import norm
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "asks" / "data" / "rephrase-dev.jsonl"
 DAY = dt.date(2026, 9, 19)

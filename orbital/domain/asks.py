@@ -2,7 +2,7 @@
 
 Pure: time ("today") and id minting are arguments. The fold follows the reference (§6.4):
 an ask's state is its last event. The deciders return events to append and never touch
-storage; the agent write path over ASKS.md text (projections/asks_write.py) is built on the
+storage; the agent write path over ASKS.md text (``orbital/domain/asks_write.py``) is built on the
 agent deciders here.
 """
 
@@ -23,6 +23,7 @@ from orbital.domain.rephrase import MeaningIndex
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused, AskReopened
+from orbital.grammar.text import norm, one_line
 
 AskState = Literal["open", "done", "dropped"]
 CloseKind = Literal["done", "dropped"]
@@ -54,18 +55,6 @@ class Ask(msgspec.Struct, frozen=True, gc=False):
 
 
 Asks = Mapping[str, Ask]
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def one_line(text: str) -> str:
-    """Collapse every run of Unicode whitespace (newlines included) to one space."""
-    return " ".join(text.split())
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def norm(text: str) -> str:
-    """The identity key of an ask text: one-lined and casefolded (punctuation kept)."""
-    return one_line(text).casefold()
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -10,9 +10,10 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from orbital.domain.asks import Asks, Minter, is_hex_id, mint_id, norm, one_line
+from orbital.domain.asks import Asks, Minter, is_hex_id, mint_id
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, LegacyRecord
+from orbital.grammar.text import norm, one_line
 
 _FLAG = re.compile(r"(?P<marker>-|\d+[.)])(?P<gap>\s+)\[(?P<tag>[^\]]*)\](?P<text>.*)")
 _TAG_DUE = re.compile(r"(?<!\S)due:(\S+)")

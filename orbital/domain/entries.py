@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from orbital.domain.model import Entry, FileState
 from orbital.events._base import Event
 from orbital.events.entries import (
     EntryArchived,
@@ -26,6 +25,7 @@ from orbital.events.entries import (
     EntryUnpinned,
 )
 from orbital.events.files import FileLayoutSet, FileStoredRaw, Slot
+from orbital.grammar.model import Entry, FileState
 
 
 def _without_tag(meta: Mapping[str, str]) -> dict[str, str]:

@@ -10,10 +10,10 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Literal
 
-from orbital.domain.model import Entry, FileState
 from orbital.errors import Refused, UnknownEntry
 from orbital.events import Event
 from orbital.events.entries import EntryPinned, EntryRestored, EntryUnpinned
+from orbital.grammar.model import Entry, FileState
 
 EntryAction = Literal["pin", "unpin", "restore"]
 

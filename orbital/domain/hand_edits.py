@@ -22,10 +22,10 @@ from dataclasses import replace
 import merge3
 import msgspec
 
-from orbital.domain.model import Entry, FileState
 from orbital.events import Event
 from orbital.events.entries import EntryRetitled, EntryRevised
 from orbital.events.files import FileLayoutSet, FileStoredRaw, Slot
+from orbital.grammar.model import Entry, FileState
 
 
 def _token(slot: Slot) -> str:

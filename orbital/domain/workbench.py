@@ -14,7 +14,7 @@ import msgspec
 
 from orbital.domain.asks import Ask, Asks
 from orbital.domain.asks_view import recently_closed
-from orbital.domain.model import Entry, FileState
+from orbital.grammar.model import Entry, FileState
 
 #: Done asks stay on the page (with Reopen) this long; the API can reopen any close.
 DONE_DAYS = 30

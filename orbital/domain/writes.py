@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from orbital.domain.model import Carved, Entry, FileState, ParsedDoc, ParsedEntry
 from orbital.events._base import Event
 from orbital.events.entries import (
     EntryCreated,
@@ -26,6 +25,7 @@ from orbital.events.entries import (
     EntryTouched,
 )
 from orbital.events.files import FileLayoutSet, FileStoredRaw, Slot
+from orbital.grammar.model import Carved, Entry, FileState, ParsedDoc, ParsedEntry
 
 _DATE_KEYS = ("id", "created", "touched")
 

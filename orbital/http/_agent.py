@@ -10,6 +10,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, JSONBody, QueryParameter
 
 from orbital.clock import parse_as_of, parse_instant
+from orbital.domain.history import summarize
 from orbital.events import event_type
 from orbital.files import projected_file
 from orbital.http._auth import BEARER_SCHEME, agent_caller, target_project
@@ -24,7 +25,6 @@ from orbital.http._schemas import (
     WriteResult,
 )
 from orbital.service import Credential, HistoryQuery, Orbital, Project
-from projections.history import summarize
 
 _INSTANT = "An ISO 8601 date or instant (naive means UTC), e.g. 2026-11-01 or 2026-11-01T09:30Z."
 _AS_OF = (

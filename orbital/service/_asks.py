@@ -33,7 +33,6 @@ from orbital.domain.asks import (
     fold,
     index_dropped,
     index_open,
-    norm,
 )
 from orbital.domain.asks_legacy import (
     LegacyFlag,
@@ -43,6 +42,7 @@ from orbital.domain.asks_legacy import (
     parse_retractions,
     plan_migration,
 )
+from orbital.domain.asks_write import Appended, decide_agent_append, decide_agent_write
 from orbital.domain.layered import Layered
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event, RecordedEvent
@@ -50,10 +50,7 @@ from orbital.events.asks import AskClosed, AskOpened, AskReopened, stream_of
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.events.migration import LegacyItemMigrated, MigrationCompleted
 from orbital.files import check_size, decode_utf8, sha256
-from orbital.project import Project
-from orbital.service._context import Context, EventSummary, SyncReport, WriteOutcome
-from orbital.store import Checkpoint, Reader, Reducer, Writer
-from projections.asks_md import (
+from orbital.grammar.asks_md import (
     append_lines,
     decode_asks_bytes,
     parse_file,
@@ -61,7 +58,10 @@ from projections.asks_md import (
     render_event,
     render_file,
 )
-from projections.asks_write import Appended, decide_agent_append, decide_agent_write
+from orbital.grammar.text import norm
+from orbital.project import Project
+from orbital.service._context import Context, EventSummary, SyncReport, WriteOutcome
+from orbital.store import Checkpoint, Reader, Reducer, Writer
 
 ASKS_FILE = "ASKS.md"
 ASKS_SNAPSHOT = "asks"

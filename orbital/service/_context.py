@@ -11,11 +11,11 @@ from typing import Any
 import msgspec
 
 from orbital.clock import Clock
+from orbital.domain.history import summarize
 from orbital.events import Actor, Event, event_type
 from orbital.files import FileGateway
 from orbital.project import Project
 from orbital.store import EventStore, Writer
-from projections.history import summarize
 
 #: Decoded snapshots kept in memory (each can hold every ask of a large project).
 SNAPSHOT_CACHE = 4

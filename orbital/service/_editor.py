@@ -46,7 +46,10 @@ import msgspec
 from orbital.domain.budgets import FILE_BUDGETS, TokenCounter
 from orbital.domain.editor.choices import Applied, extract_json_object
 from orbital.domain.editor.conversation import SYSTEM_PROMPT, render_prompt
+from orbital.domain.editor.entry_choices import MemoryChoicesApplier
+from orbital.domain.editor.prompt import memory_section
 from orbital.domain.editor.schedule import Trigger
+from orbital.domain.measure import measure_state
 from orbital.editor.loop import LoopResult, run_tool_loop
 from orbital.editor.provider import ChatProvider, OpenAIChatClient, config_from_env
 from orbital.editor.run import EditorRun, RunRecord, finish_run
@@ -64,15 +67,12 @@ from orbital.events.editor import (
     EditorWatermarkAdvanced,
 )
 from orbital.files import ARCHIVE_FILES, MEMORY_DIR, MEMORY_FILES
+from orbital.grammar.asks_md import render_event
 from orbital.project import Project
 from orbital.service._asks import AsksService
 from orbital.service._context import Context, EventSummary
 from orbital.service._memory import MEMORY_KEYS, MemoryService
 from orbital.store import Reader, Writer
-from projections.asks_md import render_event
-from projections.editor_apply import MemoryChoicesApplier
-from projections.editor_prompt import memory_section
-from projections.measure import measure_state
 
 LOCK_FILE = ".editor.lock"
 SESSIONS_DIR = "sessions"

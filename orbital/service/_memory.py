@@ -19,26 +19,26 @@ import msgspec
 
 from orbital.domain.asks import Ask
 from orbital.domain.asks_view import runtime_block, subagent_dropped_line
+from orbital.domain.backstop import plan_backstop
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entries import fold_file, stream_for
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
+from orbital.domain.file_write import decide_file_write
 from orbital.domain.hand_edits import replay_edit
-from orbital.domain.model import FileState
+from orbital.domain.merge import closest
+from orbital.domain.views import assemble_view
 from orbital.domain.writes import Decision
 from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.entries import EntryRetired
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.files import ARCHIVE_FILES, MEMORY_FILES, check_size, decode_utf8, sha256
+from orbital.grammar.model import FileState
+from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
 from orbital.service._asks import AsksService
 from orbital.service._context import Context, EventSummary, SyncReport, WriteOutcome
 from orbital.store import Checkpoint, Reader, Writer
-from projections.backstop import plan_backstop
-from projections.merge import closest
-from projections.render import render_archive, render_file
-from projections.views import assemble_view
-from projections.write import decide_file_write
 
 MEMORY_KEYS: tuple[str, ...] = ("state", "decisions", "lessons", "index")
 MEMORY_PREFIXES: tuple[str, ...] = ("entry:", "file:")

@@ -14,6 +14,7 @@ from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
+from orbital.domain.history import summarize
 from orbital.domain.workbench import (
     ClosedAsk,
     EntryRow,
@@ -42,7 +43,6 @@ from orbital.service._editor import EditorReport, EditorService
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.store import EventStore, StoreStatus
 from orbital.tokens import CachedCounter
-from projections.history import summarize
 
 ENTRY_PREFIX = "entry:"
 #: An as-of: an instant, or a position in the log (None: now).

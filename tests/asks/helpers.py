@@ -6,7 +6,7 @@ import datetime as dt
 import random
 
 from orbital.domain.asks import Ask, Minter, fold, random_minter
-from projections.asks_md import FORMAT_HEADER, parse_file
+from orbital.grammar.asks_md import FORMAT_HEADER, parse_file
 
 TODAY = dt.date(2026, 9, 19)
 

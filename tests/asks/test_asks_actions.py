@@ -8,7 +8,13 @@ from orbital.domain.asks import decide_change, decide_open, fold
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
-from projections.asks_md import FORMAT_HEADER, append_lines, parse_file, render_event, render_file
+from orbital.grammar.asks_md import (
+    FORMAT_HEADER,
+    append_lines,
+    parse_file,
+    render_event,
+    render_file,
+)
 from tests.asks.helpers import TODAY, asks_of, minter
 
 

@@ -15,7 +15,7 @@ from orbital.events.asks import (
     AskOpenRefused,
     stream_of,
 )
-from projections.asks_md import (
+from orbital.grammar.asks_md import (
     FORMAT_HEADER,
     AskLine,
     decode_asks_bytes,

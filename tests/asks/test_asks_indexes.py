@@ -16,10 +16,10 @@ from orbital.domain.asks import (
     fuzzy_key,
     index_dropped,
     index_open,
-    norm,
 )
 from orbital.domain.layered import Layered
 from orbital.domain.rephrase import meaning, overlap
+from orbital.grammar.text import norm
 
 DAY = dt.date(2026, 9, 19)
 TEXTS = ["Send the deck", "send the deck!", "Send the decks", "Book the venue", "!!!", "a", "ab"]

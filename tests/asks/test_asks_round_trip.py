@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
-from projections.asks_md import FORMAT_HEADER, parse_file, render_event, render_file
+from orbital.grammar.asks_md import FORMAT_HEADER, parse_file, render_event, render_file
 from tests.asks.helpers import TODAY
 
 ids = st.text(alphabet="0123456789abcdef", min_size=6, max_size=6)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from orbital.domain.asks_write import WriteResult, decide_agent_append, decide_agent_write
 from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused
-from projections.asks_md import FORMAT_HEADER, parse_file, render_file
-from projections.asks_write import WriteResult, decide_agent_append, decide_agent_write
+from orbital.grammar.asks_md import FORMAT_HEADER, parse_file, render_file
 from tests.asks.helpers import PREV, TODAY, asks_of, minter
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-from orbital.domain.model import Entry, FileState, Status
 from orbital.domain.workbench import (
     DONE_DAYS,
     TimelineItem,
@@ -21,6 +20,7 @@ from orbital.domain.workbench import (
     sort_open,
 )
 from orbital.events.files import Slot
+from orbital.grammar.model import Entry, FileState, Status
 from tests.asks.helpers import TODAY, asks_of
 
 NOON = dt.datetime.combine(TODAY, dt.time(12, 0))

@@ -6,12 +6,12 @@ import datetime as dt
 import random
 from collections.abc import Callable
 
-from orbital.domain.model import FileState
+from orbital.domain.file_write import apply, decide_file_write
 from orbital.domain.writes import Decision
 from orbital.events._base import Event
-from projections.memory_files import FORMAT_HEADERS
-from projections.render import render_body, render_file
-from projections.write import apply, decide_file_write
+from orbital.grammar.memory_files import FORMAT_HEADERS
+from orbital.grammar.model import FileState
+from orbital.grammar.render import render_body, render_file
 
 TODAY = dt.date(2026, 9, 18)
 

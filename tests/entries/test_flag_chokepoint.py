@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from projections.state_blocks import strip_mem_comments
+from orbital.grammar.state_blocks import strip_mem_comments
 from tests.entries.entry_helpers import TODAY, Memory, header
 
 LATER = dt.date(2026, 9, 25)

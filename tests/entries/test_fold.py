@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from orbital.domain.entries import fold_file, stream_for
-from projections.render import render_file
+from orbital.grammar.render import render_file
 from tests.entries.entry_helpers import Memory
 
 

@@ -6,16 +6,16 @@ import datetime as dt
 
 import pytest
 
-from projections.durable import (
+from orbital.grammar.durable import (
     normalized_title,
     parse_title_line,
     render_title_comment,
     slug,
     split_entries,
 )
-from projections.memory_files import FORMAT_HEADERS, ensure_format_header, strip_format_header
-from projections.pointers import pointer_date, pointer_ids, pointer_line, pointer_summary
-from projections.state_blocks import (
+from orbital.grammar.memory_files import FORMAT_HEADERS, ensure_format_header, strip_format_header
+from orbital.grammar.pointers import pointer_date, pointer_ids, pointer_line, pointer_summary
+from orbital.grammar.state_blocks import (
     match_key,
     parse_blocks,
     parse_fields,

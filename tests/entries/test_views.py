@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from orbital.domain.budgets import FILE_BUDGETS, budgets_for_window
-from projections.views import assemble_view, durable_view, file_view
+from orbital.domain.views import assemble_view, durable_view, file_view
 from tests.entries.entry_helpers import TODAY, Memory, est
 
 ENTRY = "## Decision {i}\n" + "Chose: option {i}. " * 20 + "\n\n"

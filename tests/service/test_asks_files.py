@@ -12,9 +12,9 @@ import pytest
 from orbital.clock import FixedClock
 from orbital.errors import InvalidEncoding, TooLarge, UnknownAsk
 from orbital.events import Actor
+from orbital.grammar.asks_md import FORMAT_HEADER, render_file, synthetic_id
 from orbital.service import Orbital, WriteOutcome
 from orbital.service._asks import _OnDisk
-from projections.asks_md import FORMAT_HEADER, render_file, synthetic_id
 from tests.service.conftest import TODAY, Env
 
 HEADER = FORMAT_HEADER + "\n"

@@ -19,8 +19,8 @@ from orbital.errors import (
     UnsafePath,
 )
 from orbital.events import Actor
+from orbital.grammar.memory_files import FORMAT_HEADERS
 from orbital.service import Orbital, WriteOutcome
-from projections.memory_files import FORMAT_HEADERS
 from tests.service.conftest import TODAY, Env
 
 DECISIONS = (

@@ -23,8 +23,8 @@ from typing import Literal
 
 import msgspec
 
-from orbital.domain.asks import one_line
 from orbital.errors import InvalidInput
+from orbital.grammar.text import one_line
 
 EntryFile = Literal["state", "decisions", "lessons"]
 #: The files the editor edits by id, by key; the file name and the key are both accepted.

@@ -36,11 +36,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from orbital.domain.asks import Ask, Asks, decide_change, fold, one_line
+from orbital.domain.asks import Ask, Asks, decide_change, fold
 from orbital.domain.editor.choices import Applied, CloseAskChoice
 from orbital.domain.transcripts import is_session_name
 from orbital.errors import OrbitalError
 from orbital.events.asks import AskClosed
+from orbital.grammar.text import one_line
 
 #: Session name -> the messages the user typed in it (empty when the session does not exist).
 MessagesOf = Callable[[str], Sequence[str]]

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from orbital.domain.asks import Ask, one_line
+from orbital.domain.asks import Ask
+from orbital.grammar.text import one_line
 
 MAX_CALLS = 12
 TOOL_RESULT_MAX = 12_000

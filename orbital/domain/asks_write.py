@@ -35,7 +35,7 @@ from orbital.domain.asks import (
 from orbital.domain.asks_legacy import flag_line
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
-from projections.asks_md import append_lines, normalize_newlines, parse_line, render_event
+from orbital.grammar.asks_md import append_lines, normalize_newlines, parse_line, render_event
 
 _AFTER_EVERYTHING = 1 << 62
 

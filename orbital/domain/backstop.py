@@ -13,23 +13,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from orbital.domain.budgets import FILE_BUDGETS, TokenCounter, consolidation_target
-from orbital.domain.model import Entry, FileState
+from orbital.domain.measure import piece_measures
+from orbital.domain.views import trim_index_lines
 from orbital.events._base import Event
 from orbital.events.entries import EntryArchived, EntryPointerDropped
 from orbital.events.files import FileLayoutSet, Slot
-from projections.durable import parse_title_line, strip_marker
-from projections.measure import piece_measures
-from projections.memory_files import ARCHIVE_OF, FILE_NAMES
-from projections.pointers import (
+from orbital.grammar.durable import parse_title_line, strip_marker
+from orbital.grammar.memory_files import ARCHIVE_OF, FILE_NAMES
+from orbital.grammar.model import Entry, FileState
+from orbital.grammar.pointers import (
     ensure_index_mentions,
     is_pointer_line,
     pointer_date,
     pointer_line,
     pointer_summary,
 )
-from projections.render import render_body, render_pointer_slot
-from projections.state_blocks import parse_blocks
-from projections.views import trim_index_lines
+from orbital.grammar.render import render_body, render_pointer_slot
+from orbital.grammar.state_blocks import parse_blocks
 
 PROTECT_OLDEST = 3
 STATE_PROBATION_DAYS = 14

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from orbital.domain.budgets import FILE_BUDGETS, TokenCounter, consolidation_target
-from orbital.domain.model import FileState
-from projections.measure import measure_state
-from projections.memory_files import FILE_NAMES, LAYER1_KEYS
-from projections.pointers import is_pointer_line
-from projections.render import render_body
+from orbital.domain.measure import measure_state
+from orbital.grammar.memory_files import FILE_NAMES, LAYER1_KEYS
+from orbital.grammar.model import FileState
+from orbital.grammar.pointers import is_pointer_line
+from orbital.grammar.render import render_body
 
 
 def memory_section(files: Mapping[str, FileState], count: TokenCounter) -> str:

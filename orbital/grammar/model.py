@@ -1,8 +1,9 @@
 """The folded state of one memory file, and a proposed write as the grammars parsed it.
 
-The domain never reads markdown itself: ``projections`` parses a proposed text into a
-:class:`ParsedDoc` (entries with their identity keys already computed) and renders a
-:class:`FileState` back to text.
+The domain never reads markdown itself: the grammars parse a proposed text into a
+:class:`ParsedDoc` (entries with their identity keys already computed) and render a
+:class:`FileState` back to text. These types live with the grammars because both sides of
+that boundary need them and the grammars sit below the domain.
 """
 
 from __future__ import annotations

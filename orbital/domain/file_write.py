@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 
 from orbital.domain.entries import fold_file
-from orbital.domain.model import FileState
 from orbital.domain.writes import Decision, decide_write
 from orbital.events._base import Event
-from projections.parse import parse_proposed
+from orbital.grammar.model import FileState
+from orbital.grammar.parse import parse_proposed
 
 
 def decide_file_write(

@@ -6,12 +6,12 @@ DECISIONS/LESSONS on the title line, PROJECT_STATE on the line under the bullet.
 
 from __future__ import annotations
 
-from orbital.domain.model import Entry, FileState
 from orbital.events.files import Slot
-from projections.durable import render_title_comment, renumber
-from projections.memory_files import ARCHIVE_OF, FILE_NAMES, FORMAT_HEADERS
-from projections.pointers import is_pointer_line, pointer_summary
-from projections.state_blocks import parse_blocks, render_block
+from orbital.grammar.durable import render_title_comment, renumber
+from orbital.grammar.memory_files import ARCHIVE_OF, FILE_NAMES, FORMAT_HEADERS
+from orbital.grammar.model import Entry, FileState
+from orbital.grammar.pointers import is_pointer_line, pointer_summary
+from orbital.grammar.state_blocks import parse_blocks, render_block
 
 
 def comment_fields(entry: Entry) -> dict[str, str]:

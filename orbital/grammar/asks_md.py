@@ -25,7 +25,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from orbital.domain.asks import norm, one_line
 from orbital.events import Event
 from orbital.events.asks import (
     AskBytesReplaced,
@@ -34,6 +33,7 @@ from orbital.events.asks import (
     AskOpened,
     AskReopened,
 )
+from orbital.grammar.text import norm, one_line
 
 LineKind = Literal["open", "done", "dropped", "reopen"]
 

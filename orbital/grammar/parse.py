@@ -6,8 +6,7 @@ entries are recognised ("carved") so an archived entry keeps its slot through a 
 
 from __future__ import annotations
 
-from orbital.domain.model import Carved, FileState, ParsedDoc, ParsedEntry, Piece
-from projections.durable import (
+from orbital.grammar.durable import (
     MARKERS,
     normalized_title,
     parse_title_line,
@@ -16,10 +15,11 @@ from projections.durable import (
     split_entries,
     strip_marker,
 )
-from projections.memory_files import ensure_format_header, strip_format_header
-from projections.pointers import pointer_ids
-from projections.render import render_pointer_slot
-from projections.state_blocks import Block, match_key, parse_blocks
+from orbital.grammar.memory_files import ensure_format_header, strip_format_header
+from orbital.grammar.model import Carved, FileState, ParsedDoc, ParsedEntry, Piece
+from orbital.grammar.pointers import pointer_ids
+from orbital.grammar.render import render_pointer_slot
+from orbital.grammar.state_blocks import Block, match_key, parse_blocks
 
 
 def proposed_body(text: str, key: str) -> str:

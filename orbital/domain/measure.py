@@ -4,10 +4,10 @@ without id comments), summed piece by piece so unchanged entries hit the counter
 from __future__ import annotations
 
 from orbital.domain.budgets import TokenCounter
-from orbital.domain.model import FileState
-from projections.memory_files import strip_format_header
-from projections.render import render_slots
-from projections.state_blocks import strip_mem_comments
+from orbital.grammar.memory_files import strip_format_header
+from orbital.grammar.model import FileState
+from orbital.grammar.render import render_slots
+from orbital.grammar.state_blocks import strip_mem_comments
 
 
 def budget_text(text: str, key: str) -> str:

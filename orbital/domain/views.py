@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from orbital.domain.budgets import TokenCounter, budgets_for_window
-from projections.durable import split_entries
-from projections.memory_files import DISPLAY, FILE_NAMES, LAYER1_KEYS
-from projections.pointers import is_pointer_line, pointer_date
-from projections.state_blocks import parse_blocks, strip_mem_comments
+from orbital.grammar.durable import split_entries
+from orbital.grammar.memory_files import DISPLAY, FILE_NAMES, LAYER1_KEYS
+from orbital.grammar.pointers import is_pointer_line, pointer_date
+from orbital.grammar.state_blocks import parse_blocks, strip_mem_comments
 
 PROTECT_OLDEST = 3
 TRIM_NOTE = (

@@ -1,8 +1,8 @@
 """The editor's entry choices (``archive``, ``merge``, ``index``) as entry events — pure.
 
 :class:`MemoryChoicesApplier` implements
-:class:`~orbital.domain.editor.apply.EntryChoicesApplier` (reference §8.3). It lives here, not in
-the domain, because the rules need the grammars (entry split, bullet blocks, pointer lines).
+:class:`~orbital.domain.editor.apply.EntryChoicesApplier` (reference §8.3); its rules read
+the entries through the grammars (entry split, bullet blocks, pointer lines).
 
 Binding: the service builds the applier inside the apply transaction from the memory files as
 they stand then (``files`` and ``versions``, the position of the last event that changed each
@@ -45,7 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from orbital.domain.asks import one_line
+from orbital.domain.backstop import entry_summary
 from orbital.domain.editor.apply import EntriesOutcome
 from orbital.domain.editor.choices import (
     ENTRY_FILES,
@@ -56,22 +56,22 @@ from orbital.domain.editor.choices import (
     MergeChoice,
 )
 from orbital.domain.entries import fold_file
-from orbital.domain.model import Entry, FileState
 from orbital.events._base import Event
 from orbital.events.entries import EntryArchived, EntryCreated, EntryMerged
 from orbital.events.files import FileLayoutSet, Slot
-from projections.backstop import entry_summary
-from projections.durable import split_entries
-from projections.memory_files import ARCHIVE_OF, DISPLAY, FILE_NAMES
-from projections.parse import parse_durable_entry, proposed_body
-from projections.pointers import (
+from orbital.grammar.durable import split_entries
+from orbital.grammar.memory_files import ARCHIVE_OF, DISPLAY, FILE_NAMES
+from orbital.grammar.model import Entry, FileState
+from orbital.grammar.parse import parse_durable_entry, proposed_body
+from orbital.grammar.pointers import (
     ensure_index_mentions,
     is_pointer_line,
     pointer_line,
     pointer_summary,
 )
-from projections.render import render_body
-from projections.state_blocks import parse_blocks, strip_comments_from_block
+from orbital.grammar.render import render_body
+from orbital.grammar.state_blocks import parse_blocks, strip_comments_from_block
+from orbital.grammar.text import one_line
 
 INDEX_NAME = FILE_NAMES["index"]
 #: A merge may be at most this much longer than its originals together, plus :data:`SLACK`.

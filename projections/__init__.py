@@ -1,1 +1,0 @@
-"""The read side: pure markdown grammars (parse and render) and other read models."""
