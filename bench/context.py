@@ -30,9 +30,9 @@ from pathlib import Path
 
 from timing import free_port, median_ms, timed
 
+from orbital.catalogue import FILE_BUDGETS, LAYER1_KEYS, MEMORY_FILES
 from orbital.clock import FixedClock
 from orbital.domain.asks import random_minter
-from orbital.domain.budgets import FILE_BUDGETS
 from orbital.domain.measure import measure_text
 from orbital.events import Actor
 from orbital.service import Orbital
@@ -41,12 +41,7 @@ from orbital.tokens import default_encoding
 NOW = dt.datetime(2026, 9, 19, 10, 0, tzinfo=dt.UTC)
 TODAY = NOW.date()
 ROUTE = "/api/v1/projects/{project}/context"
-FILES = {
-    "state": "PROJECT_STATE.md",
-    "decisions": "DECISIONS.md",
-    "lessons": "LESSONS.md",
-    "index": "INDEX.md",
-}
+FILES = {key: MEMORY_FILES[key] for key in LAYER1_KEYS}
 
 WORDS = (
     "service", "cache", "schema", "migration", "worker", "queue", "token", "budget", "parser",

@@ -42,6 +42,16 @@ from pathlib import Path
 
 from timing import median_ms, timed
 
+from orbital.catalogue import (
+    ASK_PREFIX,
+    ASKS_STREAM,
+    ENTRY_PREFIX,
+    FILE_PREFIX,
+    MEMORY_FILES,
+    ask_stream,
+    entry_stream,
+    stream_id,
+)
 from orbital.domain.asks import fold as fold_asks
 from orbital.domain.asks import random_minter
 from orbital.domain.asks_view import runtime_block
@@ -60,7 +70,6 @@ TZ = "UTC"
 #: Memory writes per simulated day (one per slot; ask batches go between them).
 MEMORY_WRITES_PER_DAY = 3
 POOL = {"decisions": 24, "lessons": 16, "state": 10}
-FILE_NAMES = {"decisions": "DECISIONS.md", "lessons": "LESSONS.md", "state": "PROJECT_STATE.md"}
 #: Which file a day's memory write goes to.
 FILE_WEIGHTS = {"decisions": 0.5, "lessons": 0.3, "state": 0.2}
 
@@ -202,7 +211,7 @@ def build(tmp: Path, total: int, seed: int) -> Built:
     start = time.perf_counter()
     pid = orb.init_project(root, timezone=TZ).project_id
     for key in POOL:
-        orb.write_file(pid, FILE_NAMES[key], pool_text(key, rng).encode(), actor=Actor.AGENT)
+        orb.write_file(pid, MEMORY_FILES[key], pool_text(key, rng).encode(), actor=Actor.AGENT)
     days = max(20, round(total**0.5 * 1.3))  # 1k: 41 days, 10k: 130, 100k: 411
     asks = AskMaker(rng)
     revs = {key: [0] * POOL[key] for key in POOL}
@@ -218,7 +227,7 @@ def build(tmp: Path, total: int, seed: int) -> Built:
             key = rng.choices(list(FILE_WEIGHTS), weights=list(FILE_WEIGHTS.values()))[0]
             n = rng.choices(range(POOL[key]), weights=weights[key])[0]
             revs[key][n] += 1
-            name = FILE_NAMES[key]
+            name = MEMORY_FILES[key]
             text = revise(orb.read_file(pid, name), key, n, revs[key][n], rng)
             orb.write_file(pid, name, text.encode(), actor=Actor.AGENT)
             clock.at += dt.timedelta(minutes=30 + rng.randrange(60))
@@ -226,13 +235,13 @@ def build(tmp: Path, total: int, seed: int) -> Built:
             appended = 0
             with orb.store.writing() as w:
                 for ask_id, event, actor in asks.batch(size, clock.at.date()):
-                    w.append(pid, f"ask:{ask_id}", [event], expected_version=None, actor=actor)
+                    w.append(pid, ask_stream(ask_id), [event], expected_version=None, actor=actor)
                     appended += 1
                 orb._asks._maybe_snapshot(w, pid, appended)  # what every ask append does
     orb.regenerate(pid)  # ASKS.md written once, as the per-write appends would have left it
     seconds = time.perf_counter() - start
-    memory = [e for e in orb.history(pid, HistoryQuery(stream="entry:")) if e.type]
-    file_events = list(orb.history(pid, HistoryQuery(stream="file:")))
+    memory = [e for e in orb.history(pid, HistoryQuery(stream=ENTRY_PREFIX)) if e.type]
+    file_events = list(orb.history(pid, HistoryQuery(stream=FILE_PREFIX)))
     revised: dict[str, int] = {}
     for e in memory:
         if e.type in ("entry.revised", "entry.retitled"):
@@ -245,7 +254,7 @@ def build(tmp: Path, total: int, seed: int) -> Built:
         memory_events=len(memory) + len(file_events),
         entry_revisions=sum(revised.values()),
         seconds=seconds,
-        hot_entry=hot_stream.split(":", 1)[1],
+        hot_entry=stream_id(hot_stream),
         hot_revisions=revised[hot_stream],
     )
 
@@ -264,21 +273,25 @@ def naive_file(orb: Orbital, pid: str, position: int, key: str) -> str:
 
 
 def naive_asks(orb: Orbital, pid: str, position: int) -> str:
-    return render_asks(e.event for e in replay(orb, pid, position) if e.stream.startswith("ask"))
+    return render_asks(
+        e.event
+        for e in replay(orb, pid, position)
+        if e.stream.startswith(ASK_PREFIX) or e.stream == ASKS_STREAM
+    )
 
 
 def naive_view(orb: Orbital, pid: str, position: int, today: dt.date, count: CachedCounter) -> str:
     recorded = replay(orb, pid, position)
     events = [e.event for e in recorded]
     texts = {key: render_file(fold_file(key, events)) for key in MEMORY_KEYS}
-    asks = fold_asks((e.position, e.event) for e in recorded if e.stream.startswith("ask:"))
+    asks = fold_asks((e.position, e.event) for e in recorded if e.stream.startswith(ASK_PREFIX))
     memory_part = assemble_view(texts, today, count, window=None)
     block = runtime_block(asks, today, empty_cue=True)
     return "\n\n".join(p for p in (memory_part, block) if p)
 
 
 def naive_history(orb: Orbital, pid: str, entry_id: str) -> list[RecordedEvent]:
-    stream = f"entry:{entry_id}"
+    stream = entry_stream(entry_id)
     with orb.store.reader() as r:
         return [e for e in r.read_project(pid) if e.stream == stream]
 

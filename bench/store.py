@@ -23,6 +23,7 @@ from pathlib import Path
 import msgspec
 from timing import median_ms, timed
 
+from orbital.catalogue import ASK_PREFIX, ask_stream
 from orbital.events import Actor, AskOpened, RecordedEvent, encode_event
 from orbital.store import EventStore, Reducer
 
@@ -59,7 +60,7 @@ def raw_connection(path: Path) -> sqlite3.Connection:
 def raw_row(i: int, version: int) -> tuple[object, ...]:
     return (
         "p",
-        f"ask:{i % 100:06x}",
+        ask_stream(f"{i % 100:06x}"),
         version,
         "ask.opened",
         encode_event(event(i)).decode(),
@@ -101,7 +102,7 @@ def bench_single(tmp: Path, n: int) -> tuple[float, float]:
 
     def store_once() -> None:
         i = next(numbers)
-        stream = f"ask:{i % 100:06x}"
+        stream = ask_stream(f"{i % 100:06x}")
         with store.writing() as w:
             result = w.append(
                 project,
@@ -137,7 +138,7 @@ def bench_batch(tmp: Path, size: int, repeat: int) -> tuple[float, float]:
 
     def store_batch() -> None:
         with store.writing() as w:
-            w.append(project, "ask:batch", batch, expected_version=None, actor=Actor.AGENT)
+            w.append(project, ask_stream("batch"), batch, expected_version=None, actor=Actor.AGENT)
 
     store_samples = timed(store_batch, repeat)
     store.close()
@@ -157,7 +158,7 @@ def bench_state(tmp: Path, total: int, repeat: int) -> tuple[float, float, float
                 if batch:
                     writer.append(
                         project,
-                        f"ask:{stream_no:06x}",
+                        ask_stream(f"{stream_no:06x}"),
                         batch,
                         expected_version=None,
                         actor=Actor.AGENT,
@@ -165,16 +166,16 @@ def bench_state(tmp: Path, total: int, repeat: int) -> tuple[float, float, float
 
     def state() -> None:
         with store.reader() as r:
-            r.state(project, "ask:000007")
+            r.state(project, ask_stream("000007"))
 
     def states() -> None:
         with store.reader() as r:
-            r.states(project, "ask:")
+            r.states(project, ASK_PREFIX)
 
     def replay() -> None:
         folded: dict[str, Tally | None] = {}
         with store.reader() as r:
-            for recorded in r.read_project(project, stream_prefix="ask:"):
+            for recorded in r.read_project(project, stream_prefix=ASK_PREFIX):
                 folded[recorded.stream] = tally(folded.get(recorded.stream), recorded)
 
     one = median_ms(timed(state, repeat))

@@ -24,22 +24,9 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from orbital.catalogue import ARCHIVE_FILES, ARCHIVE_OF, MEMORY_DIR, MEMORY_FILES
 from orbital.errors import DiskFull, InvalidEncoding, TooLarge, UnknownFile, UnsafePath
 
-MEMORY_DIR = "orbital"
-#: Memory file key -> file name. ``asks`` is the append-only log; the others are budgeted.
-MEMORY_FILES: dict[str, str] = {
-    "state": "PROJECT_STATE.md",
-    "decisions": "DECISIONS.md",
-    "lessons": "LESSONS.md",
-    "index": "INDEX.md",
-    "asks": "ASKS.md",
-}
-ARCHIVE_FILES: dict[str, str] = {
-    "state": "PROJECT_STATE_ARCHIVE.md",
-    "decisions": "DECISIONS_ARCHIVE.md",
-    "lessons": "LESSONS_ARCHIVE.md",
-}
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
@@ -96,7 +83,7 @@ def projected_file(name: str) -> MemoryFile:
     _check_name(name)
     key = _ARCHIVE_BY_NAME.get(name.casefold())
     if key is not None:
-        return MemoryFile(f"{key}_archive", ARCHIVE_FILES[key])
+        return MemoryFile(ARCHIVE_OF[key], ARCHIVE_FILES[key])
     try:
         return memory_file(name)
     except UnknownFile:

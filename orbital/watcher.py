@@ -15,8 +15,8 @@ from pathlib import Path
 
 import watchfiles
 
+from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.errors import OrbitalError
-from orbital.files import MEMORY_DIR, MEMORY_FILES
 from orbital.service import Orbital
 
 _NAMES = {name.casefold() for name in MEMORY_FILES.values()}

@@ -10,12 +10,13 @@ from pathlib import Path
 import click
 import msgspec
 
+from orbital.catalogue import MEMORY_FILES
 from orbital.cli._app import cli, print_outcome, project_option, reports_errors, service_of
 from orbital.clock import parse_as_of, parse_instant
 from orbital.domain.history import summarize
 from orbital.errors import InvalidInput
 from orbital.events import Actor
-from orbital.files import MEMORY_FILES, FileGateway, memory_file
+from orbital.files import FileGateway, memory_file
 from orbital.service import HistoryQuery, Revision
 
 

@@ -10,6 +10,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from orbital.catalogue import ask_stream
 from orbital.domain.asks import Asks, Minter, is_hex_id, mint_id
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, LegacyRecord
@@ -214,7 +215,7 @@ def plan_migration(
             provenance="PROJECT_STATE.md [user] bullet",
             legacy=record,
         )
-        plan.append((f"ask:{ask_id}", [opened]))
+        plan.append((ask_stream(ask_id), [opened]))
     for retraction in retractions:
         legacy_id = retraction.id.lower()
         ask_id = claim(retraction.title, legacy_id if is_hex_id(legacy_id) else None)
@@ -245,5 +246,5 @@ def plan_migration(
                 legacy=record,
             ),
         ]
-        plan.append((f"ask:{ask_id}", events))
+        plan.append((ask_stream(ask_id), events))
     return plan

@@ -35,7 +35,7 @@ from orbital.domain.asks import (
 from orbital.domain.asks_legacy import flag_line
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
-from orbital.grammar.asks_md import append_lines, normalize_newlines, parse_line, render_event
+from orbital.grammar.asks_md import append_lines, normalize_newlines, parse_line, render_lines
 
 _AFTER_EVERYTHING = 1 << 62
 
@@ -185,7 +185,7 @@ def _decide_lines(
             f"ASKS.md is append-only: restored {restored} line(s) you removed or changed. "
             'Record a change as a new line instead, e.g. `- done <id> "<the user\'s words>"`.',
         )
-    lines = [line for line in map(render_event, decision.events) if line is not None]
+    lines = render_lines(decision.events)
     if lines:
         done = ", ".join(_summary(e) for e in decision.events)
         warnings.append(f"ASKS.md: {done}. The file now ends with: {lines[-1]}")

@@ -12,14 +12,14 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from orbital.domain.budgets import FILE_BUDGETS, TokenCounter, consolidation_target
+from orbital.catalogue import ARCHIVE_FILES, FILE_BUDGETS
+from orbital.domain.budgets import PROTECT_OLDEST, TokenCounter, consolidation_target
 from orbital.domain.measure import piece_measures
 from orbital.domain.views import trim_index_lines
 from orbital.events._base import Event
 from orbital.events.entries import EntryArchived, EntryPointerDropped
 from orbital.events.files import FileLayoutSet, Slot
 from orbital.grammar.durable import parse_title_line, strip_marker
-from orbital.grammar.memory_files import ARCHIVE_OF, FILE_NAMES
 from orbital.grammar.model import Entry, FileState
 from orbital.grammar.pointers import (
     ensure_index_mentions,
@@ -31,7 +31,6 @@ from orbital.grammar.pointers import (
 from orbital.grammar.render import render_body, render_pointer_slot
 from orbital.grammar.state_blocks import parse_blocks
 
-PROTECT_OLDEST = 3
 STATE_PROBATION_DAYS = 14
 
 
@@ -50,10 +49,6 @@ class BackstopPlan:
     over_by: Mapping[str, int]
     #: Log lines worth keeping (why a file stays over budget).
     notes: tuple[str, ...]
-
-
-def _archive_name(key: str) -> str:
-    return FILE_NAMES[ARCHIVE_OF[key]]
 
 
 def entry_summary(entry: Entry, key: str) -> str:
@@ -90,7 +85,7 @@ def demote_durable(
         entry = state.entries[eid]
         first, _, rest = entry.text.partition("\n")
         pointer = pointer_line(
-            today, [eid], entry_summary(entry, state.key), _archive_name(state.key)
+            today, [eid], entry_summary(entry, state.key), ARCHIVE_FILES[state.key]
         )
         body = "\n".join(line for line in [first, *rest.splitlines()] if not is_pointer_line(line))
         if count(pointer) >= count(body.strip()):
@@ -138,7 +133,7 @@ def floor_state(state: FileState, today: dt.date, count: TokenCounter, target: f
             measure -= costs[i]
         else:
             summary = entry_summary(entry, "state")
-            pointer = pointer_line(today, [entry.entry_id], summary, _archive_name("state"))
+            pointer = pointer_line(today, [entry.entry_id], summary, ARCHIVE_FILES["state"])
             if count(pointer) >= count(entry.text.rstrip("\n")):
                 continue
             shown = render_pointer_slot(replace(entry, pointer=pointer), "state")
@@ -197,7 +192,7 @@ def plan_backstop(
         over_by[key] = plan.over_by
         notes.extend(plan.notes)
         if any(isinstance(e, EntryArchived) for e in plan.events):
-            archives.append(_archive_name(key))
+            archives.append(ARCHIVE_FILES[key])
     index = files.get("index", FileState(key="index"))
     events.extend(plan_index(index, count, archives).events)
     return BackstopPlan(tuple(events), over_by, tuple(notes))

@@ -7,7 +7,8 @@ against ``count`` so that ``count = lambda s: len(s) / 4`` reproduces the refere
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from orbital.catalogue import FILE_BUDGETS, Budget
 
 #: Tokens in a text. Counts of pieces are summed, so a shell cache per piece pays off.
 TokenCounter = Callable[[str], float]
@@ -18,19 +19,9 @@ def est_tokens(text: str) -> float:
     return len(text) / 4
 
 
-@dataclass(frozen=True)
-class Budget:
-    soft: int
-    hard: int
-
-
-#: Floors: the budgets of a large-context model, and the only ones hygiene ever uses.
-FILE_BUDGETS: dict[str, Budget] = {
-    "decisions": Budget(7000, 9000),
-    "lessons": Budget(5000, 6000),
-    "state": Budget(1800, 2000),
-    "index": Budget(1500, 2000),
-}
+#: The oldest entries of a DECISIONS/LESSONS file are its foundations: the backstop never
+#: archives them and the view always shows them.
+PROTECT_OLDEST = 3
 _TOTAL_HARD = sum(b.hard for b in FILE_BUDGETS.values())
 #: Injected memory may take at most this share of the model's context window.
 _WINDOW_SHARE = 0.25

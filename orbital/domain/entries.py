@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
+from orbital.catalogue import entry_stream, file_stream
 from orbital.events._base import Event
 from orbital.events.entries import (
     EntryArchived,
@@ -114,8 +115,8 @@ def stream_for(event: Event) -> str:
     """The stream an entry or file event is appended to: ``entry:<id>`` or ``file:<KEY>``."""
     entry_id = getattr(event, "entry_id", None)
     if isinstance(entry_id, str):
-        return f"entry:{entry_id}"
+        return entry_stream(entry_id)
     file_key = getattr(event, "file", None)
     if isinstance(file_key, str):
-        return f"file:{file_key}"
+        return file_stream(file_key)
     raise ValueError(f"{type(event).__name__} is not an entry or file event")

@@ -11,13 +11,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from orbital.domain.budgets import TokenCounter, budgets_for_window
+from orbital.catalogue import DISPLAY, LAYER1_KEYS, MEMORY_DIR, MEMORY_FILES
+from orbital.domain.budgets import PROTECT_OLDEST, TokenCounter, budgets_for_window
 from orbital.grammar.durable import split_entries
-from orbital.grammar.memory_files import DISPLAY, FILE_NAMES, LAYER1_KEYS
 from orbital.grammar.pointers import is_pointer_line, pointer_date
 from orbital.grammar.state_blocks import parse_blocks, strip_mem_comments
 
-PROTECT_OLDEST = 3
 TRIM_NOTE = (
     "\n[... older content trimmed from this view — read the file on disk for the full text ...]"
 )
@@ -28,7 +27,8 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 def durable_note(key: str, omitted: int) -> str:
     return (
         f"\n[... {omitted} older {DISPLAY[key]} entries omitted from this view — read "
-        f"orbital/{FILE_NAMES[key]} (and its archive, listed in INDEX.md) for the full set ...]\n\n"
+        f"{MEMORY_DIR}/{MEMORY_FILES[key]} (and its archive, listed in INDEX.md) "
+        "for the full set ...]\n\n"
     )
 
 
@@ -195,7 +195,7 @@ def assemble_view(
         text = files.get(key, "")
         view = file_view(key, text, budgets[key].hard, count) if text.strip() else ""
         if view:
-            parts.append(f"[{FILE_NAMES[key]}]\n{view}")
+            parts.append(f"[{MEMORY_FILES[key]}]\n{view}")
     if asks_block:
         parts.append(asks_block)
     return "\n\n".join(parts)

@@ -26,6 +26,7 @@ from orbital.events.entries import (
 )
 from orbital.events.files import FileLayoutSet, FileStoredRaw, Slot
 from orbital.grammar.model import Carved, Entry, FileState, ParsedDoc, ParsedEntry
+from orbital.grammar.render import comment_fields
 
 _DATE_KEYS = ("id", "created", "touched")
 
@@ -52,15 +53,6 @@ def _date(value: str | None) -> dt.date | None:
         return dt.date.fromisoformat(value) if value else None
     except ValueError:
         return None
-
-
-def _fields_of(entry: Entry) -> dict[str, str]:
-    return {
-        "id": entry.entry_id,
-        **entry.meta,
-        "created": entry.created.isoformat(),
-        "touched": entry.touched.isoformat(),
-    }
 
 
 def _meta(fields: Mapping[str, str]) -> dict[str, str]:
@@ -148,12 +140,12 @@ def _plan_state(
             and own not in ids.used
             and doc.previous[own].match == p.match
         ):
-            plan = _Plan(own, "match", {**_fields_of(state.entries[own]), **p.fields})
+            plan = _Plan(own, "match", {**comment_fields(state.entries[own]), **p.fields})
         elif not foreign:
             free = (i for i in live if i not in claimed and i not in ids.used)
             lid = next((i for i in free if doc.previous[i].match == p.match), None)
             if lid is not None:
-                plan = _Plan(lid, "match", _fields_of(state.entries[lid]))
+                plan = _Plan(lid, "match", comment_fields(state.entries[lid]))
         if plan is None and foreign and own in state.entries:
             plan = _Plan(own, "restore", dict(p.fields))
         elif plan is None and foreign and own not in ids.taken:

@@ -20,9 +20,8 @@ from typing import Literal
 
 import msgspec
 
+from orbital.catalogue import ASKS_STREAM, ask_stream
 from orbital.events._base import Event
-
-ASKS_STREAM = "asks"
 
 
 class LegacyRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -105,7 +104,7 @@ ASK_EVENTS: tuple[type[Event], ...] = (
 def stream_of(event: Event) -> str:
     """The stream an ask event is appended to."""
     if isinstance(event, AskOpened | AskClosed | AskReopened):
-        return f"ask:{event.ask_id}"
+        return ask_stream(event.ask_id)
     if isinstance(event, AskOpenRefused | AskFileLine | AskBytesReplaced):
         return ASKS_STREAM
     raise TypeError(f"{type(event).__name__} is not an ask event")

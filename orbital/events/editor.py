@@ -23,8 +23,6 @@ import msgspec
 
 from orbital.events._base import Event
 
-STREAM = "editor"
-
 
 class AppliedChoice(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One choice that took effect (kind ``archive``, ``merge``, ``index`` or ``close_ask``)."""

@@ -127,14 +127,14 @@ def render_event(event: Event) -> str | None:
     return " ".join(p for p in parts if p)
 
 
+def render_lines(events: Iterable[Event]) -> list[str]:
+    """The ASKS.md lines of ``events`` in order (audit events have none)."""
+    return [line for line in map(render_event, events) if line is not None]
+
+
 def render_file(events: Iterable[Event]) -> str:
     """The whole ASKS.md for events in log order: the header, then one line per event."""
-    lines = [FORMAT_HEADER]
-    for event in events:
-        line = render_event(event)
-        if line is not None:
-            lines.append(line)
-    return "\n".join(lines) + "\n"
+    return "\n".join([FORMAT_HEADER, *render_lines(events)]) + "\n"
 
 
 def append_lines(text: str, lines: Iterable[str]) -> str:

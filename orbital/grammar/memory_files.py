@@ -1,36 +1,10 @@
-"""The memory files: keys, file names, display names and their line-1 format contracts.
+"""The memory files' line-1 format contracts (their names and keys: ``orbital.catalogue``).
 
 The contract is code-owned: every write replaces whatever line-1 contract the writer sent by the
 current one, and budgets never count it (§2.6 of the reference).
 """
 
 from __future__ import annotations
-
-#: Injection order of the budgeted (Layer-1) files.
-LAYER1_KEYS: tuple[str, ...] = ("state", "decisions", "lessons", "index")
-#: Files whose body is split into durable entries with a title-line id comment.
-
-FILE_NAMES: dict[str, str] = {
-    "state": "PROJECT_STATE.md",
-    "decisions": "DECISIONS.md",
-    "lessons": "LESSONS.md",
-    "index": "INDEX.md",
-    "state_archive": "PROJECT_STATE_ARCHIVE.md",
-    "decisions_archive": "DECISIONS_ARCHIVE.md",
-    "lessons_archive": "LESSONS_ARCHIVE.md",
-}
-#: Live key -> archive key. INDEX has no archive (it is regenerable; history keeps it).
-ARCHIVE_OF: dict[str, str] = {
-    "state": "state_archive",
-    "decisions": "decisions_archive",
-    "lessons": "lessons_archive",
-}
-DISPLAY: dict[str, str] = {
-    "state": "PROJECT_STATE",
-    "decisions": "DECISIONS",
-    "lessons": "LESSONS",
-    "index": "INDEX",
-}
 
 _STATE_CONTRACT = (
     "<!--format PROJECT_STATE is what is true NOW: current focus, work in progress, blockers "

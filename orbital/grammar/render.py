@@ -6,9 +6,10 @@ DECISIONS/LESSONS on the title line, PROJECT_STATE on the line under the bullet.
 
 from __future__ import annotations
 
+from orbital.catalogue import ARCHIVE_FILES
 from orbital.events.files import Slot
 from orbital.grammar.durable import render_title_comment, renumber
-from orbital.grammar.memory_files import ARCHIVE_OF, FILE_NAMES, FORMAT_HEADERS
+from orbital.grammar.memory_files import FORMAT_HEADERS
 from orbital.grammar.model import Entry, FileState
 from orbital.grammar.pointers import is_pointer_line, pointer_summary
 from orbital.grammar.state_blocks import parse_blocks, render_block
@@ -110,7 +111,7 @@ def merge_header(state: FileState, entry: Entry, day: str) -> str:
 
 def render_archive(state: FileState) -> str:
     """``*_ARCHIVE.md``: header line, blank line, one section per demotion day ("" if none)."""
-    if state.key not in ARCHIVE_OF:
+    if state.key not in ARCHIVE_FILES:
         return ""
     groups: list[tuple[str, list[str]]] = []
     merge_of: str | None = None
@@ -133,6 +134,6 @@ def render_archive(state: FileState) -> str:
     if not groups:
         return ""
     verb = "trimmed" if state.key == "state" else "archived"
-    name = FILE_NAMES[ARCHIVE_OF[state.key]]
+    name = ARCHIVE_FILES[state.key]
     sections = [f"## [{verb} {day}]\n\n" + "\n".join(bodies) for day, bodies in groups]
     return f"# {name} (archived entries, read-on-demand)\n\n" + "\n".join(sections)

@@ -23,9 +23,9 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath, QueryParameter, URLEncodedBody
 from litestar.response import Redirect, Template
 
+from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
 from orbital.errors import InvalidInput, Refused, UnknownAsk, UnknownEntry, UnknownProject
-from orbital.files import MEMORY_FILES
 from orbital.http._sessions import (
     LOGIN_COOKIE,
     SESSION_COOKIE,

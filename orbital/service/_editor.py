@@ -43,7 +43,9 @@ from pathlib import Path
 
 import msgspec
 
-from orbital.domain.budgets import FILE_BUDGETS, TokenCounter
+from orbital.catalogue import ARCHIVE_FILES, FILE_BUDGETS, MEMORY_DIR, MEMORY_FILES
+from orbital.catalogue import EDITOR_STREAM as STREAM
+from orbital.domain.budgets import TokenCounter
 from orbital.domain.editor.choices import Applied, extract_json_object
 from orbital.domain.editor.conversation import SYSTEM_PROMPT, render_prompt
 from orbital.domain.editor.entry_choices import MemoryChoicesApplier
@@ -60,13 +62,11 @@ from orbital.errors import EditorNotConfigured, InvalidInput, OrbitalError
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed
 from orbital.events.editor import (
-    STREAM,
     AppliedChoice,
     EditorRunRecorded,
     EditorRunStarted,
     EditorWatermarkAdvanced,
 )
-from orbital.files import ARCHIVE_FILES, MEMORY_DIR, MEMORY_FILES
 from orbital.grammar.asks_md import render_event
 from orbital.project import Project
 from orbital.service._asks import AsksService

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
 from orbital.domain.asks import Ask
 from orbital.domain.asks_view import runtime_block, subagent_dropped_line
 from orbital.domain.backstop import plan_backstop
@@ -32,7 +33,7 @@ from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.entries import EntryRetired
 from orbital.events.files import HandEditConflict, HandEditDetected
-from orbital.files import ARCHIVE_FILES, MEMORY_FILES, check_size, decode_utf8, sha256
+from orbital.files import check_size, decode_utf8, sha256
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import msgspec
 
+from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
@@ -34,7 +35,7 @@ from orbital.editor.scheduler import EditorScheduler
 from orbital.errors import InvalidInput, Refused, UnknownEntry, UnknownProject, UnmergedEdits
 from orbital.events import Actor, RecordedEvent, event_type
 from orbital.events.files import HandEditConflict, HandEditResolved
-from orbital.files import MEMORY_DIR, MEMORY_FILES, memory_file, projected_file
+from orbital.files import memory_file, projected_file
 from orbital.project import Project
 from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
 from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex

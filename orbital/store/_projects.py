@@ -10,14 +10,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from orbital.catalogue import PROJECT_STREAM
 from orbital.errors import InvalidInput, UnknownProject
 from orbital.events import Actor, ProjectRegistered
 from orbital.project import Project
 from orbital.store._appends import Appends
 from orbital.store._base import Transaction, naive_utc
 from orbital.store._schema import projects
-
-PROJECT_STREAM = "project"
 
 
 def _slug(name: str) -> str:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from orbital.catalogue import ARCHIVE_OF, FILE_BUDGETS, FILE_NAMES, LAYER1_KEYS
 from orbital.domain.backstop import floor_state, plan_backstop
-from orbital.domain.budgets import FILE_BUDGETS, consolidation_target
+from orbital.domain.budgets import consolidation_target
 from orbital.domain.measure import budget_text, measure_text
 from orbital.domain.views import trim_volatile
 from orbital.events.files import FileLayoutSet
-from orbital.grammar.memory_files import ARCHIVE_OF, FILE_NAMES, FORMAT_HEADERS, LAYER1_KEYS
+from orbital.grammar.memory_files import FORMAT_HEADERS
 from orbital.grammar.render import render_archive, render_body
 from tests.entries.entry_helpers import TODAY, Memory, est
 

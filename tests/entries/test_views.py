@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from orbital.domain.budgets import FILE_BUDGETS, budgets_for_window
+from orbital.catalogue import FILE_BUDGETS
+from orbital.domain.budgets import budgets_for_window
 from orbital.domain.views import assemble_view, durable_view, file_view
 from tests.entries.entry_helpers import TODAY, Memory, est
 

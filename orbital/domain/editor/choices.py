@@ -19,20 +19,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, get_args
 
 import msgspec
 
+from orbital.catalogue import MEMORY_FILES
 from orbital.errors import InvalidInput
 from orbital.grammar.text import one_line
 
 EntryFile = Literal["state", "decisions", "lessons"]
 #: The files the editor edits by id, by key; the file name and the key are both accepted.
-ENTRY_FILES: dict[EntryFile, str] = {
-    "state": "PROJECT_STATE.md",
-    "decisions": "DECISIONS.md",
-    "lessons": "LESSONS.md",
-}
+ENTRY_FILES: dict[EntryFile, str] = {key: MEMORY_FILES[key] for key in get_args(EntryFile)}
 POINTER_MAX = 200
 _FILE_KEYS: dict[str, EntryFile] = {
     **{key: key for key in ENTRY_FILES},

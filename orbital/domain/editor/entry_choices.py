@@ -45,6 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from orbital.catalogue import ARCHIVE_FILES, DISPLAY, MEMORY_FILES
 from orbital.domain.backstop import entry_summary
 from orbital.domain.editor.apply import EntriesOutcome
 from orbital.domain.editor.choices import (
@@ -60,7 +61,6 @@ from orbital.events._base import Event
 from orbital.events.entries import EntryArchived, EntryCreated, EntryMerged
 from orbital.events.files import FileLayoutSet, Slot
 from orbital.grammar.durable import split_entries
-from orbital.grammar.memory_files import ARCHIVE_OF, DISPLAY, FILE_NAMES
 from orbital.grammar.model import Entry, FileState
 from orbital.grammar.parse import parse_durable_entry, proposed_body
 from orbital.grammar.pointers import (
@@ -73,7 +73,7 @@ from orbital.grammar.render import render_body
 from orbital.grammar.state_blocks import parse_blocks, strip_comments_from_block
 from orbital.grammar.text import one_line
 
-INDEX_NAME = FILE_NAMES["index"]
+INDEX_NAME = MEMORY_FILES["index"]
 #: A merge may be at most this much longer than its originals together, plus :data:`SLACK`.
 MERGE_GROWTH = 1.1
 MERGE_SLACK = 20
@@ -81,10 +81,6 @@ MERGE_SLACK = 20
 MINT_TRIES = 64
 _ARCHIVE_NAME = re.compile(r"[A-Z_]+_ARCHIVE\.md")
 _LIST_MARKER = re.compile(r"^(?:-|\d+[.)])\s+")
-
-
-def _archive_file(key: str) -> str:
-    return FILE_NAMES[ARCHIVE_OF[key]]
 
 
 def original_text(entry: Entry, key: str) -> str:
@@ -189,14 +185,14 @@ class MemoryChoicesApplier:
                 plan.events.append(FileLayoutSet(file=key, slots=tuple(plan.layout)))
             events += plan.events
             if plan.touched_archive:
-                archives.append(_archive_file(key))
+                archives.append(ARCHIVE_FILES[key])
 
         if not self.moved("index") and (new_index is not None or archives):
             text = old_index if new_index is None else new_index
-            for live in ARCHIVE_OF:
+            for live in ARCHIVE_FILES:
                 after = fold_file(live, events, self.files.get(live, FileState(key=live)))
                 if after.archive:
-                    text = ensure_index_mentions(text, _archive_file(live))
+                    text = ensure_index_mentions(text, ARCHIVE_FILES[live])
             if text != old_index:
                 events.append(FileLayoutSet(file="index", slots=(Slot(text=text),)))
         return EntriesOutcome(tuple(events), tuple(applied), tuple(rejected), tuple(skipped))
@@ -209,7 +205,7 @@ class MemoryChoicesApplier:
         for entry_id in ids:
             entry = plan.state.entries.get(entry_id)
             if entry is None or entry_id not in live:
-                return f"{label}: unknown id {entry_id} in {FILE_NAMES[plan.key]}"
+                return f"{label}: unknown id {entry_id} in {MEMORY_FILES[plan.key]}"
             if entry_id in plan.used:
                 return f"{label}: id {entry_id} already used in this document"
             if entry.pinned:
@@ -224,11 +220,11 @@ class MemoryChoicesApplier:
             return checked
         entry = checked[0]
         summary = choice.pointer or entry_summary(entry, plan.key)
-        pointer = pointer_line(today, [entry.entry_id], summary, _archive_file(plan.key))
+        pointer = pointer_line(today, [entry.entry_id], summary, ARCHIVE_FILES[plan.key])
         plan.events.append(EntryArchived(entry_id=entry.entry_id, pointer=pointer, date=today))
         plan.used.add(entry.entry_id)
         plan.touched_archive = True
-        return Applied(kind="archive", file=FILE_NAMES[plan.key], id=entry.entry_id)
+        return Applied(kind="archive", file=MEMORY_FILES[plan.key], id=entry.entry_id)
 
     def _merge(
         self, plan: _File, choice: MergeChoice, today: dt.date, minted: set[str]
@@ -258,7 +254,7 @@ class MemoryChoicesApplier:
         summary = choice.pointer or (
             pointer_summary(sentence) if plan.key == "state" else pointer_summary(base_title(text))
         )
-        pointer = pointer_line(today, choice.ids, summary, _archive_file(plan.key))
+        pointer = pointer_line(today, choice.ids, summary, ARCHIVE_FILES[plan.key])
         plan.events.append(
             EntryCreated(file=plan.key, entry_id=new_id, text=text, created=today, touched=today)
         )
@@ -272,7 +268,7 @@ class MemoryChoicesApplier:
         plan.layout.insert(at, Slot(entry=new_id))
         plan.used.update(choice.ids)
         plan.touched_archive = True
-        return Applied(kind="merge", file=FILE_NAMES[plan.key], id=new_id, ids=choice.ids)
+        return Applied(kind="merge", file=MEMORY_FILES[plan.key], id=new_id, ids=choice.ids)
 
     def _mint(self, base: str, minted: set[str]) -> str | None:
         taken = self.ever_used | minted | {i for f in self.files.values() for i in f.entries}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from orbital.domain.budgets import FILE_BUDGETS, TokenCounter, consolidation_target
+from orbital.catalogue import FILE_BUDGETS, LAYER1_KEYS, MEMORY_FILES
+from orbital.domain.budgets import TokenCounter, consolidation_target
 from orbital.domain.measure import measure_state
-from orbital.grammar.memory_files import FILE_NAMES, LAYER1_KEYS
 from orbital.grammar.model import FileState
 from orbital.grammar.pointers import is_pointer_line
 from orbital.grammar.render import render_body
@@ -31,8 +31,8 @@ def memory_section(files: Mapping[str, FileState], count: TokenCounter) -> str:
         )
         pointers = sum(1 for line in body.splitlines() if is_pointer_line(line))
         sizes.append(
-            f"- {FILE_NAMES[key]}: {measure:.0f} tok (soft budget {soft}, target {target}) — "
+            f"- {MEMORY_FILES[key]}: {measure:.0f} tok (soft budget {soft}, target {target}) — "
             f"{verdict}; {pointers} pointer line(s)"
         )
-        shown.append(f"=== {FILE_NAMES[key]} ===\n{body if body.strip() else '(empty)'}")
+        shown.append(f"=== {MEMORY_FILES[key]} ===\n{body if body.strip() else '(empty)'}")
     return "\n".join(sizes) + "\n\n" + "\n\n".join(s.rstrip("\n") for s in shown)

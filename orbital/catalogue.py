@@ -1,0 +1,105 @@
+"""The catalogue: the memory files and the stream names, defined here and nowhere else.
+
+Every layer names the same files (key, file name, archive, display name, budget) and the
+same streams; one table keeps them from drifting apart. The derived mappings below are views
+of :data:`CATALOGUE`, never edited by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The directory under a project's root that holds its memory files.
+MEMORY_DIR = "orbital"
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """A file's token budgets: hygiene acts above ``soft``; the view never exceeds ``hard``."""
+
+    soft: int
+    hard: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFileSpec:
+    """One memory file: ``key`` names it in events and code, ``name`` on disk."""
+
+    key: str
+    name: str
+    #: The file's name without ``.md``, as notes and prompts say it.
+    display: str
+    #: The archive file its entries move to (``None``: the file has no archive).
+    archive: str | None = None
+
+    @property
+    def archive_key(self) -> str | None:
+        return f"{self.key}_archive" if self.archive else None
+
+
+#: The key of ASKS.md, the append-only log of asks (the ``file`` of its file events).
+ASKS_KEY = "asks"
+#: The memory files, Layer-1 files first in injection order; ``asks`` is the append-only log.
+CATALOGUE: tuple[MemoryFileSpec, ...] = (
+    MemoryFileSpec("state", "PROJECT_STATE.md", "PROJECT_STATE", "PROJECT_STATE_ARCHIVE.md"),
+    MemoryFileSpec("decisions", "DECISIONS.md", "DECISIONS", "DECISIONS_ARCHIVE.md"),
+    MemoryFileSpec("lessons", "LESSONS.md", "LESSONS", "LESSONS_ARCHIVE.md"),
+    MemoryFileSpec("index", "INDEX.md", "INDEX"),
+    MemoryFileSpec(ASKS_KEY, "ASKS.md", "ASKS"),
+)
+#: The budgeted (Layer-1) files' floors: the budgets of a large-context model, and the only
+#: ones hygiene ever uses (reference §3.2, in its order). Archives and ASKS.md have none.
+FILE_BUDGETS: dict[str, Budget] = {
+    "decisions": Budget(7000, 9000),
+    "lessons": Budget(5000, 6000),
+    "state": Budget(1800, 2000),
+    "index": Budget(1500, 2000),
+}
+
+#: Memory file key -> file name (the files a writer names).
+MEMORY_FILES: dict[str, str] = {spec.key: spec.name for spec in CATALOGUE}
+#: Live key -> archive file name. INDEX has no archive (it is regenerable; history keeps it).
+ARCHIVE_FILES: dict[str, str] = {spec.key: spec.archive for spec in CATALOGUE if spec.archive}
+#: Live key -> archive key (``decisions`` -> ``decisions_archive``).
+ARCHIVE_OF: dict[str, str] = {spec.key: spec.archive_key for spec in CATALOGUE if spec.archive_key}
+#: Every projected file, memory files and archives, by key.
+FILE_NAMES: dict[str, str] = {
+    **MEMORY_FILES,
+    **{ARCHIVE_OF[key]: name for key, name in ARCHIVE_FILES.items()},
+}
+DISPLAY: dict[str, str] = {spec.key: spec.display for spec in CATALOGUE}
+#: Injection order of the budgeted (Layer-1) files.
+LAYER1_KEYS: tuple[str, ...] = tuple(spec.key for spec in CATALOGUE if spec.key in FILE_BUDGETS)
+
+# -- streams ------------------------------------------------------------------------------
+#: ``project.registered``.
+PROJECT_STREAM = "project"
+#: Ask events about no single ask (refused opens, verbatim lines, replaced bytes).
+ASKS_STREAM = "asks"
+#: The editor's runs and watermark.
+EDITOR_STREAM = "editor"
+ASK_PREFIX = "ask:"
+ENTRY_PREFIX = "entry:"
+FILE_PREFIX = "file:"
+MIGRATION_PREFIX = "migration:"
+
+
+def ask_stream(ask_id: str) -> str:
+    return ASK_PREFIX + ask_id
+
+
+def entry_stream(entry_id: str) -> str:
+    return ENTRY_PREFIX + entry_id
+
+
+def file_stream(key: str) -> str:
+    return FILE_PREFIX + key
+
+
+def migration_stream(source: str) -> str:
+    return MIGRATION_PREFIX + source
+
+
+def stream_id(stream: str) -> str:
+    """What follows the category: the ask id of ``ask:<id>``, the key of ``file:<key>``."""
+    return stream.partition(":")[2]
