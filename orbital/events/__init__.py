@@ -1,7 +1,8 @@
 """The event vocabulary: every event type, the actors, and the stored-event envelope.
 
 All payloads form one msgspec tagged union (tag field ``type``), so one decoder validates any
-stored event. This package is the bottom layer: it imports nothing else from Orbital.
+stored event, and older stored shapes are upcast on decode (``_upcast.py``). Below it are only
+the catalogue and the errors.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import msgspec
 
 from orbital.errors import MalformedEvent
 from orbital.events._base import Actor, Event, event_type
+from orbital.events._upcast import upcast
 from orbital.events.asks import ASK_EVENTS, AskClosed, AskOpened, AskOpenRefused, AskReopened
 from orbital.events.editor import EDITOR_EVENTS
 from orbital.events.entries import ENTRY_EVENTS
@@ -56,14 +58,14 @@ def encode_event(event: Event) -> bytes:
 
 
 def decode_event(data: bytes | str, *, position: int | None = None) -> Event:
-    """Decode and validate stored JSON into its event type."""
+    """Decode and validate stored JSON into its event type, in today's shape."""
     try:
         event: Event = _decoder.decode(data)
+        return upcast(event, data)
     except msgspec.ValidationError as exc:
         raise MalformedEvent(str(exc), position=position) from None
     except msgspec.DecodeError as exc:
         raise MalformedEvent(f"not JSON: {exc}", position=position) from None
-    return event
 
 
 __all__ = [

@@ -41,7 +41,8 @@ class EditorRunStarted(Event, frozen=True, tag="editor.run_started"):
     #: The newest memory event when the run started: the files render as of it.
     memory_position: int
     #: Per memory file, the position of the last event that changed it (the OCC baseline).
-    versions: dict[str, int] = msgspec.field(default_factory=dict)
+    #: Stored as ``versions`` before it was named for what it holds (upcast on decode).
+    positions: dict[str, int] = msgspec.field(default_factory=dict)
 
 
 class EditorRunRecorded(Event, frozen=True, tag="editor.run_recorded"):

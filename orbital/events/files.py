@@ -1,5 +1,6 @@
 """File-level events (stream ``file:<KEY>``, KEY one of ``decisions``, ``lessons``, ``state``,
-``index``): what Orbital keeps verbatim around the entries, and hand edits.
+``index``, and ``asks`` for hand edits of ASKS.md; ``file`` is always that catalogue key): what
+Orbital keeps verbatim around the entries, and hand edits.
 
 The live file is ``format contract + "\\n" + body``; the contract is code-owned and never
 stored. The body is either the ``FileStoredRaw`` text (a write that parsed into no entries) or

@@ -19,6 +19,7 @@ from typing import Literal
 import msgspec
 from tqdm import tqdm
 
+from orbital.catalogue import ASKS_KEY
 from orbital.domain.asks import (
     Ask,
     AskState,
@@ -419,7 +420,7 @@ class AsksService:
         events, taken_warnings = _restamp(result.events, result.warnings, Actor.FILE)
         found = sha256(raw)
         detected = HandEditDetected(
-            file=ASKS_FILE, expected_sha256=sha256(expected.encode()), found_sha256=found
+            file=ASKS_KEY, expected_sha256=sha256(expected.encode()), found_sha256=found
         )
         w.append(pid, "file:asks", [detected], expected_version=None, actor=Actor.FILE)
         summaries = self._append(w, pid, [*events, *result.audit], Actor.FILE, None)
@@ -437,7 +438,7 @@ class AsksService:
         copy = ""
         if lost:
             copy = self.ctx.conflict_copy(project, ASKS_FILE, raw)
-            conflict = HandEditConflict(file=ASKS_FILE, conflict_copy=copy, found_sha256=found)
+            conflict = HandEditConflict(file=ASKS_KEY, conflict_copy=copy, found_sha256=found)
             w.append(pid, "file:asks", [conflict], expected_version=None, actor=Actor.FILE)
             warnings.append(
                 f"ASKS.md: {len(lost)} line(s) of the hand edit are not ask events or were "

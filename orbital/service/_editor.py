@@ -218,7 +218,7 @@ class EditorService:
                 run_id=run_id,
                 trigger=trigger,
                 memory_position=memory.position,
-                versions=dict(memory.changed_at),
+                positions=dict(memory.changed_at),
             )
             self._record(w, pid, started)
         return _Backup(run_id, memory.position, dict(memory.changed_at))
@@ -264,7 +264,7 @@ class EditorService:
             applier = MemoryChoicesApplier(
                 files=intake.memory.files,
                 baseline=backup.versions,
-                versions=intake.memory.changed_at,
+                positions=intake.memory.changed_at,
                 ever_used=self.memory._ever_used(w, pid),
                 mint_suffix=self.mint_suffix,
                 mint_id=self.ctx.mint,

@@ -5,9 +5,9 @@
 the entries through the grammars (entry split, bullet blocks, pointer lines).
 
 Binding: the service builds the applier inside the apply transaction from the memory files as
-they stand then (``files`` and ``versions``, the position of the last event that changed each
-file) and the ``baseline`` versions it recorded when the run started, before the model was
-called. **Optimistic concurrency**: a file whose version moved since the baseline (an agent
+they stand then (``files`` and ``positions``, the position of the last event that changed
+each file) and the ``baseline`` positions it recorded when the run started, before the model
+was called. **Optimistic concurrency**: a file whose position moved since the baseline (an agent
 wrote it during the run, or a hand edit was taken in) gets no events at all; its name goes to
 ``skipped_files`` when a choice wanted to touch it, and those choices are neither applied nor
 rejected. For every other file ``files`` *is* the baseline state the model saw.
@@ -126,7 +126,7 @@ class MemoryChoicesApplier:
     #: Per file, the position of the last event that changed it when the run started.
     baseline: Mapping[str, int]
     #: The same, now.
-    versions: Mapping[str, int]
+    positions: Mapping[str, int]
     #: Every entry id the project ever had (a minted id never reuses one).
     ever_used: AbstractSet[str]
     #: 4 random hex digits (``<slug>-m<4hex>`` merge ids).
@@ -135,7 +135,7 @@ class MemoryChoicesApplier:
     mint_id: Callable[[], str]
 
     def moved(self, key: str) -> bool:
-        return self.versions.get(key, 0) != self.baseline.get(key, 0)
+        return self.positions.get(key, 0) != self.baseline.get(key, 0)
 
     def __call__(self, choices: EntryChoices, today: dt.date) -> EntriesOutcome:
         events: list[Event] = []
