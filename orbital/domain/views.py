@@ -15,7 +15,7 @@ from orbital.catalogue import DISPLAY, LAYER1_KEYS, MEMORY_DIR, MEMORY_FILES
 from orbital.domain.budgets import PROTECT_OLDEST, TokenCounter, budgets_for_window
 from orbital.grammar.durable import split_entries
 from orbital.grammar.pointers import is_pointer_line, pointer_date
-from orbital.grammar.state_blocks import parse_blocks, strip_mem_comments
+from orbital.grammar.state_blocks import segments, strip_mem_comments
 
 TRIM_NOTE = (
     "\n[... older content trimmed from this view — read the file on disk for the full text ...]"
@@ -90,19 +90,15 @@ class _Unit:
 
 
 def _state_units(text: str) -> list[_Unit]:
-    lines = text.splitlines(keepends=True)
     units: list[_Unit] = []
-    at = 0
-    for block in [*parse_blocks(text), None]:
-        stop = len(lines) if block is None else block.start
-        for line in lines[at:stop]:
-            day = pointer_date(line) if is_pointer_line(line) else None
-            units.append(_Unit(strip_mem_comments(line), day.isoformat() if day else ""))
-        if block is not None:
-            created = block.fields.get("created", "")
-            stamped = bool(block.fields.get("id")) and _ISO_DAY.match(created) is not None
-            units.append(_Unit(strip_mem_comments(block.raw), created if stamped else ""))
-            at = block.end
+    for segment in segments(text):
+        if isinstance(segment, str):
+            day = pointer_date(segment) if is_pointer_line(segment) else None
+            units.append(_Unit(strip_mem_comments(segment), day.isoformat() if day else ""))
+        else:
+            created = segment.fields.get("created", "")
+            stamped = bool(segment.fields.get("id")) and _ISO_DAY.match(created) is not None
+            units.append(_Unit(strip_mem_comments(segment.raw), created if stamped else ""))
     return units
 
 

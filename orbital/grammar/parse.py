@@ -19,7 +19,7 @@ from orbital.grammar.memory_files import ensure_format_header, strip_format_head
 from orbital.grammar.model import Carved, FileState, ParsedDoc, ParsedEntry, Piece
 from orbital.grammar.pointers import pointer_ids
 from orbital.grammar.render import render_pointer_slot
-from orbital.grammar.state_blocks import Block, match_key, parse_blocks
+from orbital.grammar.state_blocks import Block, match_key, parse_blocks, segments
 
 
 def proposed_body(text: str, key: str) -> str:
@@ -132,14 +132,10 @@ def parse_proposed(state: FileState, text: str) -> ParsedDoc:
 
 
 def _state_pieces(body: str, carver: _Carver) -> list[Piece]:
-    lines = body.splitlines(keepends=True)
     pieces: list[Piece] = []
-    at = 0
-    for block in [*parse_blocks(body), None]:
-        stop = len(lines) if block is None else block.start
-        for line in lines[at:stop]:
-            pieces.extend(carver.carve(line))
-        if block is not None:
-            pieces.append(parse_state_block(block))
-            at = block.end
+    for segment in segments(body):
+        if isinstance(segment, str):
+            pieces.extend(carver.carve(segment))
+        else:
+            pieces.append(parse_state_block(segment))
     return pieces

@@ -8,7 +8,7 @@ indented non-blank, non-heading lines; an unclosed ``<!--mem`` swallows lines up
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 _BLOCK_START = re.compile(r"^(?:-|\d+[.)])\s+\S")
@@ -103,6 +103,17 @@ def parse_blocks(text: str) -> list[Block]:
             i = _swallow(lines, i)
         blocks.append(Block(start, i, tuple(lines[start:i])))
     return blocks
+
+
+def segments(text: str) -> Iterator[str | Block]:
+    """``text`` in file order as its loose lines (with newlines) and its bullet blocks."""
+    lines = text.splitlines(keepends=True)
+    at = 0
+    for block in parse_blocks(text):
+        yield from lines[at : block.start]
+        yield block
+        at = block.end
+    yield from lines[at:]
 
 
 def parse_fields(body: str) -> dict[str, str]:
