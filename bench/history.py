@@ -49,7 +49,7 @@ from orbital.domain.entries import fold_file
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.service import HistoryQuery, Orbital, Revision
-from orbital.service._memory import MEMORY_KEYS
+from orbital.service._memory_state import MEMORY_KEYS
 from orbital.tokens import CachedCounter
 from projections.asks_md import render_file as render_asks
 from projections.render import render_file
@@ -228,7 +228,7 @@ def build(tmp: Path, total: int, seed: int) -> Built:
                 for ask_id, event, actor in asks.batch(size, clock.at.date()):
                     w.append(pid, f"ask:{ask_id}", [event], expected_version=None, actor=actor)
                     appended += 1
-                orb._asks._maybe_snapshot(w, pid, appended)  # what every ask append does
+                orb.units.asks.maybe_snapshot(w, pid, appended)  # what every ask append does
     orb.regenerate(pid)  # ASKS.md written once, as the per-write appends would have left it
     seconds = time.perf_counter() - start
     memory = [e for e in orb.history(pid, HistoryQuery(stream="entry:")) if e.type]
