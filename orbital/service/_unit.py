@@ -133,22 +133,22 @@ class Unit:
         in). An ask event's line goes to ASKS.md when the unit ends."""
         if any(isinstance(e, ASK_EVENTS) for e in events):
             self.asks_file  # noqa: B018 - ASKS.md is taken in before the asks change
-        appended = self.record(
-            events, actor=actor, stream=stream, expected_version=expected_version
-        )
+        appended = self._append(events, actor, stream, expected_version)
         self._lines += [line for e in events if (line := render_event(e)) is not None]
         return appended
 
-    def record(
+    def record(self, events: Sequence[Event], *, actor: Actor) -> list[EventSummary]:
+        """:meth:`append` without a line for ASKS.md: for the events of a take-in of ASKS.md,
+        which the projection it renders afterwards already holds."""
+        return self._append(events, actor, None, None)
+
+    def _append(
         self,
         events: Sequence[Event],
-        *,
-        actor: Actor | None = None,
-        stream: str | None = None,
-        expected_version: int | None = None,
+        actor: Actor | None,
+        stream: str | None,
+        expected_version: int | None,
     ) -> list[EventSummary]:
-        """:meth:`append` without a line for ASKS.md: for the events of a take-in, which the
-        projection it renders afterwards already holds."""
         if expected_version is not None and stream is not None:
             batches = [(stream, list(events))]
         else:
