@@ -62,7 +62,7 @@ from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.grammar.asks_md import render_file as render_asks
 from orbital.grammar.render import render_file
 from orbital.service import HistoryQuery, Orbital, Revision
-from orbital.service._memory import MEMORY_KEYS
+from orbital.service._memory_state import MEMORY_KEYS
 from orbital.tokens import CachedCounter
 
 START = dt.datetime(2025, 1, 6, 8, 0, tzinfo=dt.UTC)
@@ -237,7 +237,7 @@ def build(tmp: Path, total: int, seed: int) -> Built:
                 for ask_id, event, actor in asks.batch(size, clock.at.date()):
                     w.append(pid, ask_stream(ask_id), [event], expected_version=None, actor=actor)
                     appended += 1
-                orb._asks._maybe_snapshot(w, pid, appended)  # what every ask append does
+                orb.units.asks.maybe_snapshot(w, pid, appended)  # what every ask append does
     orb.regenerate(pid)  # ASKS.md written once, as the per-write appends would have left it
     seconds = time.perf_counter() - start
     memory = [e for e in orb.history(pid, HistoryQuery(stream=ENTRY_PREFIX)) if e.type]

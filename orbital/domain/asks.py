@@ -21,7 +21,7 @@ import msgspec
 from orbital.domain.layered import Layered
 from orbital.domain.rephrase import MeaningIndex
 from orbital.errors import InvalidInput, UnknownAsk
-from orbital.events import Event
+from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused, AskReopened
 from orbital.grammar.text import norm, one_line
 
@@ -328,17 +328,31 @@ def decide_agent_open(
     return Decision(events=[AskOpened(ask_id=ask_id, text=text, date=today, due=due)])
 
 
+def agent_stamp(actor: Actor) -> str:
+    """The ``by:`` of a close or reopen taken in through the agent path: ``agent`` whatever
+    the line said, except a hand edit found on disk (actor ``file``), stamped ``file`` so it
+    never reads as the user's consent and stays undoable."""
+    return "file" if actor is Actor.FILE else "agent"
+
+
+def request_stamp(actor: Actor) -> str:
+    """The ``by:`` of a close or reopen asked for directly (Workbench, CLI, editor)."""
+    return {Actor.USER: "user", Actor.EDITOR: "editor", Actor.FILE: "file"}.get(actor, "agent")
+
+
 def decide_agent_change(
     asks: Asks,
     kind: Literal["done", "dropped", "reopen"],
     ask_id: str | None,
     note: str,
     today: dt.date,
+    actor: Actor,
 ) -> Decision:
-    """An agent's close or reopen (§6.5), always stamped ``by:agent`` and dated today.
+    """An agent's close or reopen (§6.5), stamped by :func:`agent_stamp` and dated today.
 
     A close without any quotation mark in its note is kept but warned about.
     """
+    by = agent_stamp(actor)
     ask = asks.get(ask_id) if ask_id is not None else None
     if ask is None:
         return Decision(
@@ -351,14 +365,12 @@ def decide_agent_change(
     if kind == "reopen":
         if ask.state == "open":
             return Decision(warnings=[f"ASKS.md: [{ask.id}] is already open."])
-        return Decision(events=[AskReopened(ask_id=ask.id, date=today, by="agent", note=note)])
+        return Decision(events=[AskReopened(ask_id=ask.id, date=today, by=by, note=note)])
     if ask.state != "open":
         return Decision(
             warnings=[f"ASKS.md: [{ask.id}] is already {ask.state} — not closed again."]
         )
-    decision = Decision(
-        events=[AskClosed(ask_id=ask.id, kind=kind, date=today, by="agent", note=note)]
-    )
+    decision = Decision(events=[AskClosed(ask_id=ask.id, kind=kind, date=today, by=by, note=note)])
     if not any(q in note for q in _QUOTES):
         decision.warnings.append(
             f"ASKS.md: closed [{ask.id}] without quoting the user — close an ask only with the "

@@ -248,3 +248,41 @@ def plan_migration(
         ]
         plan.append((ask_stream(ask_id), events))
     return plan
+
+
+@dataclass(frozen=True, slots=True)
+class MovedFlags:
+    """What ``[user]`` bullets decide: the asks they open, and the warnings for the writer."""
+
+    events: list[Event]
+    warnings: list[str]
+
+
+def decide_legacy_flags(
+    flags: list[LegacyFlag], asks: Asks, today: dt.date, mint: Minter
+) -> MovedFlags:
+    """``[user]`` bullets written into PROJECT_STATE (:func:`extract_legacy_flags`) become
+    asks (reference §6.7); a bullet already an ask is only removed. Never refuses the write."""
+    by_text = {norm(a.text): a for a in asks.values()}
+    warnings: list[str] = []
+    fresh: list[LegacyFlag] = []
+    for flag in flags:
+        known = by_text.get(norm(flag.text))
+        if known is None:
+            fresh.append(flag)
+            continue
+        warnings.append(
+            f'Removed [user] line "{flag.text[:60]}" from PROJECT_STATE — it is already '
+            f"ask [{known.id}] ({known.state}) in orbital/ASKS.md."
+        )
+    events = [event for _, batch in plan_migration(asks, [], fresh, today, mint) for event in batch]
+    if events:
+        listed = "; ".join(
+            f"[{e.ask_id}] {e.text[:60]}" for e in events if isinstance(e, AskOpened)
+        )
+        warnings.append(
+            f"Moved {len(events)} [user] line(s) out of PROJECT_STATE into orbital/ASKS.md as "
+            f"open asks: {listed}. Things waiting on the user live in ASKS.md now (see its "
+            "header)."
+        )
+    return MovedFlags(events, warnings)

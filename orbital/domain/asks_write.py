@@ -33,7 +33,7 @@ from orbital.domain.asks import (
     index_open,
 )
 from orbital.domain.asks_legacy import flag_line
-from orbital.events import Event
+from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.grammar.asks_md import append_lines, normalize_newlines, parse_line, render_lines
 
@@ -120,6 +120,7 @@ def _decide_line(
     mint: Minter,
     dropped: DroppedIndex,
     opened: OpenIndex,
+    actor: Actor,
 ) -> Decision:
     parsed = parse_line(line)
     if parsed is None:
@@ -146,7 +147,7 @@ def _decide_line(
             dropped_index=dropped,
             open_index=opened,
         )
-    return decide_agent_change(asks, parsed.kind, parsed.ask_id, parsed.text, today)
+    return decide_agent_change(asks, parsed.kind, parsed.ask_id, parsed.text, today, actor)
 
 
 def _decide_lines(
@@ -157,6 +158,7 @@ def _decide_lines(
     mint: Minter,
     dropped: DroppedIndex | None,
     opened: OpenIndex | None,
+    actor: Actor,
 ) -> Appended:
     """Decide each candidate line in order, each seeing the events of the ones before it.
 
@@ -173,7 +175,7 @@ def _decide_lines(
     for line in candidates:
         if not line.strip() or line.lstrip().startswith("<!--"):
             continue
-        step = _decide_line(state, line, today, mint, dropped, opened)
+        step = _decide_line(state, line, today, mint, dropped, opened, actor)
         decision.extend(step)
         if step.events:
             changed = fold_into(state, ((seq := seq + 1, e) for e in step.events))
@@ -200,11 +202,14 @@ def decide_agent_write(
     mint: Minter,
     dropped: DroppedIndex | None = None,
     opened: OpenIndex | None = None,
+    *,
+    actor: Actor,
 ) -> WriteResult:
     """Decide an agent's proposed full ASKS.md ``new`` against the projected ``prev``.
 
     ``asks`` is the folded state ``prev`` shows; ``prev`` is ``""`` when no file exists yet;
-    ``dropped`` and ``opened``, when given, index the dropped and the open asks of ``asks``.
+    ``dropped`` and ``opened``, when given, index the dropped and the open asks of ``asks``;
+    ``actor`` is who wrote ``new`` (it decides the ``by:`` of closes and reopens).
     """
     prev_text, new_text = normalize_newlines(prev)[0], normalize_newlines(new)[0]
     appended = _appended(prev_text, new_text)
@@ -212,7 +217,7 @@ def decide_agent_write(
         restored, candidates = 0, appended
     else:
         restored, candidates = _diff(prev_text.split("\n"), new_text.split("\n"))
-    result = _decide_lines(asks, candidates, restored, today, mint, dropped, opened)
+    result = _decide_lines(asks, candidates, restored, today, mint, dropped, opened, actor)
     return WriteResult(
         result.events,
         result.audit,
@@ -230,6 +235,8 @@ def decide_agent_append(
     mint: Minter,
     dropped: DroppedIndex | None = None,
     opened: OpenIndex | None = None,
+    *,
+    actor: Actor,
 ) -> Appended:
     """Decide a proposal that is the projected file (which ends with a newline) followed by
     ``added``: what :func:`decide_agent_write` decides for it, from ``prev_lines`` (the set of
@@ -239,4 +246,4 @@ def decide_agent_append(
     line of the file was moved, not written, so it is not new.
     """
     candidates = _added_lines(normalize_newlines(added)[0], prev_lines)
-    return _decide_lines(asks, candidates, 0, today, mint, dropped, opened)
+    return _decide_lines(asks, candidates, 0, today, mint, dropped, opened, actor)

@@ -1,4 +1,4 @@
-"""The application service: one entry point per use case, each one transaction.
+"""The application service: one entry point per use case, each one unit of work.
 
 The CLI and the HTTP app call these and hold no rules themselves.
 """
@@ -7,7 +7,8 @@ from orbital.project import Project
 from orbital.service._context import EventSummary, WriteOutcome
 from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
 from orbital.service._editor import EditorReport
-from orbital.service._service import AsOf, ConflictCopy, HistoryQuery, Orbital, Revision
+from orbital.service._history import ConflictCopy, HistoryQuery, Revision
+from orbital.service._service import AsOf, Orbital
 
 __all__ = [
     "AsOf",

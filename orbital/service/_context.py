@@ -1,21 +1,20 @@
-"""What every use case needs: the store, the clock, the id minter, and per-project helpers."""
+"""What every use case needs: the store, the clock, the id minter, and per-project helpers;
+and what use cases report back."""
 
 from __future__ import annotations
 
 import datetime as dt
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
 from orbital.clock import Clock
-from orbital.domain.history import summarize
-from orbital.events import Actor, Event, event_type
 from orbital.files import FileGateway
 from orbital.project import Project
-from orbital.store import EventStore, Writer
+from orbital.store import EventStore
 
 #: Decoded snapshots kept in memory (each can hold every ask of a large project).
 SNAPSHOT_CACHE = 4
@@ -97,29 +96,6 @@ class Context:
     def today(self, project: Project) -> dt.date:
         """Today in the project's timezone (dates in files are project-local)."""
         return self.clock.now().astimezone(project.tz()).date()
-
-    def append_each(
-        self,
-        w: Writer,
-        project: str,
-        events: Sequence[Event],
-        stream_of: Callable[[Event], str],
-        actor: Actor,
-        session: str | None,
-    ) -> list[EventSummary]:
-        """Append each event to its own stream (inside ``w``'s lock, so no version check) and
-        report what was appended."""
-        appended = []
-        for event in events:
-            stream = stream_of(event)
-            result = w.append(
-                project, stream, [event], expected_version=None, actor=actor, session=session
-            )
-            summary = EventSummary(
-                result.positions[0], stream, event_type(type(event)), summarize(event)
-            )
-            appended.append(summary)
-        return appended
 
     def conflict_copy(self, project: Project, name: str, raw: bytes) -> str:
         """Keep a person's edited file beside its projection; returns the copy's name."""

@@ -59,7 +59,7 @@ from orbital.editor.scheduler import Claim, EditorScheduler
 from orbital.editor.sessions import SessionDir
 from orbital.editor.tools import ReadOnlyTools
 from orbital.errors import EditorNotConfigured, InvalidInput, OrbitalError
-from orbital.events import Actor, Event
+from orbital.events import Actor
 from orbital.events.asks import AskClosed
 from orbital.events.editor import (
     AppliedChoice,
@@ -67,12 +67,12 @@ from orbital.events.editor import (
     EditorRunStarted,
     EditorWatermarkAdvanced,
 )
-from orbital.grammar.asks_md import render_event
 from orbital.project import Project
-from orbital.service._asks import AsksService
-from orbital.service._context import Context, EventSummary
-from orbital.service._memory import MEMORY_KEYS, MemoryService
-from orbital.store import Reader, Writer
+from orbital.service._context import EventSummary
+from orbital.service._memory import MemoryService
+from orbital.service._memory_state import MEMORY_KEYS
+from orbital.service._unit import Units
+from orbital.store import Reader
 
 LOCK_FILE = ".editor.lock"
 SESSIONS_DIR = "sessions"
@@ -120,9 +120,8 @@ def _default_provider() -> ChatProvider:
 
 @dataclass
 class EditorService:
-    ctx: Context
+    units: Units
     memory: MemoryService
-    asks: AsksService
     count: TokenCounter
     scheduler: EditorScheduler
     #: Builds the model client (default: ``ORBITAL_EDITOR_URL``/``_MODEL``/``_KEY``).
@@ -145,8 +144,8 @@ class EditorService:
     ) -> EditorReport:
         """One editor pass (see the module docstring for the order of steps)."""
         pid = project.project_id
-        with self.ctx.store.reader() as r:
-            memory = self.memory.load(r, pid)
+        with self.units.ctx.store.reader() as r:
+            memory = self.units.memory.load(r, pid)
             mark = self._watermark(r, pid)
         over_soft = any(
             measure_state(memory.files[k], self.count) > FILE_BUDGETS[k].soft for k in MEMORY_KEYS
@@ -156,7 +155,7 @@ class EditorService:
             or memory.position > mark.memory_position
             or bool(self.memory.unmerged(project))
         )
-        files = self.ctx.files(project)
+        files = self.units.ctx.files(project)
         files.ensure_dir()
         claim = self.scheduler.claim(
             pid,
@@ -169,7 +168,7 @@ class EditorService:
         if not isinstance(claim, Claim):
             return EditorReport(outcome=claim)
         with claim:
-            started_at = self.ctx.clock.now()
+            started_at = self.units.ctx.clock.now()
             report = self._pass(project, trigger, sessions)
             backstop, error = self._backstop(project)
             watermark = False
@@ -208,33 +207,33 @@ class EditorService:
         return self._apply(project, backup, loop, sessions)
 
     def _back_up(self, project: Project, trigger: str) -> _Backup:
-        """Take in hand edits, then record the position the run starts from."""
-        pid = project.project_id
-        self.memory.sync(project)
-        run_id = self.ctx.clock.now().strftime("%Y%m%dT%H%M%S%fZ") + "-" + self.mint_suffix()
-        with self.ctx.store.writing() as w:
-            memory = self.memory.load(w, pid)
+        """Take in hand edits, then record the position the run starts from (one unit)."""
+        now = self.units.ctx.clock.now()
+        run_id = now.strftime("%Y%m%dT%H%M%S%fZ") + "-" + self.mint_suffix()
+        with self.units.begin(project, Actor.EDITOR) as u:
+            u.refresh_memory()
+            memory = u.memory
             started = EditorRunStarted(
                 run_id=run_id,
                 trigger=trigger,
                 memory_position=memory.position,
                 positions=dict(memory.changed_at),
             )
-            self._record(w, pid, started)
+            u.append([started])
         return _Backup(run_id, memory.position, dict(memory.changed_at))
 
     def _converse(self, project: Project, backup: _Backup, sessions: Path | None) -> LoopResult:
         pid = project.project_id
-        with self.ctx.store.reader() as r:
-            memory = self.memory.load(r, pid, at=backup.position)
-            asks = self.asks.current(r, pid)
-        today = self.ctx.today(project)
+        with self.units.ctx.store.reader() as r:
+            memory = self.units.memory.load(r, pid, at=backup.position)
+            asks = self.units.asks.now(r, pid).asks.merged
+        today = self.units.ctx.today(project)
         prompt = render_prompt(
             today.isoformat(),
             memory_section(memory.files, self.count),
             sorted(asks.values(), key=lambda a: (a.opened, a.seq)),
         )
-        gateway = self.ctx.files(project)
+        gateway = self.units.ctx.files(project)
 
         def read_file(name: str) -> str | None:
             data = gateway.read_bytes(name)
@@ -253,46 +252,37 @@ class EditorService:
     def _apply(
         self, project: Project, backup: _Backup, loop: LoopResult, sessions: Path | None
     ) -> EditorReport:
-        """Apply the choices in one transaction: OCC against the backup's versions."""
-        pid = project.project_id
-        today = self.ctx.today(project)
+        """Apply the choices in one unit: OCC against the backup's versions."""
         messages_of = self._session_dir(project, sessions).user_messages
-        with self.ctx.store.writing() as w:
-            before = self.memory.load(w, pid)
-            intake = self.memory._take_in_hand_edits(w, project, before, today)
-            asks_file = self.asks._current(w, project, today)
+        with self.units.begin(project, Actor.EDITOR) as u:
+            memory, asks = u.memory, u.asks
             applier = MemoryChoicesApplier(
-                files=intake.memory.files,
+                files=memory.files,
                 baseline=backup.versions,
-                positions=intake.memory.changed_at,
-                ever_used=self.memory._ever_used(w, pid),
+                positions=memory.changed_at,
+                ever_used=u.ever_used(),
                 mint_suffix=self.mint_suffix,
-                mint_id=self.ctx.mint,
+                mint_id=u.mint,
             )
             run = finish_run(
                 loop,
-                asks=self.asks.current(w, pid),
-                today=today,
+                asks=asks.asks,
+                today=u.today,
                 messages_of=messages_of,
                 apply_entries=applier,
             )
             closes = [e for e in run.events if isinstance(e, AskClosed)]
             entries = [e for e in run.events if not isinstance(e, AskClosed)]
-            summaries = self.memory._append(w, pid, entries, Actor.EDITOR, None)
-            summaries += self.asks._append(w, pid, closes, Actor.EDITOR, None)
-            lines = [line for line in map(render_event, closes) if line is not None]
-            self.asks._project(w, project, asks_file, lines)
-            after = self.memory.load(w, pid)
-            self.memory._write_files(w, project, before, after, intake.rewrite)
-            self._record(w, pid, _recorded(backup.run_id, run))
+            summaries = u.append(entries) + u.append(closes)
+            u.append([_recorded(backup.run_id, run)])
         return _report(backup, run, summaries)
 
     def _record_failure(self, project: Project, backup: _Backup, loop: LoopResult) -> EditorReport:
         run = EditorRun(
             RunRecord(outcome="failed", calls=loop.calls, choices=None, error=loop.error)
         )
-        with self.ctx.store.writing() as w:
-            self._record(w, project.project_id, _recorded(backup.run_id, run))
+        with self.units.begin(project, Actor.EDITOR) as u:
+            u.append([_recorded(backup.run_id, run)])
         return _report(backup, run, [])
 
     def _backstop(self, project: Project) -> tuple[list[EventSummary], str]:
@@ -302,22 +292,18 @@ class EditorService:
             return [], f"backstop failed: {exc}"
 
     def _advance_watermark(self, project: Project, run_id: str, started_at: dt.datetime) -> bool:
-        pid = project.project_id
         try:
-            with self.ctx.store.writing() as w:
-                position = self.memory.load(w, pid).position
+            with self.units.begin(project, Actor.EDITOR) as u:
+                position = self.units.memory.load(u.w, u.pid).position
                 mark = EditorWatermarkAdvanced(
                     run_id=run_id, started_at=started_at, memory_position=position
                 )
-                self._record(w, pid, mark)
+                u.append([mark])
         except OrbitalError:
             return False
         return True
 
     # -- helpers --------------------------------------------------------------------------
-
-    def _record(self, w: Writer, pid: str, event: Event) -> None:
-        w.append(pid, STREAM, [event], expected_version=None, actor=Actor.EDITOR)
 
     def _watermark(self, r: Reader, pid: str) -> _Watermark | None:
         for recorded in reversed(r.read_stream(pid, STREAM)):

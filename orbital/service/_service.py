@@ -1,93 +1,55 @@
-"""Use cases over the event store."""
+"""The service's one entry point, :class:`Orbital`: every use case, each one unit of work
+(:mod:`._unit`) or one read."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
-
-from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
+from orbital.catalogue import MEMORY_DIR
 from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
-from orbital.domain.history import summarize
 from orbital.domain.workbench import (
     ClosedAsk,
     EntryRow,
     OpenAsk,
     ProjectInfo,
-    TimelineItem,
     WorkbenchView,
     done_asks,
     dropped_asks,
-    entry_rows,
     open_asks,
     recently_closed_asks,
     sort_closed,
     sort_open,
 )
 from orbital.editor.scheduler import EditorScheduler
-from orbital.errors import InvalidInput, Refused, UnknownEntry, UnknownProject, UnmergedEdits
-from orbital.events import Actor, RecordedEvent, event_type
+from orbital.errors import InvalidInput, Refused, UnknownProject, UnmergedEdits
+from orbital.events import Actor, RecordedEvent
 from orbital.events.files import HandEditConflict, HandEditResolved
-from orbital.files import memory_file, projected_file
+from orbital.files import check_size, memory_file, projected_file, sha256
+from orbital.grammar.render import render_file
 from orbital.project import Project
-from orbital.service._asks import ASK_REDUCER, AsksService, MigrationReport, StateFilter
+from orbital.service._asks import AsksService, MigrationReport, StateFilter
+from orbital.service._asks_file import ASKS_FILE
+from orbital.service._asks_state import ASK_REDUCER
 from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import Credential, Credentials
 from orbital.service._editor import EditorReport, EditorService
+from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
+from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
-from orbital.store import EventStore, StoreStatus
+from orbital.service._unit import Unit, Units
+from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
 
-ENTRY_PREFIX = "entry:"
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | int | None
 #: Materialised state per stream category, kept by the store in the append transaction.
 REDUCERS = {"ask": ASK_REDUCER}
-
-
-def _aware(when: dt.datetime | None) -> dt.datetime | None:
-    """An instant in UTC; a naive one is taken as UTC (as the store does)."""
-    if when is None:
-        return None
-    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryQuery:
-    """Which events to list: a time window, and one stream (exact, or a prefix ending in
-    ``:``), one memory file, one entry or one ask."""
-
-    since: dt.datetime | None = None
-    until: dt.datetime | None = None
-    stream: str | None = None
-    exact_stream: bool = False
-    file: str | None = None
-    entry: str | None = None
-    ask: str | None = None
-
-
-class ConflictCopy(msgspec.Struct, frozen=True):
-    """A person's edited file kept beside its projection after a clash, not settled yet."""
-
-    file: str
-    copy: str
-    position: int
-    recorded_at: dt.datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Revision:
-    """One version of an entry's text, and the event that made it."""
-
-    event: RecordedEvent
-    text: str
 
 
 class Orbital:
@@ -104,11 +66,13 @@ class Orbital:
         self.store = store
         self.clock = clock
         self.credentials = Credentials(store, clock)
-        self._ctx = Context(store, clock, mint)
-        self._asks = AsksService(self._ctx)
-        self._memory = MemoryService(self._ctx, self._asks, counter or CachedCounter())
+        #: Opens every use case's unit of work (benchmarks and tests reach the state here).
+        self.units = Units(Context(store, clock, mint))
+        self._asks = AsksService(self.units)
+        self._memory = MemoryService(self.units, counter or CachedCounter())
+        self._history = History(self.units, self._memory)
         self.editor = EditorService(
-            self._ctx, self._memory, self._asks, self._memory.count, EditorScheduler(clock)
+            self.units, self._memory, self._memory.count, EditorScheduler(clock)
         )
 
     @classmethod
@@ -147,10 +111,10 @@ class Orbital:
             raise InvalidInput(f"{path} is not a directory: create it first or pass --project")
         with self.store.writing() as w:
             project = w.register_project(path, timezone=timezone)
-        (path / MEMORY_DIR).mkdir(exist_ok=True)
-        self._memory.init_files(project)
-        self._memory.sync(project)
-        self._asks.sync(project)
+            (path / MEMORY_DIR).mkdir(exist_ok=True)
+            with self.units.over(w, project, Actor.SYSTEM) as u:
+                u.refresh_memory(create=True)
+                u.refresh_asks()
         return project
 
     def project(self, ref: str | Path) -> Project:
@@ -191,68 +155,16 @@ class Orbital:
 
     # -- history --------------------------------------------------------------------------
 
+    # -- history --------------------------------------------------------------------------
+
     def history(self, project: str, query: HistoryQuery | None = None) -> Iterator[RecordedEvent]:
         """Events of a project, oldest first, filtered by time window and by what they
         concern (a stream, a memory file, an entry, an ask)."""
-        query = query or HistoryQuery()
-        found = self.store.project(project)
-        prefixes: tuple[str, ...] | None = None
-        wanted: set[str] | None = None
-        if query.entry is not None:
-            wanted = {f"entry:{query.entry}"}
-        elif query.ask is not None:
-            wanted = {f"ask:{query.ask.strip().lower()}"}
-        elif query.file is not None:
-            key = memory_file(query.file).key
-            if key == "asks":
-                prefixes = ("ask",)
-            else:
-                ids = self._memory.entry_ids(found, key)
-                wanted = {f"entry:{i}" for i in ids} | {f"file:{key}"}
-        elif query.stream is not None:
-            if query.exact_stream:
-                wanted = {query.stream}
-            else:
-                prefixes = (query.stream,)
-        if wanted is not None and len(wanted) == 1:
-            # One stream (an entry, an ask): read it through the (project, stream, version)
-            # index, in version order, which is its position order. A stream filter on
-            # read_project lets SQLite walk the whole project's position index instead (its
-            # planner has no statistics to prefer the stream index): O(log n + k), not O(n).
-            (stream,) = wanted
-            since, until = _aware(query.since), _aware(query.until)
-            with self.store.reader() as r:
-                events = r.read_stream(project, stream)
-            for event in events:
-                if (since is None or event.recorded_at >= since) and (
-                    until is None or event.recorded_at <= until
-                ):
-                    yield event
-            return
-        if wanted is not None:
-            prefixes = tuple(sorted(wanted))
-        with self.store.reader() as r:
-            matching = r.read_project(
-                project,
-                since_time=query.since,
-                until_time=query.until,
-                stream_prefix=prefixes,
-            )
-            for event in matching:
-                if wanted is None or event.stream in wanted:
-                    yield event
+        return self._history.events(project, query)
 
     def revisions(self, project: str, entry_id: str) -> list[Revision]:
         """Every text an entry had, oldest first (for ``history --entry ID --diff``)."""
-        events = list(self.history(project, HistoryQuery(entry=entry_id)))
-        if not events:
-            raise UnknownEntry(entry_id)
-        revisions = []
-        for recorded in events:
-            text = getattr(recorded.event, "text", None)
-            if isinstance(text, str):
-                revisions.append(Revision(recorded, text))
-        return revisions
+        return self._history.revisions(project, entry_id)
 
     # -- memory files ---------------------------------------------------------------------
 
@@ -266,11 +178,26 @@ class Orbital:
         session: str | None = None,
     ) -> WriteOutcome:
         """Apply a proposed full content of ``orbital/<name>``: events, then the file."""
-        target = memory_file(name)
+        key = memory_file(name).key
+        check_size(content)
         found = self.store.project(project)
-        if target.key == "asks":
-            return self._asks.write(found, content, actor, session)
-        return self._memory.write(found, target.key, content, actor, session)
+        with self.units.begin(found, actor, session=session, proposal=(key, content)) as u:
+            self._decide_write(u, key, content)
+        return self._written(u, key)
+
+    def _decide_write(self, u: Unit, key: str, content: bytes) -> None:
+        if key == "asks":
+            self._asks.decide_write(u, content)
+        else:
+            self._memory.decide_write(u, key, content)
+
+    @staticmethod
+    def _written(u: Unit, key: str) -> WriteOutcome:
+        """What a write reports: the file as it now stands, warnings, events."""
+        if key == "asks":
+            return WriteOutcome(u.asks_text, u.warnings, u.events)
+        assert u.memory_after is not None  # set when the unit ended
+        return WriteOutcome(render_file(u.memory_after.files[key]), u.warnings, u.events)
 
     def as_of(self, project: str, when: AsOf) -> tuple[int, dt.datetime] | None:
         """Resolve an as-of (an instant, or a position) to ``(position, instant)``."""
@@ -300,22 +227,41 @@ class Orbital:
 
     def sync(self, project: str) -> SyncReport:
         """Take in hand edits of every projected file and rewrite what is stale."""
-        found = self.store.project(project)
-        return self._memory.sync(found) + self._asks.sync(found)
+        with self.units.begin(self.store.project(project), Actor.SYSTEM) as u:
+            u.refresh_memory()
+            u.refresh_asks()
+        return SyncReport(u.warnings, u.events, u.conflicts)
 
     def unmerged(self, project: str) -> list[str]:
         """Projected files changed on disk and not taken in yet."""
-        found = self.store.project(project)
-        return self._memory.unmerged(found) + self._asks.unmerged(found)
+        with self.store.reader() as r:
+            return self._unmerged(r, self.store.project(project))
+
+    def _unmerged(self, r: Reader, project: Project) -> list[str]:
+        asks = [ASKS_FILE] if self.units.asks_file.unmerged(r, project) else []
+        return self.units.memory.unmerged(r, project) + asks
 
     def regenerate(self, project: str, *, force: bool = False) -> list[str]:
         """Rewrite every projection from events. A file edited by hand and not merged is
         refused unless ``force``, which first saves it beside as a conflict copy."""
         found = self.store.project(project)
-        pending = self.unmerged(project)
-        if pending and not force:
-            raise UnmergedEdits(tuple(pending))
-        return self._memory.regenerate(found) + self._asks.regenerate(found)
+        files = self.units.ctx.files(found)
+        with self.units.begin(found, Actor.SYSTEM) as u:
+            pending = self._unmerged(u.w, found)
+            if pending and not force:
+                raise UnmergedEdits(tuple(pending))
+            for name in pending:
+                raw = files.read_bytes(name) or b""
+                if name == ASKS_FILE:
+                    copy = u.save_aside(name, raw)
+                    conflict = HandEditConflict(
+                        file="asks", conflict_copy=copy, found_sha256=sha256(raw)
+                    )
+                    u.append([conflict], actor=Actor.FILE, stream=ASKS_FILE_STREAM)
+                else:
+                    keep_aside(u, memory_file(name).key, raw)
+            u.rewrite_all()
+        return u.conflicts
 
     def context_view(
         self,
@@ -354,19 +300,7 @@ class Orbital:
 
     def conflicts(self, project: str) -> list[ConflictCopy]:
         """Conflict copies kept beside the projections and not settled yet."""
-        found = self.store.project(project)
-        files = self._ctx.files(found)
-        kept: dict[str, ConflictCopy] = {}
-        for recorded in self.history(project, HistoryQuery(stream="file:")):
-            event = recorded.event
-            if isinstance(event, HandEditConflict):
-                name = MEMORY_FILES.get(event.file, event.file)
-                kept[event.conflict_copy] = ConflictCopy(
-                    name, event.conflict_copy, recorded.position, recorded.recorded_at
-                )
-            elif isinstance(event, HandEditResolved):
-                kept.pop(event.conflict_copy, None)
-        return [c for c in kept.values() if files.has_aside(c.copy)]
+        return self._history.conflicts(project)
 
     def resolve_conflict(self, project: str, copy: str, keep: str, *, actor: Actor) -> WriteOutcome:
         """Settle a conflict copy: ``mine`` writes the person's text as their change of the
@@ -382,20 +316,26 @@ class Orbital:
         if keep not in ("mine", "orbital"):
             raise InvalidInput(f"keep is 'mine' or 'orbital', not {keep!r}")
         found = self.store.project(project)
-        files = self._ctx.files(found)
+        files = self.units.ctx.files(found)
         raw = files.read_aside(copy)
         if raw is None:
             raise Refused(f"the conflict copy {copy!r} is gone; nothing was changed")
-        outcome = WriteOutcome("", [], [])
-        if keep == "mine":
-            outcome = self.write_file(project, conflict.file, raw, actor=actor)
         key = memory_file(conflict.file).key
-        text = raw.decode("utf-8", errors="replace") if keep == "orbital" else ""
-        settled = HandEditResolved(file=key, conflict_copy=copy, kept=keep, text=text)
-        with self.store.writing() as w:
-            w.append(project, f"file:{key}", [settled], expected_version=None, actor=actor)
+        mine = keep == "mine"
+        if mine:
+            check_size(raw)
+        with self.units.begin(found, actor, proposal=(key, raw) if mine else None) as u:
+            if mine:
+                self._decide_write(u, key, raw)
+            written = WriteOutcome("", list(u.warnings), list(u.events))
+            text = "" if mine else raw.decode("utf-8", errors="replace")
+            settled = HandEditResolved(file=key, conflict_copy=copy, kept=keep, text=text)
+            u.append([settled])
         files.remove_aside(copy)
-        return outcome
+        if not mine:
+            return written
+        outcome = self._written(u, key)
+        return WriteOutcome(outcome.content, written.warnings, written.events)
 
     # -- memory editor --------------------------------------------------------------------
 
@@ -467,10 +407,7 @@ class Orbital:
         progress: bool = False,
     ) -> MigrationReport:
         found = self.store.project(project)
-        report = self._asks.migrate_retractions(found, path, dry_run=dry_run, progress=progress)
-        if not dry_run:
-            self._memory.sync(found)  # [user] lines now asks leave PROJECT_STATE.md
-        return report
+        return self._asks.migrate_retractions(found, path, dry_run=dry_run, progress=progress)
 
     # -- the Workbench (the person's views) -----------------------------------------------
 
@@ -511,18 +448,4 @@ class Orbital:
     def memory_entries(self, project: str) -> list[EntryRow]:
         """Every durable entry of the project (live first, in file order) with its history,
         for the person to read, pin, unpin or restore."""
-        found = self.store.project(project)
-        with self.store.reader() as r:
-            memory = self._memory.load(r, found.project_id)
-        timelines: dict[str, list[TimelineItem]] = {}
-        for recorded in self.history(project, HistoryQuery(stream=ENTRY_PREFIX)):
-            item = TimelineItem(
-                position=recorded.position,
-                recorded_at=recorded.recorded_at,
-                actor=recorded.actor.value,
-                type=event_type(type(recorded.event)),
-                summary=summarize(recorded.event),
-            )
-            timelines.setdefault(recorded.stream.removeprefix(ENTRY_PREFIX), []).append(item)
-        order = [key for key in MEMORY_FILES if key != "asks"]
-        return entry_rows(memory.files, order, timelines)
+        return self._history.memory_entries(project)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from orbital.domain.asks_write import WriteResult, decide_agent_append, decide_agent_write
+from orbital.events import Actor
 from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused
 from orbital.grammar.asks_md import FORMAT_HEADER, parse_file, render_file
 from tests.asks.helpers import PREV, TODAY, asks_of, minter
 
 
 def write(new: str, prev: str = PREV) -> WriteResult:
-    return decide_agent_write(asks_of(prev), prev, new, TODAY, minter())
+    return decide_agent_write(asks_of(prev), prev, new, TODAY, minter(), actor=Actor.AGENT)
 
 
 def test_new_open_is_stamped_and_appended() -> None:
@@ -207,7 +208,7 @@ def test_whole_file_overwrite_with_one_line_appends_it() -> None:
 
 
 def test_new_file_gets_the_header() -> None:
-    result = decide_agent_write({}, "", "- open Pick a date\n", TODAY, minter())
+    result = decide_agent_write({}, "", "- open Pick a date\n", TODAY, minter(), actor=Actor.AGENT)
     assert result.text.startswith(FORMAT_HEADER + "\n")
     assert [a.text for a in asks_of(result.text).values()] == ["Pick a date"]
     assert result.text == render_file(result.events)
@@ -285,7 +286,9 @@ def test_the_append_entry_decides_what_the_full_text_entry_decides() -> None:
         "- open Choose the venue\n- open Book the flights\n" + PREV.splitlines(keepends=True)[1]
     )
     full = write(PREV + added)
-    appended = decide_agent_append(asks_of(PREV), set(PREV.split("\n")), added, TODAY, minter())
+    appended = decide_agent_append(
+        asks_of(PREV), set(PREV.split("\n")), added, TODAY, minter(), actor=Actor.AGENT
+    )
     assert (appended.events, appended.audit, appended.lines, appended.warnings) == (
         full.events,
         full.audit,

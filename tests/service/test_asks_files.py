@@ -14,7 +14,7 @@ from orbital.errors import InvalidEncoding, TooLarge, UnknownAsk
 from orbital.events import Actor
 from orbital.grammar.asks_md import FORMAT_HEADER, render_file, synthetic_id
 from orbital.service import Orbital, WriteOutcome
-from orbital.service._asks import _OnDisk
+from orbital.service._asks_file import OnDisk
 from tests.service.conftest import TODAY, Env
 
 HEADER = FORMAT_HEADER + "\n"
@@ -121,12 +121,12 @@ def test_many_appends_in_one_process_keep_file_outcome_and_store_in_step(env: En
     """More appends than the in-memory copy of the file keeps apart, then some outcomes
     read back and some not, and a moved line: every outcome read is the file on disk."""
     read_back: list[tuple[bytes, str]] = []
-    for i in range(_OnDisk.MAX_PIECES + 6):
+    for i in range(OnDisk.MAX_PIECES + 6):
         before = env.file("ASKS.md").decode()
         line = f"- open Ring up supplier number {i:03d} about parcel {i * 7919 % 1000:03d}\n"
         outcome = write(env, before + line)
         assert [e.type for e in outcome.events] == ["ask.opened"], outcome.warnings
-        if i >= _OnDisk.MAX_PIECES:  # the first read joins the pieces, the next ones extend it
+        if i >= OnDisk.MAX_PIECES:  # the first read joins the pieces, the next ones extend it
             read_back.append((env.file("ASKS.md"), outcome.content))
     lines = env.file("ASKS.md").decode().splitlines(keepends=True)
     moved = write(env, "".join(lines) + lines[3])  # a line of the file again: not new
@@ -273,6 +273,6 @@ def test_asks_as_of_any_position_equals_a_replay_across_snapshots(env: Env) -> N
             expected = render_file(e.event for e in events)
         assert env.orbital.read_file(env.project, "ASKS.md", as_of=position) == expected
     with env.orbital.store.reader() as r:
-        at_1001 = env.orbital._asks.at(r, env.project, 1001)
+        at_1001 = env.orbital.units.asks.at(r, env.project, 1001)
     assert len(at_1001) == 1000  # positions 2..1001; 1 is the project's registration
     assert len(env.orbital.asks(env.project)) == 1500

@@ -131,7 +131,7 @@ def test_as_of_renders_each_past_moment_exactly(env: Env) -> None:
         when = dt.datetime(2026, 11, day, 12, tzinfo=dt.UTC)
         env.orbital.clock = FixedClock(when)
         env.orbital.store.clock = FixedClock(when)
-        env.orbital._ctx.clock = FixedClock(when)
+        env.orbital.units.ctx.clock = FixedClock(when)
         if name == "ASKS.md":
             text = path(env, "ASKS.md").read_text() + text
         write(env, name, text)
@@ -165,7 +165,7 @@ def test_history_of_one_entry_honours_the_time_window(env: Env) -> None:
         return dt.datetime(2026, 11, day, 12, tzinfo=dt.UTC)
 
     for day, text in ((1, DECISIONS), (2, DECISIONS.replace("teams.", "teams and scale."))):
-        env.orbital.store.clock = env.orbital._ctx.clock = FixedClock(at(day))
+        env.orbital.store.clock = env.orbital.units.ctx.clock = FixedClock(at(day))
         write(env, "DECISIONS.md", text)
     env.orbital.ask_open(env.project, "Choose the venue", actor=Actor.AGENT)
     entry = "use-postgres-for-storage"

@@ -17,7 +17,7 @@ from orbital.domain.entries import fold_file
 from orbital.events import Actor, RecordedEvent
 from orbital.grammar.render import render_file
 from orbital.service import Orbital
-from orbital.service._memory import MEMORY_PREFIXES, SNAPSHOT_EVERY, SNAPSHOT_NAME
+from orbital.service._memory_state import MEMORY_PREFIXES, SNAPSHOT_EVERY, SNAPSHOT_NAME
 from orbital.store import Reader
 from tests.service.conftest import TODAY
 

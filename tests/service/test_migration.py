@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from orbital.cli import cli
 from orbital.events.asks import AskOpened
-from orbital.service._asks import AsksService
+from orbital.service._asks_file import AsksFile
 from tests.service.conftest import Env
 
 LEGACY = (
@@ -78,22 +78,20 @@ def test_an_interrupted_run_resumes_without_duplicates(
         for i in range(1200)
     ]
     retractions(env, "\n".join(lines) + "\n")
-    original = AsksService._project
+    original = AsksFile.write
     calls = {"n": 0}
 
-    def crash_on_second_chunk(
-        self: AsksService, *args: Any, **kwargs: Any
-    ) -> str | Callable[[], str]:
+    def crash_on_second_chunk(self: AsksFile, *args: Any, **kwargs: Any) -> str | Callable[[], str]:
         calls["n"] += 1
         if calls["n"] == 2:
             raise OSError("disk full")
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(AsksService, "_project", crash_on_second_chunk)
+    monkeypatch.setattr(AsksFile, "write", crash_on_second_chunk)
     with pytest.raises(OSError, match="disk full"):
         env.orbital.migrate_retractions(env.project)
     assert len(env.orbital.asks(env.project, "all")) == 500  # the first chunk landed whole
-    monkeypatch.setattr(AsksService, "_project", original)
+    monkeypatch.setattr(AsksFile, "write", original)
     report = env.orbital.migrate_retractions(env.project)
     assert report.opened == 700
     asks = env.orbital.asks(env.project, "all")

@@ -1,0 +1,238 @@
+"""The ASKS.md projection: what is on disk, and how it is brought up to date (lines
+appended when the disk holds the projection, else the whole file), with its checkpoint.
+
+The file is written inside the write transaction, after the appends, so two writers can
+never interleave lines; if the commit then fails the file is put back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from orbital.files import decode_utf8
+from orbital.grammar.asks_md import append_lines
+from orbital.project import Project
+from orbital.service._asks_state import ASKS_PREFIX, AsksState
+from orbital.service._context import Context
+from orbital.store import Checkpoint, Reader, Writer
+
+ASKS_FILE = "ASKS.md"
+
+
+class OnDisk:
+    """ASKS.md as Orbital last wrote it, identified by its stat, so that a write finding the
+    same stat neither reads nor decodes the file again.
+
+    The bytes are kept as the pieces appended (compared piece by piece, joined only when the
+    whole is wanted), with the set of the file's lines (to tell a written line from a moved
+    one) and the text, decoded on first use. Successive versions share the line set: it grows
+    only when the append that adds the lines has committed.
+    """
+
+    #: Pieces kept before they are joined into one (bounds the piece-by-piece comparison).
+    MAX_PIECES = 64
+
+    def __init__(
+        self,
+        size: int,
+        mtime_ns: int,
+        pieces: list[bytes],
+        lines: set[str],
+        text: str | None = None,
+    ) -> None:
+        self.size, self.mtime_ns = size, mtime_ns
+        self.lines = lines
+        self._pieces = pieces
+        self._text = text
+        #: The previous version's text, when it was decoded: this one's is it plus the last piece.
+        self._text_before: str | None = None
+
+    @classmethod
+    def of(cls, size: int, mtime_ns: int, raw: bytes, text: str) -> OnDisk:
+        return cls(size, mtime_ns, [raw], set(text.split("\n")), text)
+
+    @property
+    def stat(self) -> tuple[int, int]:
+        return self.size, self.mtime_ns
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            if self._text_before is not None:
+                self._text = self._text_before + self._pieces[-1].decode("utf-8")
+                self._text_before = None
+            else:
+                if len(self._pieces) > 1:
+                    self._pieces = [b"".join(self._pieces)]
+                self._text = self._pieces[0].decode("utf-8")
+        return self._text
+
+    def added_by(self, content: bytes) -> bytes | None:
+        """What ``content`` adds after this file, when it is this file (ending with a newline)
+        with something appended; ``None`` otherwise. Nothing is joined or copied but the
+        addition."""
+        if len(content) < self.size or not self._pieces[-1].endswith(b"\n"):
+            return None
+        offset = 0
+        for piece in self._pieces:
+            if not content.startswith(piece, offset):
+                return None
+            offset += len(piece)
+        return content[offset:]
+
+    def appended(self, size: int, mtime_ns: int, added: bytes) -> OnDisk:
+        """This file once ``added`` was appended (its line set still to be grown)."""
+        pieces = self._pieces if len(self._pieces) < self.MAX_PIECES else [b"".join(self._pieces)]
+        after = OnDisk(size, mtime_ns, [*pieces, added], self.lines)
+        after._text_before = self._text
+        return after
+
+
+@dataclass
+class Projection:
+    """The ASKS.md the decision is made against."""
+
+    #: The file on disk, when it is exactly the projection (new lines can be appended to it).
+    disk: OnDisk | None = None
+    #: The projection's text when the disk does not hold it ("": there is nothing yet).
+    rendered: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.disk.text if self.disk is not None else self.rendered
+
+    def added_by(self, content: bytes) -> str | None:
+        """What ``content`` adds after the file on disk, decoded, when ``content`` is that
+        file with lines appended (``None`` otherwise)."""
+        if self.disk is None:
+            return None
+        added = self.disk.added_by(content)
+        return None if added is None else decode_utf8(added, offset=self.disk.size)
+
+
+@dataclass(frozen=True)
+class Changed:
+    """ASKS.md changed on disk since Orbital wrote it: ``raw`` to take in, against
+    ``expected`` (the projection; ``None`` when the file predates the store)."""
+
+    raw: bytes
+    expected: str | None
+
+
+class AsksFile:
+    """Reads and writes ASKS.md; keeps the bytes Orbital last wrote, under their stat."""
+
+    def __init__(self, ctx: Context, state: AsksState) -> None:
+        self.ctx = ctx
+        self.state = state
+        self._on_disk: dict[str, OnDisk] = {}
+
+    def look(self, w: Writer, project: Project, proposal: bytes | None) -> Projection | Changed:
+        """The projected ASKS.md, or what changed on disk since Orbital wrote it (unless the
+        disk holds ``proposal``, the very write being made: ``orbital ingest``)."""
+        pid, files = project.project_id, self.ctx.files(project)
+        checkpoint = w.checkpoint(pid, ASKS_FILE)
+        head = w.prefix_head(pid, ASKS_PREFIX)
+        stat = files.stat(ASKS_FILE)
+        if (
+            checkpoint is not None
+            and stat == (checkpoint.size, checkpoint.mtime_ns)
+            and checkpoint.position == head
+        ):
+            known = self._on_disk.get(pid)
+            if known is None or known.stat != stat:
+                raw = files.read_bytes(ASKS_FILE) or b""
+                known = OnDisk.of(stat[0], stat[1], raw, raw.decode("utf-8"))
+                self._on_disk[pid] = known  # what the committed checkpoint describes
+            return Projection(known)
+        if stat is None:
+            return Projection(rendered=self.state.render(w, pid) if head else "")
+        raw = files.read_bytes(ASKS_FILE) or b""
+        if checkpoint is None and head == 0:
+            return Changed(raw, None)
+        expected = self.state.render(w, pid)
+        if raw == proposal:
+            return Projection(rendered=expected)
+        if raw == expected.encode():
+            # Unchanged content (touched, or a git checkout of the same bytes).
+            return Projection(OnDisk.of(len(raw), stat[1], raw, expected))
+        if not raw.strip():
+            # An editor's truncate-then-write caught half way: nothing to take in.
+            return Projection(rendered=expected)
+        return Changed(raw, expected)
+
+    def write(
+        self, w: Writer, project: Project, current: Projection, lines: list[str]
+    ) -> str | Callable[[], str]:
+        """Bring ASKS.md up to date: append ``lines`` when the disk holds the projection, else
+        write the whole file; record the checkpoint in the same transaction. Returns the
+        file's text (a function building it, after an append)."""
+        pid, files = project.project_id, self.ctx.files(project)
+        previous = w.checkpoint(pid, ASKS_FILE)
+        disk = current.disk
+        content: str | Callable[[], str]
+        if disk is not None and not lines:
+            unchanged = previous is not None and (previous.size, previous.mtime_ns) == disk.stat
+            checkpoint = previous if unchanged else Checkpoint(0, disk.size, disk.mtime_ns, None)
+            content = lambda: disk.text  # noqa: E731 - built only if the caller reads it
+        elif disk is not None and disk.size:
+            w.on_rollback(lambda: files.truncate(ASKS_FILE, disk.size))
+            added = "".join(f"{line}\n" for line in lines).encode()
+            stamp = files.append(ASKS_FILE, added)
+            checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
+            after = disk.appended(stamp.size, stamp.mtime_ns, added)
+
+            def publish() -> None:
+                disk.lines.update(lines)
+                self._on_disk[pid] = after
+
+            w.on_commit(publish)
+            content = lambda: after.text  # noqa: E731 - built only if the caller reads it
+        else:
+            text = append_lines(current.text, lines)
+            if not text:
+                return ""
+            w.on_rollback(files.restorer(ASKS_FILE))
+            data = text.encode()
+            stamp = files.write(ASKS_FILE, data)
+            checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
+            written = OnDisk.of(stamp.size, stamp.mtime_ns, data, text)
+            w.on_commit(lambda: self._on_disk.__setitem__(pid, written))
+            content = text
+        assert checkpoint is not None
+        position = w.prefix_head(pid, ASKS_PREFIX)
+        w.set_checkpoint(pid, ASKS_FILE, dataclasses.replace(checkpoint, position=position))
+        return content
+
+    def read(self, r: Reader, project: Project, at: int | None) -> str:
+        """ASKS.md as Orbital renders it now, or as of position ``at``.
+
+        The log is append-only and renders one line per event in position order, so the file
+        as of any position is a prefix of today's: count the lines, cut, no replay."""
+        pid, files = project.project_id, self.ctx.files(project)
+        head = r.prefix_head(pid, ASKS_PREFIX)
+        checkpoint = r.checkpoint(pid, ASKS_FILE)
+        stat = files.stat(ASKS_FILE)
+        clean = (
+            checkpoint is not None
+            and checkpoint.position == head
+            and stat == (checkpoint.size, checkpoint.mtime_ns)
+        )
+        raw = files.read_bytes(ASKS_FILE) if clean else None
+        text = raw.decode("utf-8") if raw is not None else self.state.render(r, pid)
+        if at is None or at >= head:
+            return text
+        lines = self.state.lines_at(r, pid, at)
+        return "".join(text.splitlines(keepends=True)[: lines + 1])
+
+    def unmerged(self, r: Reader, project: Project) -> bool:
+        """Whether the file on disk differs from what Orbital wrote."""
+        pid, files = project.project_id, self.ctx.files(project)
+        checkpoint, stat = r.checkpoint(pid, ASKS_FILE), files.stat(ASKS_FILE)
+        if stat is None or (
+            checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
+        ):
+            return False
+        return files.read_bytes(ASKS_FILE) != self.state.render(r, pid).encode()

@@ -1,0 +1,148 @@
+"""The asks a decision is made on: current (materialised stream states, updated by what
+changed) and as of a position (nearest snapshot plus the events after it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import msgspec
+
+from orbital.domain.asks import (
+    Ask,
+    DroppedIndex,
+    OpenIndex,
+    fold,
+    index_dropped,
+    index_open,
+)
+from orbital.domain.layered import Layered
+from orbital.events import RecordedEvent
+from orbital.grammar.asks_md import render_file
+from orbital.service._context import Context
+from orbital.store import Reader, Reducer, Writer
+
+ASKS_SNAPSHOT = "asks"
+LINES_SNAPSHOT = "asks-lines"
+ASKS_SNAPSHOT_EVERY = 1000
+#: Event types that render a line of ASKS.md (audit events render none).
+RENDERED_TYPES = ("ask.opened", "ask.closed", "ask.reopened", "ask.file_line")
+#: Stream prefix covering ``ask:<id>`` and the log-level ``asks`` stream.
+ASKS_PREFIX = "ask"
+
+
+def fold_ask_stream(state: Ask | None, recorded: RecordedEvent) -> Ask | None:
+    """Materialised state of one ``ask:<id>`` stream (the reference fold, one ask)."""
+    initial = {state.id: state} if state is not None else None
+    folded = fold([(recorded.position, recorded.event)], initial)
+    return next(iter(folded.values()), None)
+
+
+ASK_REDUCER = Reducer(Ask, fold_ask_stream)
+
+
+@dataclass(frozen=True)
+class AsksNow:
+    """A project's asks as of ``head`` (the newest position of its ``ask…`` streams), with
+    the indexes the agent's refusals look up; a write updates them by the asks it changed,
+    copying none of the rest."""
+
+    head: int
+    asks: Layered[str, Ask]
+    opened: OpenIndex
+    dropped: DroppedIndex
+
+    @classmethod
+    def of(cls, head: int, asks: dict[str, Ask]) -> AsksNow:
+        return cls(head, Layered(asks), index_open(asks), index_dropped(asks))
+
+    def after(self, head: int, changed: list[Ask]) -> AsksNow:
+        asks = self.asks.updated((ask.id, ask) for ask in changed)
+        return AsksNow(head, asks, self.opened.changed(changed), self.dropped.changed(changed))
+
+
+class AsksState:
+    """Loads asks for decisions and views; keeps the last committed state per project."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._cache: dict[str, AsksNow] = {}
+        self._since_snapshot: dict[str, int] = {}
+
+    def now(self, r: Reader, project: str) -> AsksNow:
+        """Current asks from the materialised stream states; only streams that changed since
+        the last call are read (O(change) in a long-running process)."""
+        head = r.prefix_head(project, ASKS_PREFIX)
+        cached = self._cache.get(project)
+        if cached is not None and cached.head == head:
+            return cached
+        after = cached.head if cached is not None else 0
+        changed = [s for s in r.states(project, "ask:", after=after).values() if s is not None]
+        if cached is None:
+            fresh = AsksNow.of(head, {ask.id: ask for ask in changed})
+        else:
+            fresh = cached.after(head, changed)
+        if isinstance(r, Writer):  # cache only what committed: positions are reused otherwise
+            r.on_commit(lambda: self._cache.__setitem__(project, fresh))
+        else:
+            self._cache[project] = fresh
+        return fresh
+
+    def at(self, r: Reader, project: str, position: int) -> dict[str, Ask]:
+        """The asks as of ``position``: the nearest snapshot at or before it plus the ask
+        events after it (never the whole log)."""
+        asks: dict[str, Ask] = {}
+        after = 0
+        at_snapshot = r.snapshot_position(project, ASKS_SNAPSHOT, position)
+        if at_snapshot is not None:
+
+            def load() -> dict[str, Ask]:
+                found = r.snapshot(project, ASKS_SNAPSHOT, at_snapshot)
+                assert found is not None
+                return msgspec.json.decode(found[1], type=dict[str, Ask])
+
+            after = at_snapshot
+            asks = self.ctx.decoded((project, ASKS_SNAPSHOT, at_snapshot), load)
+        events = r.read_project(
+            project, from_position=after, until_position=position, stream_prefix="ask:"
+        )
+        return fold(((e.position, e.event) for e in events), asks)
+
+    def maybe_snapshot(self, w: Writer, project: str, appended: int) -> None:
+        """Every :data:`ASKS_SNAPSHOT_EVERY` ask events, keep the folded asks for as-of reads."""
+        since = self._since_snapshot.get(project)
+        if since is None:
+            head = w.prefix_head(project, "ask:")
+            last = w.snapshot(project, ASKS_SNAPSHOT, head)
+            since = w.count(
+                project, "ask:", until_position=head, after_position=last[0] if last else 0
+            )
+        else:
+            since += appended
+        if since >= ASKS_SNAPSHOT_EVERY:
+            head = w.prefix_head(project, "ask:")
+            asks = self.now(w, project).asks.merged
+            w.save_snapshot(project, ASKS_SNAPSHOT, head, msgspec.json.encode(asks))
+            lines = self.lines_at(w, project, head)
+            w.save_snapshot(project, LINES_SNAPSHOT, head, str(lines).encode())
+            since = 0
+        counted = since
+        w.on_commit(lambda: self._since_snapshot.__setitem__(project, counted))
+
+    def lines_at(self, r: Reader, project: str, position: int) -> int:
+        """How many lines ASKS.md had (header aside) as of ``position``: the count kept with
+        the nearest snapshot plus the rendered events since."""
+        snap = r.snapshot(project, LINES_SNAPSHOT, position)
+        after, lines = (snap[0], int(snap[1])) if snap is not None else (0, 0)
+        return lines + r.count(
+            project,
+            ASKS_PREFIX,
+            after_position=after,
+            until_position=position,
+            types=RENDERED_TYPES,
+        )
+
+    @staticmethod
+    def render(r: Reader, project: str) -> str:
+        """The whole ASKS.md rendered from the log."""
+        events = r.read_project(project, stream_prefix=ASKS_PREFIX)
+        return render_file(e.event for e in events)

@@ -1,0 +1,248 @@
+"""Taking in what changed on disk: the step of every unit of work before it decides.
+
+A projected file changed since Orbital wrote it becomes events (actor ``file``; a file from
+before the store is imported as ``system``). Memory files are merged three ways: against the
+version the person started from, the store's current projection and the file on disk. A file
+that is exactly a version Orbital wrote before (``git checkout`` of an older one) is
+regenerated, never taken as a revert; overlapping changes keep the person's file beside as a
+conflict copy. ASKS.md follows the agent's append-only rules; lines that would be lost are
+saved beside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from orbital.catalogue import ASKS_KEY, MEMORY_FILES
+from orbital.domain.asks_legacy import decide_legacy_flags, extract_legacy_flags
+from orbital.domain.asks_write import decide_agent_write
+from orbital.domain.file_write import decide_file_write
+from orbital.domain.hand_edits import replay_edit
+from orbital.domain.merge import closest
+from orbital.domain.writes import Decision
+from orbital.errors import InvalidEncoding
+from orbital.events import Actor, Event
+from orbital.events.asks import AskClosed, AskOpened, AskReopened
+from orbital.events.files import HandEditConflict, HandEditDetected
+from orbital.files import decode_utf8, sha256
+from orbital.grammar.asks_md import decode_asks_bytes, parse_file, parse_line
+from orbital.grammar.model import FileState
+from orbital.grammar.render import render_file
+from orbital.grammar.text import norm
+from orbital.service._asks_file import ASKS_FILE, Changed, Projection
+from orbital.service._memory_state import MEMORY_KEYS, MERGE_BASES
+
+if TYPE_CHECKING:
+    from orbital.service._unit import Unit
+
+#: The stream of ASKS.md's hand-edit events.
+ASKS_FILE_STREAM = "file:asks"
+
+
+def decide_memory_write(
+    u: Unit, key: str, state: FileState, text: str, actor: Actor | None = None
+) -> Decision:
+    """The events for a proposed text of ``key`` against ``state``; ``[user]`` lines of
+    PROJECT_STATE first become asks, appended in this unit as ``actor`` (default: the
+    unit's)."""
+    if key == "state":
+        remaining, flags = extract_legacy_flags(text)
+        if flags:
+            moved = decide_legacy_flags(flags, u.asks.asks, u.today, u.mint)
+            u.append(moved.events, actor=actor)
+            u.warnings += moved.warnings
+            text = remaining
+    return decide_file_write(state, text, u.today, mint=u.mint, ever_used=u.ever_used())
+
+
+# -- memory files --------------------------------------------------------------------------
+
+
+def take_in_memory(u: Unit) -> None:
+    """Each memory file changed on disk becomes events before anything else is decided."""
+    files = u.units.ctx.files(u.project)
+    for key in MEMORY_KEYS:
+        name = MEMORY_FILES[key]
+        checkpoint = u.w.checkpoint(u.pid, name)
+        stat = files.stat(name)
+        if stat is None or (
+            checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
+        ):
+            continue
+        raw = files.read_bytes(name) or b""
+        if u.proposal == (key, raw):
+            continue  # the write being made is this very content (``orbital ingest``)
+        ours = render_file(u.memory.files[key])
+        if raw == ours.encode() or not raw.strip():
+            # Same bytes, or an editor's truncate-then-write caught half way: no change.
+            u.rewrite.add(key)
+            continue
+        if checkpoint is None:
+            _import(u, key, raw)
+        else:
+            _merge(u, key, raw, ours)
+
+
+def _import(u: Unit, key: str, raw: bytes) -> None:
+    """A file from before Orbital's store (upstream Orbital, a hand-made one) is read in as a
+    write by ``system``: its id comments are kept."""
+    try:
+        text = decode_utf8(raw)
+    except InvalidEncoding:
+        _keep_aside(u, key, raw, "is not valid UTF-8")
+        return
+    decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
+    u.append(decision.events, actor=Actor.SYSTEM)
+    u.warnings += decision.warnings
+    u.rewrite.add(key)
+    u.warnings.append(f"{MEMORY_FILES[key]}: imported the file on disk ({sha256(raw)[:12]}).")
+
+
+def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
+    name = MEMORY_FILES[key]
+    found = sha256(raw)
+    detected = HandEditDetected(file=key, expected_sha256=sha256(ours.encode()), found_sha256=found)
+    u.append([detected], actor=Actor.FILE)
+    versions = u.w.written_versions(u.pid, name)
+    if found in versions:
+        u.rewrite.add(key)
+        u.warnings.append(
+            f"{name} on disk is the version Orbital wrote at position {versions[found]} "
+            "(an older copy brought back, e.g. by git checkout); the store is newer, so "
+            "the file was regenerated and nothing was reverted."
+        )
+        return
+    try:
+        theirs = decode_utf8(raw)
+    except InvalidEncoding:
+        _keep_aside(u, key, raw, "is not valid UTF-8")
+        return
+    current = u.memory.files[key]
+    recent = sorted(set(versions.values()), reverse=True)[:MERGE_BASES]
+    bases = [u.units.memory.load(u.w, u.pid, at=p).files[key] for p in recent] or [current]
+    base = bases[closest(theirs, [render_file(b) for b in bases])]
+    decision = decide_memory_write(u, key, base, theirs, Actor.FILE)
+    replayed = replay_edit(base, current, decision.events)
+    if replayed is None:
+        _keep_aside(u, key, raw, "changes what the store changed too")
+        return
+    u.append(replayed, actor=Actor.FILE)
+    u.warnings += decision.warnings
+    u.warnings.append(f"{name}: took in a hand edit ({found[:12]}).")
+    u.rewrite.add(key)
+
+
+def _keep_aside(u: Unit, key: str, raw: bytes, why: str) -> None:
+    """Save the person's file beside the projection, record it, regenerate."""
+    name = MEMORY_FILES[key]
+    keep_aside(u, key, raw)
+    u.warnings.append(
+        f"{name} was edited outside Orbital and the edit {why}; the edited file is saved "
+        f"as orbital/{u.conflicts[-1]} and {name} was regenerated from events. Merge your "
+        "change into the new file (or write it again) and delete the copy."
+    )
+
+
+def keep_aside(u: Unit, key: str, raw: bytes) -> None:
+    """Save a memory file beside its projection as a conflict copy and record that."""
+    copy = u.save_aside(MEMORY_FILES[key], raw)
+    conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw))
+    u.append([conflict], actor=Actor.FILE)
+    u.rewrite.add(key)
+
+
+# -- ASKS.md -------------------------------------------------------------------------------
+
+
+def take_in_asks(u: Unit, proposal: bytes | None) -> Projection:
+    """The projected ASKS.md, taking in whatever changed on disk since Orbital wrote it."""
+    found = u.units.asks_file.look(u.w, u.project, proposal)
+    if isinstance(found, Projection):
+        return found
+    if found.expected is None:
+        return _import_asks(u, found)
+    return _hand_edit_asks(u, found.raw, found.expected)
+
+
+def _import_asks(u: Unit, found: Changed) -> Projection:
+    """An ASKS.md that predates the store (upstream Orbital, another tool) becomes events,
+    kept as written (its ``by:`` included): it is history, not a new claim."""
+    text, replaced = decode_asks_bytes(found.raw)
+    events: list[Event] = [*replaced, *parse_file(text, u.today)]
+    summaries = u.record(events, actor=Actor.SYSTEM)
+    u.warnings.append(f"ASKS.md: imported {len(summaries)} line(s) written before Orbital's store.")
+    if replaced:
+        lines = ", ".join(str(r.line) for r in replaced)
+        u.warnings.append(
+            f"ASKS.md: line(s) {lines} held bytes that are not UTF-8; they show as \ufffd "
+            "and the original bytes are kept in history (ask.bytes_replaced)."
+        )
+    return Projection(rendered=u.units.asks.render(u.w, u.pid))
+
+
+def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
+    """A hand edit follows the append-only rules, attributed ``file``; if anything the
+    person typed would not survive, their file is saved beside it first."""
+    text, _ = decode_asks_bytes(raw)
+    known = u.units.asks.now(u.w, u.pid)
+    result = decide_agent_write(
+        known.asks,
+        expected,
+        text,
+        u.today,
+        u.mint,
+        known.dropped,
+        known.opened,
+        actor=Actor.FILE,
+    )
+    found = sha256(raw)
+    detected = HandEditDetected(
+        file=ASKS_KEY, expected_sha256=sha256(expected.encode()), found_sha256=found
+    )
+    _note(u, detected)
+    u.record([*result.events, *result.audit], actor=Actor.FILE)
+    new_text = u.units.asks.render(u.w, u.pid)
+    u.warnings.append(
+        f"ASKS.md was edited outside Orbital; took it in as a hand edit ({found[:12]})."
+    )
+    u.warnings += result.warnings
+    kept = set(new_text.split("\n"))
+    lost = [
+        line
+        for line in text.split("\n")
+        if line.strip() and line not in kept and not _represented(line, result.events)
+    ]
+    if lost:
+        copy = u.save_aside(ASKS_FILE, raw)
+        conflict = HandEditConflict(file=ASKS_KEY, conflict_copy=copy, found_sha256=found)
+        _note(u, conflict)
+        u.warnings.append(
+            f"ASKS.md: {len(lost)} line(s) of the hand edit are not ask events or were "
+            f"refused; the edited file is saved as orbital/{copy} so nothing is lost."
+        )
+    return Projection(rendered=new_text)
+
+
+def _note(u: Unit, event: Event) -> None:
+    """Record a hand-edit event of ASKS.md (stream ``file:asks``); like before the unit of
+    work, it is not among the events reported to the writer."""
+    u.w.append(u.pid, ASKS_FILE_STREAM, [event], expected_version=None, actor=Actor.FILE)
+
+
+def _represented(line: str, events: Sequence[Event]) -> bool:
+    """Whether a line the person wrote was taken in as one of ``events`` (re-stamped)."""
+    parsed = parse_line(line)
+    if parsed is None:
+        return False
+    if parsed.kind == "open":
+        return any(isinstance(e, AskOpened) and norm(e.text) == norm(parsed.text) for e in events)
+    kind = "reopen" if parsed.kind == "reopen" else parsed.kind
+    return any(
+        (
+            (isinstance(e, AskReopened) and kind == "reopen")
+            or (isinstance(e, AskClosed) and e.kind == kind)
+        )
+        and e.ask_id == parsed.ask_id
+        for e in events
+    )

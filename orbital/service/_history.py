@@ -1,0 +1,166 @@
+"""Reads of the log: history of a project (by time, stream, file, entry or ask), an entry's
+revisions, the conflict copies not settled yet, and the entries' timelines."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import msgspec
+
+from orbital.catalogue import MEMORY_FILES
+from orbital.domain.history import summarize
+from orbital.domain.workbench import EntryRow, TimelineItem, entry_rows
+from orbital.errors import UnknownEntry
+from orbital.events import RecordedEvent, event_type
+from orbital.events.files import HandEditConflict, HandEditResolved
+from orbital.files import memory_file
+from orbital.service._memory import MemoryService
+from orbital.service._unit import Units
+
+ENTRY_PREFIX = "entry:"
+
+
+def _aware(when: dt.datetime | None) -> dt.datetime | None:
+    """An instant in UTC; a naive one is taken as UTC (as the store does)."""
+    if when is None:
+        return None
+    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryQuery:
+    """Which events to list: a time window, and one stream (exact, or a prefix ending in
+    ``:``), one memory file, one entry or one ask."""
+
+    since: dt.datetime | None = None
+    until: dt.datetime | None = None
+    stream: str | None = None
+    exact_stream: bool = False
+    file: str | None = None
+    entry: str | None = None
+    ask: str | None = None
+
+
+class ConflictCopy(msgspec.Struct, frozen=True):
+    """A person's edited file kept beside its projection after a clash, not settled yet."""
+
+    file: str
+    copy: str
+    position: int
+    recorded_at: dt.datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """One version of an entry's text, and the event that made it."""
+
+    event: RecordedEvent
+    text: str
+
+
+class History:
+    """The log read back, for people and agents."""
+
+    def __init__(self, units: Units, memory: MemoryService) -> None:
+        self.units = units
+        self.store = units.ctx.store
+        self.memory = memory
+
+    def events(self, project: str, query: HistoryQuery | None = None) -> Iterator[RecordedEvent]:
+        """Events of a project, oldest first, filtered by time window and by what they
+        concern (a stream, a memory file, an entry, an ask)."""
+        query = query or HistoryQuery()
+        found = self.store.project(project)
+        prefixes: tuple[str, ...] | None = None
+        wanted: set[str] | None = None
+        if query.entry is not None:
+            wanted = {f"entry:{query.entry}"}
+        elif query.ask is not None:
+            wanted = {f"ask:{query.ask.strip().lower()}"}
+        elif query.file is not None:
+            key = memory_file(query.file).key
+            if key == "asks":
+                prefixes = ("ask",)
+            else:
+                ids = self.memory.entry_ids(found, key)
+                wanted = {f"entry:{i}" for i in ids} | {f"file:{key}"}
+        elif query.stream is not None:
+            if query.exact_stream:
+                wanted = {query.stream}
+            else:
+                prefixes = (query.stream,)
+        if wanted is not None and len(wanted) == 1:
+            # One stream (an entry, an ask): read it through the (project, stream, version)
+            # index, in version order, which is its position order. A stream filter on
+            # read_project lets SQLite walk the whole project's position index instead (its
+            # planner has no statistics to prefer the stream index): O(log n + k), not O(n).
+            (stream,) = wanted
+            since, until = _aware(query.since), _aware(query.until)
+            with self.store.reader() as r:
+                events = r.read_stream(project, stream)
+            for event in events:
+                if (since is None or event.recorded_at >= since) and (
+                    until is None or event.recorded_at <= until
+                ):
+                    yield event
+            return
+        if wanted is not None:
+            prefixes = tuple(sorted(wanted))
+        with self.store.reader() as r:
+            matching = r.read_project(
+                project,
+                since_time=query.since,
+                until_time=query.until,
+                stream_prefix=prefixes,
+            )
+            for event in matching:
+                if wanted is None or event.stream in wanted:
+                    yield event
+
+    def revisions(self, project: str, entry_id: str) -> list[Revision]:
+        """Every text an entry had, oldest first (for ``history --entry ID --diff``)."""
+        events = list(self.events(project, HistoryQuery(entry=entry_id)))
+        if not events:
+            raise UnknownEntry(entry_id)
+        revisions = []
+        for recorded in events:
+            text = getattr(recorded.event, "text", None)
+            if isinstance(text, str):
+                revisions.append(Revision(recorded, text))
+        return revisions
+
+    def conflicts(self, project: str) -> list[ConflictCopy]:
+        """Conflict copies kept beside the projections and not settled yet."""
+        found = self.store.project(project)
+        files = self.units.ctx.files(found)
+        kept: dict[str, ConflictCopy] = {}
+        for recorded in self.events(project, HistoryQuery(stream="file:")):
+            event = recorded.event
+            if isinstance(event, HandEditConflict):
+                name = MEMORY_FILES.get(event.file, event.file)
+                kept[event.conflict_copy] = ConflictCopy(
+                    name, event.conflict_copy, recorded.position, recorded.recorded_at
+                )
+            elif isinstance(event, HandEditResolved):
+                kept.pop(event.conflict_copy, None)
+        return [c for c in kept.values() if files.has_aside(c.copy)]
+
+    def memory_entries(self, project: str) -> list[EntryRow]:
+        """Every durable entry of the project (live first, in file order) with its history,
+        for the person to read, pin, unpin or restore."""
+        found = self.store.project(project)
+        memory = self.memory.load(found)
+        timelines: dict[str, list[TimelineItem]] = {}
+        for recorded in self.events(project, HistoryQuery(stream=ENTRY_PREFIX)):
+            item = TimelineItem(
+                position=recorded.position,
+                recorded_at=recorded.recorded_at,
+                actor=recorded.actor.value,
+                type=event_type(type(recorded.event)),
+                summary=summarize(recorded.event),
+            )
+            timelines.setdefault(recorded.stream.removeprefix(ENTRY_PREFIX), []).append(item)
+        order = [key for key in MEMORY_FILES if key != "asks"]
+        return entry_rows(memory.files, order, timelines)

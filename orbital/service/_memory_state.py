@@ -1,0 +1,194 @@
+"""The four memory files (DECISIONS, LESSONS, PROJECT_STATE, INDEX) as folded state, and
+their projections (live file and archive).
+
+State is never rebuilt from the whole log: the folded files are kept in a snapshot row every
+:data:`SNAPSHOT_EVERY` events and in memory between calls, so a load folds only the few events
+recorded since.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import msgspec
+
+from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
+from orbital.domain.entries import fold_file
+from orbital.events import RecordedEvent
+from orbital.grammar.model import FileState
+from orbital.grammar.render import render_archive, render_file
+from orbital.project import Project
+from orbital.service._context import Context
+from orbital.store import Checkpoint, Reader, Writer
+
+MEMORY_KEYS: tuple[str, ...] = ("state", "decisions", "lessons", "index")
+MEMORY_PREFIXES: tuple[str, ...] = ("entry:", "file:")
+SNAPSHOT_NAME = "memory"
+#: Fold at most this many events on a cold load before a new snapshot is written.
+SNAPSHOT_EVERY = 64
+#: How many of the newest written versions a hand edit is compared with to find its base.
+MERGE_BASES = 8
+
+
+class _Snapshot(msgspec.Struct):
+    files: dict[str, FileState]
+    #: Per file: the position of the last event that changed it.
+    changed_at: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The four folded memory files as of ``position`` (the newest entry/file event)."""
+
+    position: int
+    files: Mapping[str, FileState]
+    changed_at: Mapping[str, int]
+    #: Events folded since the snapshot this state was built from.
+    folded: int = 0
+
+
+class MemoryFiles:
+    """Loads the memory files' state and writes their projections; keeps the last committed
+    state per project."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._cache: dict[str, Memory] = {}
+
+    def head(self, r: Reader, pid: str) -> int:
+        return max(r.prefix_head(pid, p) for p in MEMORY_PREFIXES)
+
+    def empty(self) -> Memory:
+        return Memory(0, {k: FileState(key=k) for k in MEMORY_KEYS}, dict.fromkeys(MEMORY_KEYS, 0))
+
+    def _fold(self, base: Memory, events: Sequence[RecordedEvent], head: int) -> Memory:
+        files = dict(base.files)
+        changed = dict(base.changed_at)
+        for recorded in events:
+            for key in MEMORY_KEYS:
+                folded = fold_file(key, [recorded.event], files[key])
+                if folded != files[key]:
+                    files[key] = folded
+                    changed[key] = recorded.position
+        return Memory(max(head, base.position), files, changed, base.folded + len(events))
+
+    def load(self, r: Reader, pid: str, *, at: int | None = None) -> Memory:
+        """The memory files now (``at`` None) or as of position ``at``: the nearest state
+        at or before the target (the in-process cache or a snapshot) plus the events after."""
+        head = self.head(r, pid) if at is None else at
+        cached = self._cache.get(pid)
+        if at is None and cached is not None and cached.position == head:
+            return cached
+        base = cached if cached is not None and cached.position <= head else None
+        at_snapshot = r.snapshot_position(pid, SNAPSHOT_NAME, head)
+        if at_snapshot is not None and (base is None or at_snapshot > base.position):
+            decoded = self.ctx.decoded(
+                (pid, SNAPSHOT_NAME, at_snapshot),
+                lambda: msgspec.json.decode(
+                    self._snapshot_state(r, pid, at_snapshot), type=_Snapshot
+                ),
+            )
+            base = Memory(at_snapshot, decoded.files, decoded.changed_at)
+        if base is None:
+            base = self.empty()
+        events = list(
+            r.read_project(
+                pid,
+                from_position=base.position,
+                until_position=head,
+                stream_prefix=MEMORY_PREFIXES,
+            )
+        )
+        memory = self._fold(base, events, head)
+        if isinstance(r, Writer) and at is None and memory.folded >= SNAPSHOT_EVERY:
+            self._save(r, pid, memory)
+            memory = dataclasses.replace(memory, folded=0)
+        if at is None:
+            if isinstance(r, Writer):  # cache only what committed: positions are reused
+                r.on_commit(lambda: self._cache.__setitem__(pid, memory))
+            else:
+                self._cache[pid] = memory
+        return memory
+
+    @staticmethod
+    def _snapshot_state(r: Reader, pid: str, position: int) -> bytes:
+        found = r.snapshot(pid, SNAPSHOT_NAME, position)
+        assert found is not None and found[0] == position
+        return found[1]
+
+    def _save(self, w: Writer, pid: str, memory: Memory) -> None:
+        state = _Snapshot(dict(memory.files), dict(memory.changed_at))
+        w.save_snapshot(pid, SNAPSHOT_NAME, memory.position, msgspec.json.encode(state))
+
+    # -- projections ----------------------------------------------------------------------
+
+    def write_files(
+        self,
+        w: Writer,
+        project: Project,
+        before: Memory,
+        after: Memory,
+        rewrite: set[str] | frozenset[str] = frozenset(),
+    ) -> None:
+        """Write what changed: each archive before its live file (over budget beats losing an
+        entry), and a checkpoint per file in the same transaction."""
+        files = self.ctx.files(project)
+        pid = project.project_id
+        for key in MEMORY_KEYS:
+            archive_name = ARCHIVE_FILES.get(key)
+            if archive_name is not None:
+                text = render_archive(after.files[key])
+                stale = w.checkpoint(pid, archive_name) is None
+                if text and (stale or text != render_archive(before.files[key])):
+                    self.write(w, project, archive_name, text, after.changed_at[key])
+        for key in MEMORY_KEYS:
+            name = MEMORY_FILES[key]
+            unchanged = after.files[key] is before.files[key] and key not in rewrite
+            if unchanged and w.checkpoint(pid, name) is not None:
+                continue
+            if (
+                files.stat(name) is None
+                and not after.files[key].layout
+                and after.changed_at[key] == 0
+                and w.checkpoint(pid, name) is None
+            ):
+                continue
+            self.write(w, project, name, render_file(after.files[key]), after.changed_at[key])
+
+    def write(self, w: Writer, project: Project, name: str, text: str, position: int) -> None:
+        files = self.ctx.files(project)
+        w.on_rollback(files.restorer(name))
+        stamp = files.write(name, text.encode())
+        w.set_checkpoint(
+            project.project_id, name, Checkpoint(position, stamp.size, stamp.mtime_ns, stamp.sha256)
+        )
+
+    def write_missing(
+        self, w: Writer, project: Project, memory: Memory, *, new_too: bool = False
+    ) -> None:
+        """Write again each file Orbital wrote that is gone from disk; ``new_too``: also each
+        file never written (with its format contract), never overwriting one on disk."""
+        files = self.ctx.files(project)
+        for key in MEMORY_KEYS:
+            name = MEMORY_FILES[key]
+            written = w.checkpoint(project.project_id, name) is not None
+            if files.stat(name) is None and (written or new_too):
+                self.write(w, project, name, render_file(memory.files[key]), memory.changed_at[key])
+
+    def unmerged(self, r: Reader, project: Project) -> list[str]:
+        """Memory files whose disk content differs from what Orbital last wrote."""
+        pid, files = project.project_id, self.ctx.files(project)
+        changed = []
+        for key in MEMORY_KEYS:
+            name = MEMORY_FILES[key]
+            checkpoint, stat = r.checkpoint(pid, name), files.stat(name)
+            if stat is None or (
+                checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
+            ):
+                continue
+            memory = self.load(r, pid)
+            if (files.read_bytes(name) or b"") != render_file(memory.files[key]).encode():
+                changed.append(name)
+        return changed

@@ -1,0 +1,254 @@
+"""The unit of work: every use case is one of these, one write transaction.
+
+A use case opens a unit over a project with its actor (and session), reads the state it
+decides on, calls its pure decider with that state, the actor and its own inputs, and appends
+the events it got back. The unit does the rest, the same way for every use case:
+
+1. **load** — on first read, from the in-process cache, else snapshot + the events after it;
+2. **take in hand edits** — files changed on disk since Orbital wrote them become events
+   (actor ``file``) before anything is decided on that state (:mod:`._hand_edits`);
+3. **append** — each event to its stream, inside the store's single write lock (so no
+   decision is made on a stale state and no version check is needed);
+4. **write projections** — when the block ends without error: the memory files that changed
+   (each archive before its live file) and ASKS.md (the new lines appended), each with its
+   checkpoint, in the same transaction; an asks snapshot when due;
+5. **commit** — in-process caches are published on commit only, and a file written in a
+   transaction that does not commit is put back.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+from orbital.catalogue import EDITOR_STREAM
+from orbital.domain.entries import stream_for
+from orbital.domain.history import summarize
+from orbital.events import Actor, Event, event_type
+from orbital.events.asks import ASK_EVENTS
+from orbital.events.asks import stream_of as ask_stream
+from orbital.events.editor import EDITOR_EVENTS
+from orbital.grammar.asks_md import render_event, render_file
+from orbital.project import Project
+from orbital.service._asks_file import AsksFile, Projection
+from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
+from orbital.service._context import Context, EventSummary
+from orbital.service._hand_edits import take_in_asks, take_in_memory
+from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
+from orbital.store import Writer
+
+
+def stream_of(event: Event) -> str:
+    """The stream an event is appended to: ``ask:<id>`` or ``asks``, ``editor``, else
+    ``entry:<id>`` or ``file:<key>``."""
+    if isinstance(event, ASK_EVENTS):
+        return ask_stream(event)
+    if isinstance(event, EDITOR_EVENTS):
+        return EDITOR_STREAM
+    return stream_for(event)
+
+
+class Unit:
+    """One use case's transaction over one project: state to decide on, appends, and the
+    projections written when it ends."""
+
+    def __init__(
+        self,
+        units: Units,
+        w: Writer,
+        project: Project,
+        actor: Actor,
+        session: str | None,
+        proposal: tuple[str, bytes] | None,
+    ) -> None:
+        self.units, self.w, self.project = units, w, project
+        self.actor, self.session = actor, session
+        #: The write being made (file key, bytes): the disk holding it is not a hand edit.
+        self.proposal = proposal
+        self.today: dt.date = units.ctx.today(project)
+        self.mint: Callable[[], str] = units.ctx.mint
+        self.warnings: list[str] = []
+        self.events: list[EventSummary] = []
+        self.conflicts: list[str] = []
+        #: Memory files to write again whatever changed (taken in, regenerated).
+        self.rewrite: set[str] = set()
+        self._before: Memory | None = None
+        self._memory: Memory | None = None
+        self._asks_file: Projection | None = None
+        self._lines: list[str] = []
+        self._ask_events = 0
+        self._restore = self._create = False
+        #: After the unit ended: the memory files and the ASKS.md text (or its builder).
+        self.memory_after: Memory | None = None
+        self.asks_text: str | Callable[[], str] = ""
+
+    @property
+    def pid(self) -> str:
+        return self.project.project_id
+
+    # -- state to decide on ---------------------------------------------------------------
+
+    @property
+    def memory(self) -> Memory:
+        """The memory files now, hand edits of them taken in first."""
+        if self._before is None:
+            self._before = self._memory = self.units.memory.load(self.w, self.pid)
+            take_in_memory(self)
+        if self._memory is None:
+            self._memory = self.units.memory.load(self.w, self.pid)
+        return self._memory
+
+    @property
+    def asks(self) -> AsksNow:
+        """The asks now, a hand edit of ASKS.md taken in first."""
+        self.asks_file  # noqa: B018 - taking the file in is the point
+        return self.units.asks.now(self.w, self.pid)
+
+    @property
+    def asks_file(self) -> Projection:
+        """The ASKS.md the asks decision is made against (taken in on first use)."""
+        if self._asks_file is None:
+            proposal = self.proposal[1] if self.proposal and self.proposal[0] == "asks" else None
+            self._asks_file = take_in_asks(self, proposal)
+        return self._asks_file
+
+    def ever_used(self) -> set[str]:
+        """Every entry id the project ever had (a new id never reuses one)."""
+        return {stream.split(":", 1)[1] for stream in self.w.states(self.pid, "entry:")}
+
+    # -- appends --------------------------------------------------------------------------
+
+    def append(
+        self,
+        events: Sequence[Event],
+        *,
+        actor: Actor | None = None,
+        stream: str | None = None,
+        expected_version: int | None = None,
+    ) -> list[EventSummary]:
+        """Append the decided events, each to its stream (or all to ``stream``, as one batch
+        when ``expected_version`` is given: 0 for a stream that must be new), as the unit's
+        actor and session (or as ``actor``, without session: what the unit itself takes
+        in). An ask event's line goes to ASKS.md when the unit ends."""
+        if any(isinstance(e, ASK_EVENTS) for e in events):
+            self.asks_file  # noqa: B018 - ASKS.md is taken in before the asks change
+        appended = self._append(events, actor, stream, expected_version)
+        self._lines += [line for e in events if (line := render_event(e)) is not None]
+        return appended
+
+    def record(self, events: Sequence[Event], *, actor: Actor) -> list[EventSummary]:
+        """:meth:`append` without a line for ASKS.md: for the events of a take-in of ASKS.md,
+        which the projection it renders afterwards already holds."""
+        return self._append(events, actor, None, None)
+
+    def _append(
+        self,
+        events: Sequence[Event],
+        actor: Actor | None,
+        stream: str | None,
+        expected_version: int | None,
+    ) -> list[EventSummary]:
+        if expected_version is not None and stream is not None:
+            batches = [(stream, list(events))]
+        else:
+            batches = [(stream or stream_of(e), [e]) for e in events]
+        appended = []
+        for target, batch in batches:
+            result = self.w.append(
+                self.pid,
+                target,
+                batch,
+                expected_version=expected_version,
+                actor=actor or self.actor,
+                session=self.session if actor is None else None,
+            )
+            appended += [
+                EventSummary(position, target, event_type(type(event)), summarize(event))
+                for position, event in zip(result.positions, batch, strict=True)
+            ]
+            if target.startswith(ASKS_PREFIX):
+                self._ask_events += len(batch)
+            elif target.startswith(("entry:", "file:")):
+                self._memory = None  # to be folded again
+        self.events += appended
+        return appended
+
+    def save_aside(self, name: str, raw: bytes) -> str:
+        """Keep a person's edited file beside its projection; returns the copy's name."""
+        copy = self.units.ctx.conflict_copy(self.project, name, raw)
+        self.conflicts.append(copy)
+        return copy
+
+    # -- what the projections become -----------------------------------------------------
+
+    def refresh_memory(self, *, create: bool = False) -> None:
+        """Take the memory files in and write each missing or stale one again (``create``:
+        also the files never written yet, with their format contracts)."""
+        self.memory  # noqa: B018 - taking the files in is the point
+        self._restore, self._create = True, create
+
+    def refresh_asks(self) -> None:
+        """Take ASKS.md in and write it again if missing or stale (a project without asks
+        gets the file with its format contract)."""
+        if self.asks_file.disk is None and not self.asks_file.rendered:
+            self.asks_file.rendered = render_file([])
+
+    def rewrite_all(self) -> None:
+        """Write every projection again from events, whatever is on disk (nothing taken in)."""
+        self._before, self._memory = self.units.memory.empty(), None
+        self.rewrite = set(MEMORY_KEYS)
+        self._asks_file = Projection(rendered=self.units.asks.render(self.w, self.pid))
+
+    def finish(self) -> None:
+        """Write the projections the unit changed, with their checkpoints (step 4)."""
+        if self._before is not None:
+            after = self.memory
+            memory = self.units.memory
+            memory.write_files(self.w, self.project, self._before, after, self.rewrite)
+            if self._restore:
+                memory.write_missing(self.w, self.project, after, new_too=self._create)
+            self.memory_after = after
+        if self._ask_events:
+            self.units.asks.maybe_snapshot(self.w, self.pid, self._ask_events)
+        if self._asks_file is not None:
+            self.asks_text = self.units.asks_file.write(
+                self.w, self.project, self._asks_file, self._lines
+            )
+
+
+class Units:
+    """Opens units of work; holds the state loaders and projections they share."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.memory = MemoryFiles(ctx)
+        self.asks = AsksState(ctx)
+        self.asks_file = AsksFile(ctx, self.asks)
+
+    @contextmanager
+    def begin(
+        self,
+        project: Project,
+        actor: Actor,
+        *,
+        session: str | None = None,
+        proposal: tuple[str, bytes] | None = None,
+    ) -> Iterator[Unit]:
+        """A unit in its own write transaction, committed when the block ends."""
+        with self.ctx.store.writing() as w, self.over(w, project, actor, session, proposal) as u:
+            yield u
+
+    @contextmanager
+    def over(
+        self,
+        w: Writer,
+        project: Project,
+        actor: Actor,
+        session: str | None = None,
+        proposal: tuple[str, bytes] | None = None,
+    ) -> Iterator[Unit]:
+        """A unit inside the transaction ``w`` (which registered the project, say)."""
+        unit = Unit(self, w, project, actor, session, proposal)
+        yield unit
+        unit.finish()
