@@ -11,6 +11,7 @@ from typing import Literal
 
 from tqdm import tqdm
 
+from orbital.catalogue import migration_stream
 from orbital.domain.asks import (
     Ask,
     AskState,
@@ -36,7 +37,7 @@ from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened
 from orbital.events.migration import LegacyItemMigrated, MigrationCompleted
 from orbital.files import decode_utf8
-from orbital.grammar.asks_md import render_event
+from orbital.grammar.asks_md import render_lines
 from orbital.project import Project
 from orbital.service._context import WriteOutcome
 from orbital.service._unit import Unit, Units
@@ -197,10 +198,7 @@ class AsksService:
         with self.units.ctx.store.reader() as r:
             asks = self.units.asks.now(r, project.project_id).asks
             plan = plan_migration(asks, retractions, flags, today, self.units.ctx.mint)
-        described = [
-            f"{stream}: " + "; ".join(filter(None, (render_event(e) for e in events)))
-            for stream, events in plan
-        ]
+        described = [f"{stream}: " + "; ".join(render_lines(events)) for stream, events in plan]
         opened = sum(1 for _, events in plan for e in events if isinstance(e, AskOpened))
         dropped = sum(1 for _, events in plan for e in events if isinstance(e, AskClosed))
         found = len(retractions) + len(flags)
@@ -208,7 +206,7 @@ class AsksService:
         if dry_run:
             return report
         appended = 0
-        marks = f"migration:{source.name}"
+        marks = migration_stream(source.name)
         bar = tqdm(total=len(plan), unit="item", disable=not progress, leave=False)
         try:
             for start in range(0, len(plan), MIGRATION_CHUNK):

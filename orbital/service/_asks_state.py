@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import msgspec
 
+from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import (
     Ask,
     DroppedIndex,
@@ -76,7 +77,7 @@ class AsksState:
         if cached is not None and cached.head == head:
             return cached
         after = cached.head if cached is not None else 0
-        changed = [s for s in r.states(project, "ask:", after=after).values() if s is not None]
+        changed = [s for s in r.states(project, ASK_PREFIX, after=after).values() if s is not None]
         if cached is None:
             fresh = AsksNow.of(head, {ask.id: ask for ask in changed})
         else:
@@ -103,7 +104,7 @@ class AsksState:
             after = at_snapshot
             asks = self.ctx.decoded((project, ASKS_SNAPSHOT, at_snapshot), load)
         events = r.read_project(
-            project, from_position=after, until_position=position, stream_prefix="ask:"
+            project, from_position=after, until_position=position, stream_prefix=ASK_PREFIX
         )
         return fold(((e.position, e.event) for e in events), asks)
 
@@ -111,15 +112,15 @@ class AsksState:
         """Every :data:`ASKS_SNAPSHOT_EVERY` ask events, keep the folded asks for as-of reads."""
         since = self._since_snapshot.get(project)
         if since is None:
-            head = w.prefix_head(project, "ask:")
+            head = w.prefix_head(project, ASK_PREFIX)
             last = w.snapshot(project, ASKS_SNAPSHOT, head)
             since = w.count(
-                project, "ask:", until_position=head, after_position=last[0] if last else 0
+                project, ASK_PREFIX, until_position=head, after_position=last[0] if last else 0
             )
         else:
             since += appended
         if since >= ASKS_SNAPSHOT_EVERY:
-            head = w.prefix_head(project, "ask:")
+            head = w.prefix_head(project, ASK_PREFIX)
             asks = self.now(w, project).asks.merged
             w.save_snapshot(project, ASKS_SNAPSHOT, head, msgspec.json.encode(asks))
             lines = self.lines_at(w, project, head)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from orbital.catalogue import ASKS_KEY, MEMORY_FILES
+from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_legacy import decide_legacy_flags, extract_legacy_flags
 from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.file_write import decide_file_write
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from orbital.service._unit import Unit
 
 #: The stream of ASKS.md's hand-edit events.
-ASKS_FILE_STREAM = "file:asks"
+ASKS_FILE_STREAM = file_stream(ASKS_KEY)
 
 
 def decide_memory_write(

@@ -9,7 +9,14 @@ from dataclasses import dataclass
 
 import msgspec
 
-from orbital.catalogue import MEMORY_FILES
+from orbital.catalogue import (
+    ENTRY_PREFIX,
+    FILE_PREFIX,
+    MEMORY_FILES,
+    ask_stream,
+    entry_stream,
+    file_stream,
+)
 from orbital.domain.history import summarize
 from orbital.domain.workbench import EntryRow, TimelineItem, entry_rows
 from orbital.errors import UnknownEntry
@@ -18,8 +25,6 @@ from orbital.events.files import HandEditConflict, HandEditResolved
 from orbital.files import memory_file
 from orbital.service._memory import MemoryService
 from orbital.service._unit import Units
-
-ENTRY_PREFIX = "entry:"
 
 
 def _aware(when: dt.datetime | None) -> dt.datetime | None:
@@ -76,16 +81,16 @@ class History:
         prefixes: tuple[str, ...] | None = None
         wanted: set[str] | None = None
         if query.entry is not None:
-            wanted = {f"entry:{query.entry}"}
+            wanted = {entry_stream(query.entry)}
         elif query.ask is not None:
-            wanted = {f"ask:{query.ask.strip().lower()}"}
+            wanted = {ask_stream(query.ask.strip().lower())}
         elif query.file is not None:
             key = memory_file(query.file).key
             if key == "asks":
                 prefixes = ("ask",)
             else:
                 ids = self.memory.entry_ids(found, key)
-                wanted = {f"entry:{i}" for i in ids} | {f"file:{key}"}
+                wanted = {entry_stream(i) for i in ids} | {file_stream(key)}
         elif query.stream is not None:
             if query.exact_stream:
                 wanted = {query.stream}
@@ -136,7 +141,7 @@ class History:
         found = self.store.project(project)
         files = self.units.ctx.files(found)
         kept: dict[str, ConflictCopy] = {}
-        for recorded in self.events(project, HistoryQuery(stream="file:")):
+        for recorded in self.events(project, HistoryQuery(stream=FILE_PREFIX)):
             event = recorded.event
             if isinstance(event, HandEditConflict):
                 name = MEMORY_FILES.get(event.file, event.file)

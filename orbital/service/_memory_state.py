@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
+from orbital.catalogue import ARCHIVE_FILES, ENTRY_PREFIX, FILE_PREFIX, LAYER1_KEYS, MEMORY_FILES
 from orbital.domain.entries import fold_file
 from orbital.events import RecordedEvent
 from orbital.grammar.model import FileState
@@ -23,8 +23,8 @@ from orbital.project import Project
 from orbital.service._context import Context
 from orbital.store import Checkpoint, Reader, Writer
 
-MEMORY_KEYS: tuple[str, ...] = ("state", "decisions", "lessons", "index")
-MEMORY_PREFIXES: tuple[str, ...] = ("entry:", "file:")
+MEMORY_KEYS = LAYER1_KEYS
+MEMORY_PREFIXES: tuple[str, ...] = (ENTRY_PREFIX, FILE_PREFIX)
 SNAPSHOT_NAME = "memory"
 #: Fold at most this many events on a cold load before a new snapshot is written.
 SNAPSHOT_EVERY = 64

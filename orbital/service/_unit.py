@@ -22,20 +22,20 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from orbital.catalogue import EDITOR_STREAM
+from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, stream_id
 from orbital.domain.entries import stream_for
 from orbital.domain.history import summarize
 from orbital.events import Actor, Event, event_type
 from orbital.events.asks import ASK_EVENTS
 from orbital.events.asks import stream_of as ask_stream
 from orbital.events.editor import EDITOR_EVENTS
-from orbital.grammar.asks_md import render_event, render_file
+from orbital.grammar.asks_md import render_file, render_lines
 from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
 from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
 from orbital.service._context import Context, EventSummary
 from orbital.service._hand_edits import take_in_asks, take_in_memory
-from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
+from orbital.service._memory_state import MEMORY_KEYS, MEMORY_PREFIXES, Memory, MemoryFiles
 from orbital.store import Writer
 
 
@@ -115,7 +115,7 @@ class Unit:
 
     def ever_used(self) -> set[str]:
         """Every entry id the project ever had (a new id never reuses one)."""
-        return {stream.split(":", 1)[1] for stream in self.w.states(self.pid, "entry:")}
+        return {stream_id(stream) for stream in self.w.states(self.pid, ENTRY_PREFIX)}
 
     # -- appends --------------------------------------------------------------------------
 
@@ -134,7 +134,7 @@ class Unit:
         if any(isinstance(e, ASK_EVENTS) for e in events):
             self.asks_file  # noqa: B018 - ASKS.md is taken in before the asks change
         appended = self._append(events, actor, stream, expected_version)
-        self._lines += [line for e in events if (line := render_event(e)) is not None]
+        self._lines += render_lines(events)
         return appended
 
     def record(self, events: Sequence[Event], *, actor: Actor) -> list[EventSummary]:
@@ -169,7 +169,7 @@ class Unit:
             ]
             if target.startswith(ASKS_PREFIX):
                 self._ask_events += len(batch)
-            elif target.startswith(("entry:", "file:")):
+            elif target.startswith(MEMORY_PREFIXES):
                 self._memory = None  # to be folded again
         self.events += appended
         return appended
