@@ -1,7 +1,9 @@
 """Shared fixtures: a fresh event store per test on every backend.
 
-SQLite always runs. PostgreSQL runs when ``ORBITAL_TEST_PG_URL`` is set (``.ci/run`` sets it);
-each test gets a schema of its own, dropped afterwards.
+Every test that opens a store (service, CLI, HTTP, editor, migration, browser) asks for
+``store_url`` (or ``orbital_db``, which also hands it to the CLI as ``ORBITAL_DB``), so it runs
+once per backend. SQLite always runs. PostgreSQL runs when ``ORBITAL_TEST_PG_URL`` is set
+(``.ci/run`` sets it); each test gets a schema of its own, dropped afterwards.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from orbital.clock import FixedClock
 
 PG_URL = os.environ.get("ORBITAL_TEST_PG_URL", "").strip()
 NOW = dt.datetime(2026, 9, 19, 9, 30, tzinfo=dt.UTC)
+BACKENDS = ("sqlite", "postgresql")
 
 
 @pytest.fixture
@@ -33,14 +36,21 @@ def _pg_schema_url(schema: str) -> str:
     )
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The backend this run of the test is on: ``sqlite`` or ``postgresql``."""
+    name: str = request.param
+    if name == "postgresql" and not PG_URL:
+        pytest.skip("PostgreSQL half skipped: set ORBITAL_TEST_PG_URL to run it")
+    return name
+
+
+@pytest.fixture
+def store_url(backend: str, tmp_path: Path) -> Iterator[str]:
     """A database URL for an empty store, once per backend."""
-    if request.param == "sqlite":
+    if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'orbital.db'}"
         return
-    if not PG_URL:
-        pytest.skip("PostgreSQL half skipped: set ORBITAL_TEST_PG_URL to run it")
     schema = f"t_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(PG_URL.replace("postgresql://", "postgresql+psycopg://", 1))
     with admin.begin() as conn:
@@ -51,3 +61,10 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         with admin.begin() as conn:
             conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@pytest.fixture
+def orbital_db(store_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``store_url`` handed to the CLI the way a user does: as ``ORBITAL_DB``."""
+    monkeypatch.setenv("ORBITAL_DB", store_url)
+    return store_url
