@@ -3,7 +3,8 @@
 Every test that opens a store (service, CLI, HTTP, editor, migration, browser) asks for
 ``store_url`` (or ``orbital_db``, which also hands it to the CLI as ``ORBITAL_DB``), so it runs
 once per backend. SQLite always runs. PostgreSQL runs when ``ORBITAL_TEST_PG_URL`` is set
-(``.ci/run`` sets it); each test gets a schema of its own, dropped afterwards.
+(``.ci/run`` sets it); each test gets a schema of its own, dropped afterwards. The summary
+ends with what ran on each backend, so a CI log shows whether PostgreSQL was exercised.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from orbital.clock import FixedClock
 PG_URL = os.environ.get("ORBITAL_TEST_PG_URL", "").strip()
 NOW = dt.datetime(2026, 9, 19, 9, 30, tzinfo=dt.UTC)
 BACKENDS = ("sqlite", "postgresql")
+_BACKEND_OF = pytest.StashKey[dict[str, str]]()
 
 
 @pytest.fixture
@@ -68,3 +71,33 @@ def orbital_db(store_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """``store_url`` handed to the CLI the way a user does: as ``ORBITAL_DB``."""
     monkeypatch.setenv("ORBITAL_DB", store_url)
     return store_url
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Remembers which backend each collected test runs on, for the summary."""
+    backend_of: dict[str, str] = {}
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "backend" in callspec.params:
+            backend_of[item.nodeid] = callspec.params["backend"]
+    config.stash[_BACKEND_OF] = backend_of
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line per backend: how its store tests ended, and why any were skipped."""
+    backend_of = terminalreporter.config.stash.get(_BACKEND_OF, {})
+    outcomes: dict[str, Counter[str]] = {name: Counter() for name in BACKENDS}
+    reasons: dict[str, set[str]] = {name: set() for name in BACKENDS}
+    for outcome in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            name = backend_of.get(getattr(report, "nodeid", ""))
+            if name is None:
+                continue
+            outcomes[name][outcome] += 1
+            if outcome == "skipped" and isinstance(report.longrepr, tuple):
+                reasons[name].add(report.longrepr[2].removeprefix("Skipped: "))
+    terminalreporter.section("store backends")
+    for name in BACKENDS:
+        ended = ", ".join(f"{n} {outcome}" for outcome, n in outcomes[name].items())
+        why = "".join(f" ({reason})" for reason in sorted(reasons[name]))
+        terminalreporter.write_line(f"{name}: {ended or 'no tests'}{why}")
