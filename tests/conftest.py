@@ -3,8 +3,10 @@
 Every test that opens a store (service, CLI, HTTP, editor, migration, browser) asks for
 ``store_url`` (or ``orbital_db``, which also hands it to the CLI as ``ORBITAL_DB``), so it runs
 once per backend. SQLite always runs. PostgreSQL runs when ``ORBITAL_TEST_PG_URL`` is set
-(``.ci/run`` sets it); each test gets a schema of its own, dropped afterwards. The summary
-ends with what ran on each backend, so a CI log shows whether PostgreSQL was exercised.
+(``.ci/run`` sets it); each test gets a schema of its own, dropped afterwards. A test about
+SQLite itself (the store file deleted, replaced, read-only or on a full disk; the SQLite
+library) makes its own SQLite store and says so: ``@pytest.mark.sqlite_only("why")``. The
+summary ends with what ran on each backend, so a CI log shows whether PostgreSQL was exercised.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ PG_URL = os.environ.get("ORBITAL_TEST_PG_URL", "").strip()
 NOW = dt.datetime(2026, 9, 19, 9, 30, tzinfo=dt.UTC)
 BACKENDS = ("sqlite", "postgresql")
 _BACKEND_OF = pytest.StashKey[dict[str, str]]()
+_SQLITE_ONLY = pytest.StashKey[Counter[str]]()
 
 
 @pytest.fixture
@@ -76,11 +79,19 @@ def orbital_db(store_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Remembers which backend each collected test runs on, for the summary."""
     backend_of: dict[str, str] = {}
+    sqlite_only: Counter[str] = Counter()
     for item in items:
         callspec = getattr(item, "callspec", None)
+        marker = item.get_closest_marker("sqlite_only")
         if callspec is not None and "backend" in callspec.params:
+            if marker is not None:
+                raise pytest.UsageError(f"{item.nodeid}: sqlite_only, yet run on each backend")
             backend_of[item.nodeid] = callspec.params["backend"]
+        elif marker is not None:
+            backend_of[item.nodeid] = "sqlite"
+            sqlite_only[marker.args[0]] += 1
     config.stash[_BACKEND_OF] = backend_of
+    config.stash[_SQLITE_ONLY] = sqlite_only
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -101,3 +112,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         ended = ", ".join(f"{n} {outcome}" for outcome, n in outcomes[name].items())
         why = "".join(f" ({reason})" for reason in sorted(reasons[name]))
         terminalreporter.write_line(f"{name}: {ended or 'no tests'}{why}")
+        if name == "sqlite":
+            for reason, n in terminalreporter.config.stash.get(_SQLITE_ONLY, Counter()).items():
+                terminalreporter.write_line(f"  incl. {n} marked SQLite only: {reason}")
