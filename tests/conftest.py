@@ -1,7 +1,12 @@
 """Shared fixtures: a fresh event store per test on every backend.
 
-SQLite always runs. PostgreSQL runs when ``ORBITAL_TEST_PG_URL`` is set (``.ci/run`` sets it);
-each test gets a schema of its own, dropped afterwards.
+Every test that opens a store (service, CLI, HTTP, editor, migration, browser) asks for
+``store_url`` (or ``orbital_db``, which also hands it to the CLI as ``ORBITAL_DB``), so it runs
+once per backend. SQLite always runs. PostgreSQL runs when ``ORBITAL_TEST_PG_URL`` is set
+(``.ci/run`` sets it); each test gets a schema of its own, dropped afterwards. A test about
+SQLite itself (the store file deleted, replaced, read-only or on a full disk; the SQLite
+library) makes its own SQLite store and says so: ``@pytest.mark.sqlite_only("why")``. The
+summary ends with what ran on each backend, so a CI log shows whether PostgreSQL was exercised.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +25,9 @@ from orbital.clock import FixedClock
 
 PG_URL = os.environ.get("ORBITAL_TEST_PG_URL", "").strip()
 NOW = dt.datetime(2026, 9, 19, 9, 30, tzinfo=dt.UTC)
+BACKENDS = ("sqlite", "postgresql")
+_BACKEND_OF = pytest.StashKey[dict[str, str]]()
+_SQLITE_ONLY = pytest.StashKey[Counter[str]]()
 
 
 @pytest.fixture
@@ -33,14 +42,21 @@ def _pg_schema_url(schema: str) -> str:
     )
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The backend this run of the test is on: ``sqlite`` or ``postgresql``."""
+    name: str = request.param
+    if name == "postgresql" and not PG_URL:
+        pytest.skip("PostgreSQL half skipped: set ORBITAL_TEST_PG_URL to run it")
+    return name
+
+
+@pytest.fixture
+def store_url(backend: str, tmp_path: Path) -> Iterator[str]:
     """A database URL for an empty store, once per backend."""
-    if request.param == "sqlite":
+    if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'orbital.db'}"
         return
-    if not PG_URL:
-        pytest.skip("PostgreSQL half skipped: set ORBITAL_TEST_PG_URL to run it")
     schema = f"t_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(PG_URL.replace("postgresql://", "postgresql+psycopg://", 1))
     with admin.begin() as conn:
@@ -51,3 +67,51 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         with admin.begin() as conn:
             conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@pytest.fixture
+def orbital_db(store_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``store_url`` handed to the CLI the way a user does: as ``ORBITAL_DB``."""
+    monkeypatch.setenv("ORBITAL_DB", store_url)
+    return store_url
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Remembers which backend each collected test runs on, for the summary."""
+    backend_of: dict[str, str] = {}
+    sqlite_only: Counter[str] = Counter()
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        marker = item.get_closest_marker("sqlite_only")
+        if callspec is not None and "backend" in callspec.params:
+            if marker is not None:
+                raise pytest.UsageError(f"{item.nodeid}: sqlite_only, yet run on each backend")
+            backend_of[item.nodeid] = callspec.params["backend"]
+        elif marker is not None:
+            backend_of[item.nodeid] = "sqlite"
+            sqlite_only[marker.args[0]] += 1
+    config.stash[_BACKEND_OF] = backend_of
+    config.stash[_SQLITE_ONLY] = sqlite_only
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line per backend: how its store tests ended, and why any were skipped."""
+    backend_of = terminalreporter.config.stash.get(_BACKEND_OF, {})
+    outcomes: dict[str, Counter[str]] = {name: Counter() for name in BACKENDS}
+    reasons: dict[str, set[str]] = {name: set() for name in BACKENDS}
+    for outcome in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            name = backend_of.get(getattr(report, "nodeid", ""))
+            if name is None:
+                continue
+            outcomes[name][outcome] += 1
+            if outcome == "skipped" and isinstance(report.longrepr, tuple):
+                reasons[name].add(report.longrepr[2].removeprefix("Skipped: "))
+    terminalreporter.section("store backends")
+    for name in BACKENDS:
+        ended = ", ".join(f"{n} {outcome}" for outcome, n in outcomes[name].items())
+        why = "".join(f" ({reason})" for reason in sorted(reasons[name]))
+        terminalreporter.write_line(f"{name}: {ended or 'no tests'}{why}")
+        if name == "sqlite":
+            for reason, n in terminalreporter.config.stash.get(_SQLITE_ONLY, Counter()).items():
+                terminalreporter.write_line(f"  incl. {n} marked SQLite only: {reason}")

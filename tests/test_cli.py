@@ -12,8 +12,7 @@ from orbital.cli import cli
 
 
 @pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'store.db'}")
+def run(orbital_db: str, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     monkeypatch.setenv("ORBITAL_NOW", "2026-11-01T09:30:00Z")
     return CliRunner()
 
@@ -70,10 +69,10 @@ def test_errors_are_one_line_and_exit_1(run: CliRunner, tmp_path: Path) -> None:
     assert bad_tz.exit_code == 1
 
 
-def test_db_upgrade_reports_the_backend(run: CliRunner) -> None:
+def test_db_upgrade_reports_the_backend(run: CliRunner, backend: str) -> None:
     result = run.invoke(cli, ["db", "upgrade"], obj={})
     assert result.exit_code == 0
-    assert result.output == "schema up to date (sqlite)\n"
+    assert result.output == f"schema up to date ({backend})\n"
 
 
 def test_ask_commands_act_as_the_agent_unless_a_workbench_token_is_given(
@@ -106,7 +105,7 @@ def test_ask_commands_act_as_the_agent_unless_a_workbench_token_is_given(
 
 
 def test_bad_stores_and_bad_asks_are_one_line_errors(
-    run: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run: CliRunner, orbital_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ORBITAL_DB")
     bogus = run.invoke(cli, ["--db", "bogus://x", "projects"], obj={})
@@ -119,7 +118,7 @@ def test_bad_stores_and_bad_asks_are_one_line_errors(
     assert typo.exit_code == 1
     assert "does not exist: check ORBITAL_DB / --db" in typo.stderr
     assert not (tmp_path / "no").exists()
-    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'store.db'}")
+    monkeypatch.setenv("ORBITAL_DB", orbital_db)
     run.invoke(cli, ["init", "--project", str(tmp_path)], obj={})
     listed = run.invoke(cli, ["projects"], obj={})
     project_id, root, zone = listed.stdout.rstrip("\n").split("\t")

@@ -20,8 +20,7 @@ DECISIONS = (
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'store.db'}")
+def project(orbital_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ORBITAL_NOW", "2026-09-19T09:30:00Z")
     root = tmp_path / "project"
     root.mkdir()

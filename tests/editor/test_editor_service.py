@@ -62,11 +62,11 @@ class Env:
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> Iterator[Env]:
+def env(store_url: str, tmp_path: Path) -> Iterator[Env]:
     root = tmp_path / "project"
     root.mkdir()
     service = Orbital.open(
-        f"sqlite:///{tmp_path / 'store.db'}",
+        store_url,
         clock=MovableClock(NOW),
         mint=random_minter(random.Random(7)),
         counter=est_tokens,

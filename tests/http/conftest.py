@@ -1,4 +1,4 @@
-"""A service on a fresh SQLite store with two projects, tokens of each kind, and a client
+"""A service on a fresh store (each backend) with two projects, tokens of each kind, and a client
 addressed as a loopback browser would address the default server."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from tests.http.http_helpers import BASE_URL, Client, World, free_port, live_ser
 
 
 @pytest.fixture
-def world(tmp_path: Path, clock: FixedClock) -> Iterator[World]:
-    service = Orbital.open(f"sqlite:///{tmp_path / 'store.db'}", clock=clock)
+def world(store_url: str, tmp_path: Path, clock: FixedClock) -> Iterator[World]:
+    service = Orbital.open(store_url, clock=clock)
     alpha_root, beta_root = tmp_path / "alpha", tmp_path / "beta"
     alpha_root.mkdir()
     beta_root.mkdir()

@@ -88,8 +88,8 @@ def test_create_refuses_an_unknown_audience_or_project(world: World) -> None:
         world.credentials.revoke("nope")
 
 
+@pytest.mark.usefixtures("orbital_db")
 def test_token_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'store.db'}")
     monkeypatch.setenv("ORBITAL_NOW", "2026-11-01T09:30:00Z")
     run = CliRunner()
     site = tmp_path / "site"

@@ -81,6 +81,7 @@ def put_asks(client: Client, world: World) -> Any:
 
 
 @pytest.mark.parametrize("error", EXAMPLES, ids=lambda e: type(e).__name__)
+@pytest.mark.usefixtures("orbital_db")
 def test_each_family_has_one_status_and_one_exit_status(
     client: Client,
     world: World,
@@ -101,8 +102,6 @@ def test_each_family_has_one_status_and_one_exit_status(
     assert "`orbital" not in problem["detail"]
     assert "--force" not in problem["detail"]
 
-    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'cli.db'}")
-    CliRunner().invoke(cli, ["db", "upgrade"], obj={})  # only init and db upgrade create a store
     monkeypatch.setattr(Orbital, "project", failing)
     result = CliRunner().invoke(cli, ["history", "--project", str(tmp_path)], obj={})
     assert result.exit_code == exit_status
@@ -128,15 +127,15 @@ def test_editor_and_tokenizer_failures_are_not_the_clients_fault(
     assert (view.status_code, view.json()["type"]) == (500, "/problems/internal-error")
 
 
+@pytest.mark.usefixtures("orbital_db")
 def test_shell_advice_reaches_the_cli_and_never_an_http_problem(
-    client: Client, world: World, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    client: Client, world: World
 ) -> None:
     over_http = client.post(
         f"/api/v1/workbench/{world.alpha}/asks/zzzzzz/done", headers=bearer(world.person)
     )
     assert (over_http.status_code, over_http.json()["detail"]) == (404, "no ask with id 'zzzzzz'")
 
-    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'store.db'}")
     base = ["--project", str(world.alpha_root)]
     at_shell = CliRunner().invoke(cli, ["ask", "done", *base, "zzzzzz"], obj={})
     assert (at_shell.exit_code, at_shell.stderr) == (

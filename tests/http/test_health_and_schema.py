@@ -5,13 +5,13 @@ from __future__ import annotations
 from tests.http.http_helpers import Client, World
 
 
-def test_health_reports_the_store(client: Client, world: World) -> None:
+def test_health_reports_the_store(client: Client, world: World, backend: str) -> None:
     response = client.get("/health")
     assert response.status_code == 200
     assert response.json() == {
         "status": "ok",
         "version": "0.1.0",
-        "backend": "sqlite",
+        "backend": backend,
         "head": 2,
         "database": world.service.store_status().database,
         "detail": "",

@@ -33,9 +33,9 @@ def test_an_append_never_writes_through_a_hard_link(tmp_path: Path) -> None:
     assert outside.read_bytes() == b"- [ ] one\n"
 
 
-def test_asks_opened_never_reach_a_hard_linked_file_outside(tmp_path: Path) -> None:
+def test_asks_opened_never_reach_a_hard_linked_file_outside(store_url: str, tmp_path: Path) -> None:
     (tmp_path / "proj").mkdir()
-    with Orbital.open(f"sqlite:///{tmp_path / 'orbital.db'}") as service:
+    with Orbital.open(store_url) as service:
         project = service.init_project(tmp_path / "proj").project_id
         service.ask_open(project, "first", actor=Actor.AGENT)
         outside = tmp_path / "outside.md"
@@ -46,11 +46,13 @@ def test_asks_opened_never_reach_a_hard_linked_file_outside(tmp_path: Path) -> N
         assert "second" in (tmp_path / "proj" / "orbital" / "ASKS.md").read_text()
 
 
-def test_a_conflict_copy_swapped_for_a_symlink_is_never_read(tmp_path: Path) -> None:
+def test_a_conflict_copy_swapped_for_a_symlink_is_never_read(
+    store_url: str, tmp_path: Path
+) -> None:
     (tmp_path / "proj").mkdir()
     secret = tmp_path / "secret.txt"
     secret.write_text("the outside secret\n")
-    with Orbital.open(f"sqlite:///{tmp_path / 'orbital.db'}") as service:
+    with Orbital.open(store_url) as service:
         project = service.init_project(tmp_path / "proj").project_id
         decisions = tmp_path / "proj" / "orbital" / "DECISIONS.md"
         decisions.write_text(decisions.read_text() + "\n## Edited by hand\nText.\n")

@@ -16,6 +16,8 @@ from orbital.http import create_app
 from orbital.service import Orbital
 from orbital.store import EventStore, has_wal_reset_fix
 
+pytestmark = pytest.mark.sqlite_only("the SQLite library under the store")
+
 
 @pytest.mark.parametrize(
     ("version", "fixed"),

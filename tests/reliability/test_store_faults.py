@@ -22,6 +22,8 @@ from .conftest import Tmpfs
 
 BASE = "http://127.0.0.1:8765"
 
+pytestmark = pytest.mark.sqlite_only("the store's file read-only, on a full disk or damaged")
+
 
 def _one_error_line(result: Result, status: int, *fragments: str) -> None:
     assert result.exit_code == status, result.output

@@ -20,6 +20,8 @@ from tests.http.http_helpers import Client
 
 BASE = "http://127.0.0.1:8765"
 
+pytestmark = pytest.mark.sqlite_only("the store's file deleted, replaced or missing")
+
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[Orbital, Client, str, str]]:

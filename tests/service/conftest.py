@@ -1,4 +1,4 @@
-"""A real service on a temporary SQLite store and project directory, with a pinned clock
+"""A real service on a fresh store (each backend) and project directory, with a pinned clock
 (2026-09-19, the reference's TODAY) and seeded ids."""
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ class Env:
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> Iterator[Env]:
+def env(store_url: str, tmp_path: Path) -> Iterator[Env]:
     root = tmp_path / "project"
     root.mkdir()
     service = Orbital.open(
-        f"sqlite:///{tmp_path / 'store.db'}",
+        store_url,
         clock=FixedClock(TODAY),
         mint=random_minter(random.Random(7)),
     )

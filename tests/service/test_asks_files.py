@@ -171,7 +171,9 @@ def test_lowercase_name_reaches_the_append_only_rules(env: Env) -> None:
     )
 
 
-def test_an_existing_upstream_asks_file_is_imported_as_written(tmp_path: Path) -> None:
+def test_an_existing_upstream_asks_file_is_imported_as_written(
+    store_url: str, tmp_path: Path
+) -> None:
     root = tmp_path / "p"
     (root / "orbital").mkdir(parents=True)
     legacy = (
@@ -180,7 +182,7 @@ def test_an_existing_upstream_asks_file_is_imported_as_written(tmp_path: Path) -
         "- open d4e5f6 2026-09-02 caf\xe9 budget\r\n"
     ).encode("latin-1")
     (root / "orbital" / "ASKS.md").write_bytes(legacy)
-    with Orbital.open(f"sqlite:///{tmp_path / 's.db'}", clock=FixedClock(TODAY)) as service:
+    with Orbital.open(store_url, clock=FixedClock(TODAY)) as service:
         project = service.init_project(root).project_id
         asks = {a.id: a for a in service.asks(project, "all")}
         assert asks["a1b2c3"].closed_by == "user"  # history as written

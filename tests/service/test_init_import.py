@@ -31,13 +31,15 @@ PIN = "2. Pin the toolchain <!--mem id:pin-tools created:2026-07-02 touched:2026
 PIN += "Versions drift.\n"
 
 
-def test_init_imports_existing_memory_files_keeping_entries_and_ids(tmp_path: Path) -> None:
+def test_init_imports_existing_memory_files_keeping_entries_and_ids(
+    store_url: str, tmp_path: Path
+) -> None:
     root = tmp_path / "p"
     (root / "orbital").mkdir(parents=True)
     (root / "orbital" / "DECISIONS.md").write_text(PG + "\n" + VITE)
     (root / "orbital" / "LESSONS.md").write_text(CURL + PIN)
     clock, mint = FixedClock(TODAY), random_minter(random.Random(1))
-    with Orbital.open(f"sqlite:///{tmp_path / 's.db'}", clock=clock, mint=mint) as service:
+    with Orbital.open(store_url, clock=clock, mint=mint) as service:
         project = service.init_project(root, timezone="UTC").project_id
         assert [(e.type, e.stream, e.actor) for e in service.history(project)] == [
             ("project.registered", "project", Actor.SYSTEM),

@@ -159,12 +159,12 @@ def test_a_hand_edit_becomes_events_attributed_to_file(env: Env) -> None:
 
 
 @pytest.fixture
-def small(tmp_path: Path) -> Iterator[Env]:
+def small(store_url: str, tmp_path: Path) -> Iterator[Env]:
     """Character-estimate token counts (the reference's len/4) for exact budget arithmetic."""
     root = tmp_path / "p"
     root.mkdir()
     service = Orbital.open(
-        f"sqlite:///{tmp_path / 's.db'}",
+        store_url,
         clock=FixedClock(TODAY),
         mint=random_minter(random.Random(3)),
         counter=lambda s: len(s) / 4,
