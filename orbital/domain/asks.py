@@ -339,6 +339,12 @@ def decide_agent_open(
     return Decision(events=[AskOpened(ask_id=ask_id, text=text, date=today, due=due)])
 
 
+def agent_note(quote: str) -> str:
+    """The note of an agent's close or reopen: the user's words it quotes, in quotation marks
+    (the log shows they are the user's, and a close without a quote is warned about)."""
+    return f'"{quote}"' if quote else ""
+
+
 def decide_agent_change(
     asks: Asks,
     kind: Literal["done", "dropped", "reopen"],
