@@ -165,6 +165,10 @@ def test_every_tool_through_the_stdio_client(
         assert asks_md.read_bytes() == file_before
         by_cli = cli_stderr(store_url, ["ask", "open", *at, "Book the roof-top venue"], monkeypatch)
         assert text_of(again) == by_cli.rstrip("\n")
+        proposal = asks_md.read_text() + "- open Book the roof-top venue\n"
+        as_file = await client.call_tool("memory_write", {"file": "ASKS.md", "content": proposal})
+        assert as_file.is_error
+        assert text_of(as_file) == text_of(again)
         assert asks_md.read_bytes() == file_before
         whole = data_of(await client.call_tool("memory_history", {"file": "ASKS.md"}))
         assert [e["type"] for e in whole["events"]][-1] == "ask.open_refused"
