@@ -77,7 +77,7 @@ def _answer(work: Callable[[], CallToolResult]) -> CallToolResult:
         return _error(error_line(exc))
 
 
-def refused(outcome: WriteOutcome) -> bool:
+def _refused(outcome: WriteOutcome) -> bool:
     """A write that changed nothing and says why: every event it appended (if any) only
     records the refusal."""
     return bool(outcome.warnings) and all(e.type in _AUDIT for e in outcome.events)
@@ -86,12 +86,24 @@ def refused(outcome: WriteOutcome) -> bool:
 def _outcome(outcome: WriteOutcome, *, content: bool) -> CallToolResult:
     """A refused write is a tool error with the CLI's warning lines; otherwise the warnings,
     the events appended, and (for a file write) the file as it now stands."""
-    if refused(outcome):
+    if _refused(outcome):
         return _error("\n".join(f"warning: {w}" for w in outcome.warnings))
     answer: dict[str, Any] = {"warnings": outcome.warnings, "events": outcome.events}
     if content:
         answer["content"] = outcome.content
     return _data(answer)
+
+
+def _as_agent(
+    write: Callable[[str, str | None], WriteOutcome], *, content: bool = False
+) -> CallToolResult:
+    """Run ``write(project, session)`` for the caller and answer with its outcome."""
+
+    def work() -> CallToolResult:
+        who = caller()
+        return _outcome(write(who.project, who.session), content=content)
+
+    return _answer(work)
 
 
 def _timeline(events: list[RecordedEvent]) -> list[dict[str, Any]]:
@@ -155,14 +167,12 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
         file: Annotated[str, Field(description="The file name, e.g. LESSONS.md.")],
         content: Annotated[str, Field(description="The whole new text of the file.")],
     ) -> CallToolResult:
-        def work() -> CallToolResult:
-            who = caller()
-            outcome = service.write_file(
-                who.project, file, content.encode(), actor=Actor.AGENT, session=who.session
-            )
-            return _outcome(outcome, content=True)
-
-        return _answer(work)
+        return _as_agent(
+            lambda project, session: service.write_file(
+                project, file, content.encode(), actor=Actor.AGENT, session=session
+            ),
+            content=True,
+        )
 
     @server.tool(
         annotations=_READ,
@@ -239,14 +249,11 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
             str | None, Field(description="Due date: YYYY-MM-DD or YYYY-MM-DDTHH:MM.")
         ] = None,
     ) -> CallToolResult:
-        def work() -> CallToolResult:
-            who = caller()
-            outcome = service.ask_open(
-                who.project, text, due, actor=Actor.AGENT, session=who.session
+        return _as_agent(
+            lambda project, session: service.ask_open(
+                project, text, due, actor=Actor.AGENT, session=session
             )
-            return _outcome(outcome, content=False)
-
-        return _answer(work)
+        )
 
     @server.tool(
         annotations=_WRITE,
@@ -257,14 +264,11 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
     def ask_close(
         id: AskId, state: Literal["done", "dropped"], quote: Quote = ""
     ) -> CallToolResult:
-        def work() -> CallToolResult:
-            who = caller()
-            outcome = service.ask_close(
-                who.project, id, state, agent_note(quote), actor=Actor.AGENT, session=who.session
+        return _as_agent(
+            lambda project, session: service.ask_close(
+                project, id, state, agent_note(quote), actor=Actor.AGENT, session=session
             )
-            return _outcome(outcome, content=False)
-
-        return _answer(work)
+        )
 
     @server.tool(
         annotations=_WRITE,
@@ -272,11 +276,8 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
         "words. Refused when the ask is already open.",
     )
     def ask_reopen(id: AskId, quote: Quote = "") -> CallToolResult:
-        def work() -> CallToolResult:
-            who = caller()
-            outcome = service.ask_reopen(
-                who.project, id, agent_note(quote), actor=Actor.AGENT, session=who.session
+        return _as_agent(
+            lambda project, session: service.ask_reopen(
+                project, id, agent_note(quote), actor=Actor.AGENT, session=session
             )
-            return _outcome(outcome, content=False)
-
-        return _answer(work)
+        )
