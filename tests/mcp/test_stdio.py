@@ -242,10 +242,8 @@ def test_every_tool_through_the_stdio_client(
 
 def test_an_unregistered_project_is_the_cli_error(tmp_path: Path) -> None:
     runner = CliRunner()
-    result = runner.invoke(
-        cli,
-        ["--db", f"sqlite:///{tmp_path / 's.db'}", "mcp", "--project", str(tmp_path)],
-        obj={},
-    )
+    db = ["--db", f"sqlite:///{tmp_path / 's.db'}"]
+    assert runner.invoke(cli, [*db, "db", "upgrade"], obj={}).exit_code == 0
+    result = runner.invoke(cli, [*db, "mcp", "--project", str(tmp_path)], obj={})
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: unknown project '{tmp_path}'")
