@@ -315,3 +315,9 @@ def family(error: type[OrbitalError]) -> type[OrbitalError]:
     """The family an error class belongs to; a class outside every family counts as
     :class:`Internal` (raising one is a slip, not a reason to blame the request)."""
     return next((c for c in error.__mro__ if c in FAMILIES), Internal)
+
+
+def error_line(exc: OrbitalError) -> str:
+    """The one line an error prints where an agent or a person reads it (the CLI, the MCP
+    server): its message, then what to run about it (the ``hint``)."""
+    return f"error: {exc}: {exc.hint}" if exc.hint else f"error: {exc}"

@@ -53,18 +53,13 @@ EXIT_STATUS: Mapping[type[errors.OrbitalError], int] = {
 }
 
 
-def error_line(exc: errors.OrbitalError) -> str:
-    """The one line an error prints: its message, then what to run about it (the ``hint``)."""
-    return f"error: {exc}: {exc.hint}" if exc.hint else f"error: {exc}"
-
-
 def reports_errors(command: F) -> F:
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except errors.OrbitalError as exc:
-            click.echo(error_line(exc), err=True)
+            click.echo(errors.error_line(exc), err=True)
             sys.exit(EXIT_STATUS[errors.family(type(exc))])
 
     return wrapper  # type: ignore[return-value]

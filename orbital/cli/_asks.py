@@ -119,7 +119,9 @@ def _change(kind: str) -> Callable[..., None]:
         service = service_of(ctx)
         pid = service.project(project_path).project_id
         actor = _ask_actor(ctx, service, pid)
-        note = f'"{quote}"' if quote and actor is Actor.AGENT else quote
+        from orbital.domain.asks import agent_note
+
+        note = agent_note(quote) if actor is Actor.AGENT else quote
         if kind == "reopen":
             outcome = service.ask_reopen(pid, ask_id, note, actor=actor)
         else:

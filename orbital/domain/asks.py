@@ -340,6 +340,12 @@ def request_stamp(actor: Actor) -> str:
     return {Actor.USER: "user", Actor.EDITOR: "editor", Actor.FILE: "file"}.get(actor, "agent")
 
 
+def agent_note(quote: str) -> str:
+    """The note of an agent's close or reopen: the user's words it quotes, in quotation marks
+    (the log shows they are the user's, and a close without a quote is warned about)."""
+    return f'"{quote}"' if quote else ""
+
+
 def decide_agent_change(
     asks: Asks,
     kind: Literal["done", "dropped", "reopen"],

@@ -17,6 +17,7 @@ from litestar.template import TemplateConfig
 import orbital
 from orbital.http._agent import agent_router
 from orbital.http._auth import BEARER_SCHEME
+from orbital.http._mcp import mcp_mount
 from orbital.http._page import page_router
 from orbital.http._problem_types import problem_types_router
 from orbital.http._problems import exception_handlers
@@ -64,11 +65,13 @@ def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litest
     """Build the app around one service instance (the composition root owns its lifetime)."""
     settings = settings or HttpSettings()
     sessions = PageSessions()
+    mcp, mcp_lifespan = mcp_mount(service, settings)
     app = Litestar(
         route_handlers=[
             health,
             home,
             agent_router(),
+            mcp,
             workbench_router(),
             page_router(),
             create_static_files_router("/workbench/static", [_HERE / "static"]),
@@ -101,6 +104,7 @@ def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litest
                 }
             ),
         ),
+        lifespan=[mcp_lifespan],
         on_shutdown=[service.close],
     )
     # Outside routing, so a path no route matches is refused for a foreign Host too.

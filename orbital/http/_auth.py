@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request
+from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.params import FromPath
@@ -20,13 +21,15 @@ from orbital.service import Audience, Credential, Credentials, Orbital, Project
 BEARER_SCHEME = "BearerToken"
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="orbital"'}
 _OPENS = {
-    Audience.AGENT: "an agent token opens only the agent API (/api/v1/projects/…)",
+    Audience.AGENT: "an agent token opens only the agent API (/api/v1/projects/…) and /mcp",
     Audience.WORKBENCH: "a workbench token opens only the Workbench (/api/v1/workbench…)",
 }
 
 
-def _verified(request: Request[Any, Any, Any], credentials: Credentials) -> Credential:
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+def _verified(
+    connection: ASGIConnection[Any, Any, Any, Any], credentials: Credentials
+) -> Credential:
+    scheme, _, token = connection.headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise NotAuthorizedException(
             "this route needs `Authorization: Bearer <token>`; "
@@ -42,16 +45,24 @@ def _verified(request: Request[Any, Any, Any], credentials: Credentials) -> Cred
     return credential
 
 
+def verified_caller(
+    connection: ASGIConnection[Any, Any, Any, Any], credentials: Credentials, audience: Audience
+) -> Credential:
+    """The live credential of ``audience`` the request carries: 401 without one, 403 for a
+    credential of the other audience."""
+    credential = _verified(connection, credentials)
+    if credential.audience is not audience:
+        raise PermissionDeniedException(
+            f"this route is for {audience.value} tokens; {_OPENS[credential.audience]}"
+        )
+    return credential
+
+
 def _caller_for(audience: Audience) -> Provide:
     def caller(
         request: Request[Any, Any, Any], credentials: NamedDependency[Credentials]
     ) -> Credential:
-        credential = _verified(request, credentials)
-        if credential.audience is not audience:
-            raise PermissionDeniedException(
-                f"this route is for {audience.value} tokens; {_OPENS[credential.audience]}"
-            )
-        return credential
+        return verified_caller(request, credentials, audience)
 
     return Provide(caller, sync_to_thread=False)
 

@@ -70,22 +70,25 @@ class CrossSiteGuard(ASGIMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         if scope.get("method", "GET") not in _SAFE_METHODS:
-            self._refuse_cross_site(Headers.from_scope(scope))
+            refuse_cross_site(Headers.from_scope(scope), self._hosts)
         await next_app(scope, receive, send)
 
-    def _refuse_cross_site(self, headers: Headers) -> None:
-        fetch_site = headers.get("sec-fetch-site")
-        if fetch_site is not None and fetch_site.lower() not in _SAME_SITE_FETCH:
-            raise PermissionDeniedException(
-                f"a {fetch_site} request may not change anything here; "
-                "use the Workbench page itself or a client that is not a browser"
-            )
-        origin = headers.get("origin")
-        if origin is None:
-            return
-        parts = urlsplit(origin)
-        if parts.scheme not in {"http", "https"} or parts.netloc.lower() not in self._hosts:
-            raise PermissionDeniedException(
-                f"requests from origin {origin!r} may not change anything here; "
-                "only this server's own pages may"
-            )
+
+def refuse_cross_site(headers: Headers, hosts: frozenset[str]) -> None:
+    """403 when a browser sends the request on behalf of another site: a cross-site
+    ``Sec-Fetch-Site``, or an ``Origin`` that is not one of ``hosts`` (lower case)."""
+    fetch_site = headers.get("sec-fetch-site")
+    if fetch_site is not None and fetch_site.lower() not in _SAME_SITE_FETCH:
+        raise PermissionDeniedException(
+            f"a {fetch_site} request may not change anything here; "
+            "use the Workbench page itself or a client that is not a browser"
+        )
+    origin = headers.get("origin")
+    if origin is None:
+        return
+    parts = urlsplit(origin)
+    if parts.scheme not in {"http", "https"} or parts.netloc.lower() not in hosts:
+        raise PermissionDeniedException(
+            f"requests from origin {origin!r} may not change anything here; "
+            "only this server's own pages may"
+        )

@@ -27,7 +27,7 @@ AGENT_ON_PERSON_ROUTE = {
     "title": "Forbidden",
     "status": 403,
     "detail": "this route is for workbench tokens; "
-    "an agent token opens only the agent API (/api/v1/projects/…)",
+    "an agent token opens only the agent API (/api/v1/projects/…) and /mcp",
 }
 PERSON_ON_AGENT_ROUTE = {
     "type": "/problems/forbidden",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sqlite3
 
 import pytest
+import sqlalchemy as sa
 
 from orbital.catalogue import ASKS_KEY
 from orbital.events import Actor, decode_event, encode_event
@@ -75,50 +75,59 @@ def test_run_started_without_positions_decodes_empty() -> None:
     assert decode_event(data) == EditorRunStarted(run_id="r", trigger="apply", memory_position=0)
 
 
-def _rows(env: Env) -> list[tuple[str, str]]:
-    with sqlite3.connect(env.root.parent / "store.db") as conn:
-        return [
-            (stream, data)
-            for stream, data in conn.execute("SELECT stream, data FROM events ORDER BY position")
-        ]
+def _rows(store_url: str) -> list[tuple[str, str]]:
+    """The stored rows as they are in the table, on either backend."""
+    engine = sa.create_engine(store_url)
+    try:
+        with engine.connect() as conn:
+            query = sa.text("SELECT stream, data FROM events ORDER BY position")
+            return [(stream, data) for stream, data in conn.execute(query)]
+    finally:
+        engine.dispose()
 
 
-def test_stored_legacy_rows_read_upcast_and_stay_as_written(env: Env) -> None:
+def test_stored_legacy_rows_read_upcast_and_stay_as_written(env: Env, store_url: str) -> None:
     head = env.orbital.head()
     legacy = [
         ("file:asks", LEGACY_DETECTED),
         ("file:asks", LEGACY_CONFLICT),
         ("editor", LEGACY_RUN_STARTED),
     ]
-    with sqlite3.connect(env.root.parent / "store.db") as conn:
+    engine = sa.create_engine(store_url)
+    insert = sa.text(
+        "INSERT INTO events (position, project_id, stream, version, type, data, actor,"
+        " recorded_at, event_id) VALUES (:position, :project, :stream, :version, :type,"
+        " :data, 'file', :recorded_at, :event_id)"
+    )
+    with engine.begin() as conn:
         for offset, (stream, data) in enumerate(legacy, start=1):
             conn.execute(
-                "INSERT INTO events (position, project_id, stream, version, type, data, actor,"
-                " recorded_at, event_id) VALUES (?, ?, ?, ?, ?, ?, 'file', ?, ?)",
-                (
-                    head + offset,
-                    env.project,
-                    stream,
-                    offset if stream == "file:asks" else 1,
-                    json.loads(data)["type"],
-                    data,
-                    dt.datetime(2026, 9, 19, 9, 0).isoformat(" "),
-                    f"legacy-{offset}",
-                ),
+                insert,
+                {
+                    "position": head + offset,
+                    "project": env.project,
+                    "stream": stream,
+                    "version": offset if stream == "file:asks" else 1,
+                    "type": json.loads(data)["type"],
+                    "data": data,
+                    "recorded_at": dt.datetime(2026, 9, 19, 9, 0),
+                    "event_id": f"legacy-{offset}",
+                },
             )
+    engine.dispose()
     read = [e.event for e in env.orbital.history(env.project) if e.position > head]
     assert [getattr(e, "file", None) for e in read] == ["asks", "asks", None]
     assert isinstance(read[2], EditorRunStarted) and read[2].positions == POSITIONS
-    assert _rows(env)[-3:] == legacy  # read many times, never rewritten
+    assert _rows(store_url)[-3:] == legacy  # read many times, never rewritten
 
 
-def test_new_writes_store_the_new_shape(env: Env) -> None:
+def test_new_writes_store_the_new_shape(env: Env, store_url: str) -> None:
     env.orbital.write_file(env.project, "ASKS.md", b"- open Choose the venue\n", actor=Actor.AGENT)
     asks = env.memory / "ASKS.md"
     asks.write_text(asks.read_text() + "a line that is no ask event\n- frobnicate xyz\n")
     assert env.orbital.sync(env.project).conflicts
     env.orbital.editor_apply(env.project, "{}")
-    stored = [json.loads(data) for _, data in _rows(env)]
+    stored = [json.loads(data) for _, data in _rows(store_url)]
     hand_edits = [d for d in stored if d["type"].startswith("file.hand_edit")]
     assert [d["file"] for d in hand_edits] == ["asks", "asks"]
     (started,) = [d for d in stored if d["type"] == "editor.run_started"]
