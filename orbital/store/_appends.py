@@ -155,7 +155,12 @@ class Appends(Transaction):
         conn.execute(_UPDATE_STREAM if current else _INSERT_STREAM, values)
         upsert = _UPSERT_HEAD_PG if conn.dialect.name == "postgresql" else _UPSERT_HEAD_SQLITE
         conn.execute(upsert, {"p": project, "c": category(stream), "last": last_position})
+        self._appended(project, stream, last_position)
         return AppendResult(tuple(range(first, last_position + 1)), new_version)
+
+    def _appended(self, project: str, stream: str, last_position: int) -> None:
+        """After each append, inside the transaction: a write transaction that remembers
+        what it read (:class:`~orbital.store._writer.Writer`) updates it here."""
 
     def _fold_state(
         self,

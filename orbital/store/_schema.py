@@ -10,6 +10,15 @@ import sqlalchemy as sa
 
 metadata = sa.MetaData()
 
+
+def _project_key() -> sa.Column[str]:
+    """The ``project_id`` that leads the primary key of every per-project table (a column
+    belongs to one table, so each table gets a fresh one)."""
+    return sa.Column(
+        "project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True
+    )
+
+
 projects = sa.Table(
     "projects",
     metadata,
@@ -40,7 +49,7 @@ events = sa.Table(
 streams = sa.Table(
     "streams",
     metadata,
-    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    _project_key(),
     sa.Column("stream", sa.String(200), primary_key=True),
     sa.Column("version", sa.Integer, nullable=False),
     sa.Column("last_position", sa.BigInteger, nullable=False),
@@ -53,7 +62,7 @@ streams = sa.Table(
 heads = sa.Table(
     "heads",
     metadata,
-    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    _project_key(),
     sa.Column("category", sa.String(200), primary_key=True),
     sa.Column("last_position", sa.BigInteger, nullable=False),
 )
@@ -64,7 +73,7 @@ heads = sa.Table(
 checkpoints = sa.Table(
     "checkpoints",
     metadata,
-    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    _project_key(),
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("position", sa.BigInteger, nullable=False),
     sa.Column("sha256", sa.String(64), nullable=True),
@@ -92,7 +101,7 @@ credential_projects = sa.Table(
     "credential_projects",
     metadata,
     sa.Column("token_id", sa.String(32), sa.ForeignKey("credentials.token_id"), primary_key=True),
-    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    _project_key(),
 )
 
 #: Folded state of a projection as of ``position`` (e.g. the four memory files), written every
@@ -101,7 +110,7 @@ credential_projects = sa.Table(
 snapshots = sa.Table(
     "snapshots",
     metadata,
-    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    _project_key(),
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("position", sa.BigInteger, primary_key=True, autoincrement=False),
     sa.Column("state", sa.LargeBinary, nullable=False),
@@ -113,7 +122,7 @@ snapshots = sa.Table(
 projections_written = sa.Table(
     "projections_written",
     metadata,
-    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True),
+    _project_key(),
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("sha256", sa.String(64), primary_key=True),
     sa.Column("position", sa.BigInteger, nullable=False),

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import Connection
 
-from orbital.events import Actor, Event
-from orbital.store._appends import AppendResult
 from orbital.store._base import category
 from orbital.store._credentials import CredentialWrites
 from orbital.store._projects import ProjectWrites
@@ -61,22 +59,9 @@ class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, Reader):
         super().set_checkpoint(project, name, checkpoint)
         self._checkpoints[project, name] = checkpoint
 
-    def append(
-        self,
-        project: str,
-        stream: str,
-        batch: Sequence[Event],
-        *,
-        expected_version: int | None,
-        actor: Actor,
-        session: str | None = None,
-    ) -> AppendResult:
-        result = super().append(
-            project, stream, batch, expected_version=expected_version, actor=actor, session=session
-        )
+    def _appended(self, project: str, stream: str, last_position: int) -> None:
         name = category(stream)  # the newest position now, for every prefix covering it
         for known, prefix in list(self._heads):
             covers = name == prefix[:-1] if prefix.endswith(":") else name.startswith(prefix)
             if known == project and covers:
-                self._heads[known, prefix] = result.positions[-1]
-        return result
+                self._heads[known, prefix] = last_position

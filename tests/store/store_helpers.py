@@ -5,10 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Required, TypedDict, Unpack
 
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.project import Project
 from orbital.store import AppendResult, EventStore
+
+
+class AppendOptions(TypedDict, total=False):
+    """The keyword arguments of :meth:`orbital.store.Writer.append`."""
+
+    expected_version: Required[int | None]
+    actor: Required[Actor]
+    session: str | None
 
 
 def append(
@@ -16,15 +25,10 @@ def append(
     project: str,
     stream: str,
     batch: Sequence[Event],
-    *,
-    expected_version: int | None,
-    actor: Actor,
-    session: str | None = None,
+    **options: Unpack[AppendOptions],
 ) -> AppendResult:
     with store.writing() as w:
-        return w.append(
-            project, stream, batch, expected_version=expected_version, actor=actor, session=session
-        )
+        return w.append(project, stream, batch, **options)
 
 
 def register(store: EventStore, root: str | Path, *, timezone: str = "") -> Project:
