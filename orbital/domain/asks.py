@@ -273,9 +273,38 @@ class Decision:
         self.warnings += other.warnings
 
 
-def _refuse_open(text: str, due: str | None, reason: str, ask_id: str, message: str) -> Decision:
-    audit = AskOpenRefused(text=text, reason=reason, message=message, ask_id=ask_id, due=due)
-    return Decision(audit=[audit], warnings=[message])
+def _open_refusal(
+    asks: Asks,
+    text: str,
+    typed_id: str | None,
+    dropped_index: DroppedIndex | None,
+    open_index: OpenIndex | None,
+) -> tuple[str, str, str] | None:
+    """Why an agent's ``- open`` of ``text`` is refused, as (reason, the ask it names, the
+    agent's message), or None when it may open."""
+    if typed_id is not None and typed_id in asks:
+        return (
+            "reworded",
+            typed_id,
+            f"ASKS.md: [{typed_id}] can't be reworded — close it and open a new ask if it changed.",
+        )
+    duplicate = open_with_text(asks, text, open_index)
+    if duplicate is not None:
+        return (
+            "duplicate_open",
+            duplicate.id,
+            f"ASKS.md: [{duplicate.id}] is already open with that text — not added again.",
+        )
+    dropped = dropped_match(asks, text, dropped_index)
+    if dropped is not None:
+        return (
+            "dropped",
+            dropped.id,
+            f"ASKS.md: not added — the user dropped this as [{dropped.id}] on "
+            f"{dropped.updated.isoformat()}; never re-propose it. If the user asked for it "
+            f'again, add `- reopen {dropped.id} "<their words>"`.',
+        )
+    return None
 
 
 def decide_agent_open(
@@ -296,34 +325,11 @@ def decide_agent_open(
     text = one_line(text)
     if not text:
         return Decision()
-    if typed_id is not None and typed_id in asks:
-        return _refuse_open(
-            text,
-            due,
-            "reworded",
-            typed_id,
-            f"ASKS.md: [{typed_id}] can't be reworded — close it and open a new ask if it changed.",
-        )
-    duplicate = open_with_text(asks, text, open_index)
-    if duplicate is not None:
-        return _refuse_open(
-            text,
-            due,
-            "duplicate_open",
-            duplicate.id,
-            f"ASKS.md: [{duplicate.id}] is already open with that text — not added again.",
-        )
-    dropped = dropped_match(asks, text, dropped_index)
-    if dropped is not None:
-        return _refuse_open(
-            text,
-            due,
-            "dropped",
-            dropped.id,
-            f"ASKS.md: not added — the user dropped this as [{dropped.id}] on "
-            f"{dropped.updated.isoformat()}; never re-propose it. If the user asked for it "
-            f'again, add `- reopen {dropped.id} "<their words>"`.',
-        )
+    refused = _open_refusal(asks, text, typed_id, dropped_index, open_index)
+    if refused is not None:
+        reason, ask_id, message = refused
+        audit = AskOpenRefused(text=text, reason=reason, message=message, ask_id=ask_id, due=due)
+        return Decision(audit=[audit], warnings=[message])
     ask_id = mint_id(mint, asks)
     return Decision(events=[AskOpened(ask_id=ask_id, text=text, date=today, due=due)])
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Literal, get_args
+from collections.abc import Callable, Mapping
+from typing import Literal, TypeVar, get_args
 
 import msgspec
 
@@ -37,6 +37,7 @@ _FILE_KEYS: dict[str, EntryFile] = {
 }
 _TRAILING_ARCHIVE = re.compile(r"\s*(?:→|->)\s*[A-Z_]+_ARCHIVE\.md\s*$")
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n?|\n?\s*```\s*$")
+_Choice = TypeVar("_Choice")
 
 
 class ArchiveChoice(msgspec.Struct, frozen=True, kw_only=True):
@@ -186,36 +187,25 @@ def parse_choices(doc: Mapping[str, object]) -> Choices:
     """
     rejected: list[str] = []
 
-    def items(key: str) -> list[object]:
+    def section(key: str, parse: Callable[[object], _Choice | str]) -> tuple[_Choice, ...]:
         value = doc.get(key)
         if value is None:
-            return []
+            return ()
         if not isinstance(value, list):
             rejected.append(f"{key}: not a list")
-            return []
-        return value
+            return ()
+        kept: list[_Choice] = []
+        for raw in value:
+            choice = parse(raw)
+            if isinstance(choice, str):
+                rejected.append(choice)
+            else:
+                kept.append(choice)
+        return tuple(kept)
 
-    archive: list[ArchiveChoice] = []
-    merge: list[MergeChoice] = []
-    close_asks: list[CloseAskChoice] = []
-    for raw in items("archive"):
-        choice = _archive(raw)
-        if isinstance(choice, str):
-            rejected.append(choice)
-        else:
-            archive.append(choice)
-    for raw in items("merge"):
-        merged = _merge(raw)
-        if isinstance(merged, str):
-            rejected.append(merged)
-        else:
-            merge.append(merged)
-    for raw in items("close_asks"):
-        close = _close(raw)
-        if isinstance(close, str):
-            rejected.append(close)
-        else:
-            close_asks.append(close)
+    archive = section("archive", _archive)
+    merge = section("merge", _merge)
+    close_asks = section("close_asks", _close)
 
     index = doc.get("index")
     if index is not None and not isinstance(index, str):
@@ -226,8 +216,8 @@ def parse_choices(doc: Mapping[str, object]) -> Choices:
         index = None
 
     return Choices(
-        entries=EntryChoices(archive=tuple(archive), merge=tuple(merge), index=index),
-        close_asks=tuple(close_asks),
+        entries=EntryChoices(archive=archive, merge=merge, index=index),
+        close_asks=close_asks,
         rejected=tuple(rejected),
     )
 
