@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,7 +14,8 @@ import click
 import msgspec
 
 from orbital import errors
-from orbital.service import Orbital, WriteOutcome
+from orbital.project import Project
+from orbital.service import EventSummary, Orbital, WriteOutcome
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,6 +40,12 @@ def service_of(ctx: click.Context) -> Orbital:
         ctx.call_on_close(service.close)
     assert isinstance(service, Orbital)
     return service
+
+
+def project_of(ctx: click.Context, project_path: Path) -> tuple[Orbital, Project]:
+    """The service of this invocation and the registered project ``--project`` is inside."""
+    service = service_of(ctx)
+    return service, service.project(project_path)
 
 
 #: Family -> exit status: the one place an Orbital error gets its exit status. Besides these:
@@ -85,10 +92,17 @@ def print_outcome(outcome: WriteOutcome, as_json: bool) -> None:
     if as_json:
         sys.stdout.buffer.write(msgspec.json.encode(outcome.to_builtins()) + b"\n")
         return
-    for warning in outcome.warnings:
+    print_events(outcome.events, outcome.warnings)
+
+
+def print_events(
+    events: Iterable[EventSummary], warnings: Iterable[str] = (), prefix: str = ""
+) -> None:
+    """Each warning on stderr, then one ``<position> <stream> <summary>`` line per event."""
+    for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
-    for event in outcome.events:
-        click.echo(f"{event.position} {event.stream} {event.summary}")
+    for event in events:
+        click.echo(f"{prefix}{event.position} {event.stream} {event.summary}")
 
 
 def main() -> None:

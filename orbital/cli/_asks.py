@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import msgspec
 
-from orbital.cli._app import cli, print_outcome, project_option, reports_errors, service_of
+from orbital.cli._app import cli, print_outcome, project_of, project_option, reports_errors
 from orbital.errors import InvalidInput
 from orbital.events import Actor
 from orbital.service import Audience, Orbital
@@ -29,8 +29,7 @@ from orbital.service import Audience, Orbital
 @reports_errors
 def asks_command(ctx: click.Context, project_path: Path, state: str, as_json: bool) -> None:
     """List the project's asks."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     chosen = service.asks(project.project_id, state)  # type: ignore[arg-type]
     if as_json:
         sys.stdout.buffer.write(msgspec.json.encode(chosen) + b"\n")
@@ -93,8 +92,8 @@ def ask_open(
     ctx: click.Context, project_path: Path, text: str, due: str | None, as_json: bool
 ) -> None:
     """Open an ask (the agent is refused a repeat of an open or dropped ask)."""
-    service = service_of(ctx)
-    pid = service.project(project_path).project_id
+    service, project = project_of(ctx, project_path)
+    pid = project.project_id
     actor = _ask_actor(ctx, service, pid)
     print_outcome(service.ask_open(pid, text, due, actor=actor), as_json)
 
@@ -116,8 +115,8 @@ def _change(kind: str) -> Callable[..., None]:
     def change(
         ctx: click.Context, project_path: Path, ask_id: str, quote: str, as_json: bool
     ) -> None:
-        service = service_of(ctx)
-        pid = service.project(project_path).project_id
+        service, project = project_of(ctx, project_path)
+        pid = project.project_id
         actor = _ask_actor(ctx, service, pid)
         from orbital.domain.asks import agent_note
 
@@ -147,8 +146,7 @@ def migrate_retractions(
     ctx: click.Context, project_path: Path, path: Path | None, dry_run: bool
 ) -> None:
     """Bring a legacy retractions.md and [user] lines of PROJECT_STATE.md into ask events."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     report = service.migrate_retractions(
         project.project_id, path, dry_run=dry_run, progress=sys.stderr.isatty()
     )

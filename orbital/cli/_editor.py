@@ -9,7 +9,7 @@ from typing import IO
 import click
 import msgspec
 
-from orbital.cli._app import cli, project_option, reports_errors, service_of
+from orbital.cli._app import cli, print_events, project_of, project_option, reports_errors
 from orbital.service import EditorReport
 
 
@@ -48,8 +48,7 @@ def _print_editor(report: EditorReport, as_json: bool) -> None:
             click.echo(f"rejected {reason}")
         for name in report.skipped_files:
             click.echo(f"skipped {name}: changed during the run (nothing written to it)")
-        for event in report.backstop:
-            click.echo(f"backstop {event.position} {event.stream} {event.summary}")
+        print_events(report.backstop, prefix="backstop ")
         if report.error:
             click.echo(f"error: {report.error}", err=True)
     if report.outcome == "failed":
@@ -67,8 +66,7 @@ def editor_run(
     ctx: click.Context, project_path: Path, force: bool, sessions: Path | None, as_json: bool
 ) -> None:
     """One editor pass (ORBITAL_EDITOR_URL/_MODEL/_KEY), then the backstop."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     report = service.editor_run(project.project_id, force=force, sessions=sessions)
     _print_editor(report, as_json)
 
@@ -88,7 +86,6 @@ def editor_apply(
     as_json: bool,
 ) -> None:
     """Apply a choices document (CHOICES.json, or - for stdin) as the editor would."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     report = service.editor_apply(project.project_id, choices.read(), sessions=sessions)
     _print_editor(report, as_json)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from orbital.cli._app import cli, project_option, reports_errors, service_of
+from orbital.cli._app import cli, project_of, project_option, reports_errors
 
 
 @cli.command("mcp")
@@ -18,8 +18,7 @@ def mcp_command(ctx: click.Context, project_path: Path) -> None:
     """Serve the project's memory to an agent over MCP on stdin/stdout (acting as the agent).
 
     Register it with the agent, e.g. `claude mcp add orbital -- orbital mcp --project .`."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     from orbital.mcp import serve_stdio
 
     serve_stdio(service, project.project_id)

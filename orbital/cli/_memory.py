@@ -11,8 +11,15 @@ import click
 import msgspec
 
 from orbital.catalogue import MEMORY_FILES
-from orbital.cli._app import cli, print_outcome, project_option, reports_errors, service_of
-from orbital.clock import parse_as_of, parse_instant
+from orbital.cli._app import (
+    cli,
+    print_events,
+    print_outcome,
+    project_of,
+    project_option,
+    reports_errors,
+)
+from orbital.clock import parse_as_of
 from orbital.domain.history import summarize
 from orbital.errors import InvalidInput
 from orbital.events import Actor
@@ -45,21 +52,14 @@ def history(
     as_json: bool,
 ) -> None:
     """List the project's events, oldest first, with actor, session and a summary."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     if diff:
         if entry is None:
             raise InvalidInput("--diff compares the revisions of one entry: add --entry ID")
         _print_revisions(service.revisions(project.project_id, entry))
         return
-    query = HistoryQuery(
-        since=parse_instant(since) if since else None,
-        until=parse_instant(until) if until else None,
-        stream=stream,
-        exact_stream=stream is not None and not stream.endswith(":"),
-        file=file_name,
-        entry=entry,
-        ask=ask_id,
+    query = HistoryQuery.from_filters(
+        since=since, until=until, stream=stream, file=file_name, entry=entry, ask=ask_id
     )
     events = service.history(project.project_id, query)
     if as_json:
@@ -110,13 +110,9 @@ def sync(ctx: click.Context, project_path: Path) -> None:
     """Take in memory files edited by hand and rewrite stale projections.
 
     Exit status 3 when an edit conflicted (the edited file is kept beside as a copy)."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     report = service.sync(project.project_id)
-    for warning in report.warnings:
-        click.echo(f"warning: {warning}", err=True)
-    for event in report.events:
-        click.echo(f"{event.position} {event.stream} {event.summary}")
+    print_events(report.events, report.warnings)
     if report.conflicts:
         sys.exit(3)
 
@@ -127,8 +123,7 @@ def sync(ctx: click.Context, project_path: Path) -> None:
 @reports_errors
 def conflicts(ctx: click.Context, project_path: Path) -> None:
     """List hand-edit conflict copies waiting to be settled (in the Workbench)."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     pending = service.conflicts(project.project_id)
     for conflict in pending:
         click.echo(
@@ -145,8 +140,7 @@ def conflicts(ctx: click.Context, project_path: Path) -> None:
 @reports_errors
 def regenerate(ctx: click.Context, project_path: Path, force: bool) -> None:
     """Rewrite every projected file from events."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     for copy in service.regenerate(project.project_id, force=force):
         click.echo(f"kept the edited file as orbital/{copy}", err=True)
     click.echo(f"regenerated the memory files of {project.project_id} from events")
@@ -163,8 +157,7 @@ def write(
     ctx: click.Context, project_path: Path, file: str, as_json: bool, session: str | None
 ) -> None:
     """Apply the agent's proposed full content of orbital/FILE, read from stdin."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     content = sys.stdin.buffer.read()
     outcome = service.write_file(
         project.project_id, file, content, actor=Actor.AGENT, session=session
@@ -190,8 +183,7 @@ def ingest(
     ctx: click.Context, project_path: Path, files: tuple[str, ...], as_actor: str, as_json: bool
 ) -> None:
     """Process memory files changed outside Orbital as writes (all of them by default)."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     gateway = FileGateway(project.root)
     actor = Actor.FILE if as_actor == "file" else Actor.AGENT
     for name in files or tuple(MEMORY_FILES.values()):
@@ -217,8 +209,7 @@ def context(
     ctx: click.Context, project_path: Path, window: int | None, audience: str, as_of: str | None
 ) -> None:
     """Print the per-turn injection view (as it stood at a past time with --as-of)."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     view = service.context_view(
         project.project_id, window=window, audience=audience, as_of=parse_as_of(as_of)
     )
@@ -234,8 +225,7 @@ def context(
 def show(ctx: click.Context, project_path: Path, file: str, as_of: str | None) -> None:
     """Print a memory file (or an archive) as Orbital renders it from events, now or as it
     stood at a past time."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     text = service.read_file(project.project_id, file, as_of=parse_as_of(as_of))
     click.echo(text, nl=False)
 
@@ -246,13 +236,11 @@ def show(ctx: click.Context, project_path: Path, file: str, as_of: str | None) -
 @reports_errors
 def session_end(ctx: click.Context, project_path: Path) -> None:
     """Run the deterministic backstop: demote the coldest entries of files over budget."""
-    service = service_of(ctx)
-    project = service.project(project_path)
+    service, project = project_of(ctx, project_path)
     report = service.session_end(project.project_id)
     if report.editor:
         click.echo(f"memory editor: {report.editor}", err=True)
-    for event in report.events:
-        click.echo(f"{event.position} {event.stream} {event.summary}")
+    print_events(report.events)
     for note in report.notes:
         click.echo(note, err=True)
     if not report.events:

@@ -16,7 +16,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from orbital.catalogue import MEMORY_FILES
-from orbital.clock import parse_as_of, parse_instant
+from orbital.clock import parse_as_of
 from orbital.domain.asks import Ask, agent_note
 from orbital.domain.history import summarize
 from orbital.domain.mentions import parse_mention, resolve_mention
@@ -188,12 +188,8 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
         until: Instant = None,
     ) -> CallToolResult:
         def work() -> CallToolResult:
-            query = HistoryQuery(
-                since=parse_instant(since) if since else None,
-                until=parse_instant(until) if until else None,
-                file=file,
-                entry=entry,
-                ask=ask,
+            query = HistoryQuery.from_filters(
+                since=since, until=until, file=file, entry=entry, ask=ask
             )
             events = list(service.history(caller().project, query))
             return _data({"events": _timeline(events)})

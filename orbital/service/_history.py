@@ -17,6 +17,7 @@ from orbital.catalogue import (
     entry_stream,
     file_stream,
 )
+from orbital.clock import parse_instant
 from orbital.domain.history import summarize
 from orbital.domain.workbench import EntryRow, TimelineItem, entry_rows
 from orbital.errors import UnknownEntry
@@ -46,6 +47,29 @@ class HistoryQuery:
     file: str | None = None
     entry: str | None = None
     ask: str | None = None
+
+    @classmethod
+    def from_filters(
+        cls,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        stream: str | None = None,
+        file: str | None = None,
+        entry: str | None = None,
+        ask: str | None = None,
+    ) -> HistoryQuery:
+        """The query as an interface's filters spell it (CLI options, HTTP query, MCP tool):
+        instants as ISO 8601 text; a stream name is exact unless it ends in ``:`` (a prefix)."""
+        return cls(
+            since=parse_instant(since) if since else None,
+            until=parse_instant(until) if until else None,
+            stream=stream,
+            exact_stream=stream is not None and not stream.endswith(":"),
+            file=file,
+            entry=entry,
+            ask=ask,
+        )
 
 
 class ConflictCopy(msgspec.Struct, frozen=True):
