@@ -16,7 +16,8 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.loopback import Received, loopback
 
 #: What a main request gets once the script is used up: the agent ends its turn.
 EXHAUSTED = "(fake model: script exhausted)"
@@ -187,41 +188,15 @@ def _events(turn: Turn, model: str, number: int) -> str:
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
 
 
-def _handler(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length", "0"))
-            raw = self.rfile.read(length) if length else b""
-            body = json.loads(raw) if raw.strip() else {}
-            status, content_type, data = fake.answer(Request(self.command, self.path, body))
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the agent gave up on this request
-
-        do_POST = do_GET = _serve
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    return Handler
-
-
 @contextmanager
 def serving(script: Sequence[Turn]) -> Iterator[FakeAnthropic]:
     """Run the stand-in for the ``with`` block; ``url`` is what ``ANTHROPIC_BASE_URL`` takes."""
     fake = FakeAnthropic(list(script))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    fake.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    try:
+
+    def answer(received: Received) -> tuple[int, str, bytes]:
+        body = json.loads(received.body) if received.body.strip() else {}
+        return fake.answer(Request(received.method, received.path, body))
+
+    with loopback(answer, methods=("POST", "GET")) as url:
+        fake.url = url
         yield fake
-    finally:
-        httpd.shutdown()
-        thread.join()
-        httpd.server_close()

@@ -12,7 +12,8 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.loopback import Received, loopback
 
 
 @dataclass(frozen=True)
@@ -71,41 +72,19 @@ class FakeChatServer:
         return self.script.pop(0)
 
 
-def _handler(server: FakeChatServer, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length", "0"))
-            body = json.loads(self.rfile.read(length) or b"{}")
-            with lock:
-                scripted = server.take(Request(self.path, dict(self.headers), body))
-            time.sleep(scripted.delay_s)
-            data = json.dumps(scripted.body).encode()
-            try:
-                self.send_response(scripted.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (a timeout test)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    return Handler
-
-
 @contextmanager
 def serving(script: Sequence[Scripted]) -> Iterator[FakeChatServer]:
     """Run a fake server for the ``with`` block; its ``url`` is the OpenAI-style base URL."""
     fake = FakeChatServer(list(script))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake, threading.Lock()))
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    fake.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    try:
+    lock = threading.Lock()
+
+    def answer(received: Received) -> tuple[int, str, bytes]:
+        body = json.loads(received.body or b"{}")
+        with lock:
+            scripted = fake.take(Request(received.path, received.headers, body))
+        time.sleep(scripted.delay_s)
+        return scripted.status, "application/json", json.dumps(scripted.body).encode()
+
+    with loopback(answer, methods=("POST",)) as url:
+        fake.url = f"{url}/v1"
         yield fake
-    finally:
-        httpd.shutdown()
-        thread.join()
-        httpd.server_close()

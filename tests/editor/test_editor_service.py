@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from orbital.domain.asks import random_minter
 from orbital.domain.budgets import est_tokens
 from orbital.domain.editor.choices import Applied
 from orbital.editor.provider import ChatMessage
@@ -23,6 +21,7 @@ from orbital.events import Actor
 from orbital.events.editor import EditorRunRecorded, EditorRunStarted
 from orbital.service import EditorReport, Orbital
 from orbital.store import AppendResult, Writer
+from tests.seeded import seeded_project
 
 NOW = dt.datetime(2026, 9, 19, 9, 0, tzinfo=dt.UTC)
 DECISIONS = (
@@ -64,19 +63,10 @@ class Env:
 @pytest.fixture
 def env(store_url: str, tmp_path: Path) -> Iterator[Env]:
     root = tmp_path / "project"
-    root.mkdir()
-    service = Orbital.open(
-        store_url,
-        clock=MovableClock(NOW),
-        mint=random_minter(random.Random(7)),
-        counter=est_tokens,
-    )
-    service.editor.mint_suffix = lambda: "beef"
-    project = service.init_project(root, timezone="UTC").project_id
-    try:
+    clock = MovableClock(NOW)
+    with seeded_project(store_url, root, clock, counter=est_tokens) as (service, project):
+        service.editor.mint_suffix = lambda: "beef"
         yield Env(service, project, root)
-    finally:
-        service.close()
 
 
 def state_ids(env: Env) -> list[str]:

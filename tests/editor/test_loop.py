@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from orbital.domain.asks import fold
+from orbital.domain.asks import Asks, fold
 from orbital.domain.editor.apply import EntriesOutcome
 from orbital.domain.editor.choices import Applied, EntryChoices
 from orbital.domain.editor.conversation import (
@@ -19,10 +19,10 @@ from orbital.domain.editor.conversation import (
 )
 from orbital.editor.loop import run_tool_loop
 from orbital.editor.provider import OpenAIChatClient, ProviderConfig
-from orbital.editor.run import run_editor
+from orbital.editor.run import EditorRun, run_editor
 from orbital.editor.sessions import SessionDir
 from orbital.editor.tools import ReadOnlyTools
-from tests.editor.fake_llm import Scripted, failure, reply, serving, tool_call
+from tests.editor.fake_llm import FakeChatServer, Scripted, failure, reply, serving, tool_call
 from tests.editor.helpers import (
     ASK_ID,
     SESSION_A,
@@ -60,6 +60,30 @@ def tools(sessions: SessionDir) -> ReadOnlyTools:
 
 def llm(url: str, sleeps: list[float]) -> OpenAIChatClient:
     return OpenAIChatClient(ProviderConfig(url, "m"), sleep=sleeps.append)
+
+
+def editor_pass(
+    script: list[Scripted],
+    tools: ReadOnlyTools,
+    sessions: SessionDir,
+    applier: RecordingApplier,
+    *,
+    asks: Asks | None = None,
+    prompt: str = "p",
+) -> tuple[EditorRun, FakeChatServer]:
+    """A whole pass against the fake server answering ``script`` (the webinar asks unless
+    ``asks`` is given); the server keeps the requests it answered."""
+    with serving(script) as fake, llm(fake.url, []) as model:
+        run = run_editor(
+            model,
+            tools,
+            prompt=prompt,
+            asks=webinar_asks() if asks is None else asks,
+            today=TODAY,
+            messages_of=sessions.user_messages,
+            apply_entries=applier,
+        )
+    return run, fake
 
 
 def test_the_twelfth_call_is_made_without_tools(tools: ReadOnlyTools) -> None:
@@ -183,16 +207,9 @@ def test_run_editor_applies_a_quote_backed_close(
     prompt = render_prompt(TODAY.isoformat(), "files", list(asks.values()))
     choices = {"close_asks": [{"id": ASK_ID, "session": SESSION_A, "quote": VERBATIM}]}
     applier = RecordingApplier()
-    with serving([reply(json.dumps(choices))]) as fake, llm(fake.url, []) as model:
-        run = run_editor(
-            model,
-            tools,
-            prompt=prompt,
-            asks=asks,
-            today=TODAY,
-            messages_of=sessions.user_messages,
-            apply_entries=applier,
-        )
+    run, fake = editor_pass(
+        [reply(json.dumps(choices))], tools, sessions, applier, asks=asks, prompt=prompt
+    )
     assert f"[{ASK_ID}]" in str(fake.requests[0].messages[1]["content"])
     assert run.record.outcome == "edited"
     assert run.record.applied == (Applied(kind="close_ask", id=ASK_ID, session=SESSION_A),)
@@ -206,16 +223,7 @@ def test_a_close_quoting_the_assistant_changes_nothing(
     tools: ReadOnlyTools, sessions: SessionDir
 ) -> None:
     choices = {"close_asks": [{"id": ASK_ID, "session": SESSION_A, "quote": "English it is"}]}
-    with serving([reply(json.dumps(choices))]) as fake, llm(fake.url, []) as model:
-        run = run_editor(
-            model,
-            tools,
-            prompt="p",
-            asks=webinar_asks(),
-            today=TODAY,
-            messages_of=sessions.user_messages,
-            apply_entries=RecordingApplier(),
-        )
+    run, _fake = editor_pass([reply(json.dumps(choices))], tools, sessions, RecordingApplier())
     assert run.record.outcome == "no_change"
     assert run.events == ()
     assert run.record.rejected == (
@@ -235,17 +243,7 @@ def test_a_failed_model_call_edits_nothing(
     tools: ReadOnlyTools, sessions: SessionDir, script: list[Scripted], requests: int
 ) -> None:
     applier = RecordingApplier(EntriesOutcome(applied=(Applied(kind="index"),)))
-    sleeps: list[float] = []
-    with serving(script) as fake, llm(fake.url, sleeps) as model:
-        run = run_editor(
-            model,
-            tools,
-            prompt="p",
-            asks=webinar_asks(),
-            today=TODAY,
-            messages_of=sessions.user_messages,
-            apply_entries=applier,
-        )
+    run, fake = editor_pass(script, tools, sessions, applier)
     assert run.record.outcome == "failed"
     assert run.record.error.startswith("the editor's model call failed")
     assert run.events == ()
@@ -258,16 +256,7 @@ def test_a_reply_carrying_whole_files_changes_nothing(
 ) -> None:
     whole = {"decisions": "# DECISIONS\n", "lessons": "# LESSONS\n"}
     applier = RecordingApplier()
-    with serving([reply(json.dumps(whole))]) as fake, llm(fake.url, []) as model:
-        run = run_editor(
-            model,
-            tools,
-            prompt="p",
-            asks=webinar_asks(),
-            today=TODAY,
-            messages_of=sessions.user_messages,
-            apply_entries=applier,
-        )
+    run, _fake = editor_pass([reply(json.dumps(whole))], tools, sessions, applier)
     assert run.record.outcome == "no_change"
     assert applier.calls == [(EntryChoices(), TODAY)]
 
@@ -288,16 +277,7 @@ def test_entry_choices_reach_the_applier_and_its_outcome_is_reported(
         ]
     }
     applier = RecordingApplier(outcome)
-    with serving([reply(json.dumps(choices))]) as fake, llm(fake.url, []) as model:
-        run = run_editor(
-            model,
-            tools,
-            prompt="p",
-            asks=webinar_asks(),
-            today=TODAY,
-            messages_of=sessions.user_messages,
-            apply_entries=applier,
-        )
+    run, _fake = editor_pass([reply(json.dumps(choices))], tools, sessions, applier)
     (given, _today), *_ = applier.calls
     assert [a.id for a in given.archive] == ["use-postgres", "old"]
     assert run.record.outcome == "edited"

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from orbital.clock import FixedClock
-from orbital.domain.asks import random_minter
 from orbital.service import Orbital
+from tests.seeded import seeded_project
 
 TODAY = dt.datetime(2026, 9, 19, 9, 0, tzinfo=dt.UTC)
 
@@ -35,14 +34,5 @@ class Env:
 @pytest.fixture
 def env(store_url: str, tmp_path: Path) -> Iterator[Env]:
     root = tmp_path / "project"
-    root.mkdir()
-    service = Orbital.open(
-        store_url,
-        clock=FixedClock(TODAY),
-        mint=random_minter(random.Random(7)),
-    )
-    project = service.init_project(root, timezone="UTC").project_id
-    try:
+    with seeded_project(store_url, root, FixedClock(TODAY)) as (service, project):
         yield Env(service, project, root)
-    finally:
-        service.close()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from orbital.clock import FixedClock
-from orbital.domain.asks import random_minter
+from orbital.domain.budgets import est_tokens
 from orbital.errors import (
     InvalidEncoding,
     Refused,
@@ -20,7 +19,8 @@ from orbital.errors import (
 )
 from orbital.events import Actor
 from orbital.grammar.memory_files import FORMAT_HEADERS
-from orbital.service import Orbital, WriteOutcome
+from orbital.service import WriteOutcome
+from tests.seeded import seeded_project
 from tests.service.conftest import TODAY, Env
 
 DECISIONS = (
@@ -162,18 +162,9 @@ def test_a_hand_edit_becomes_events_attributed_to_file(env: Env) -> None:
 def small(store_url: str, tmp_path: Path) -> Iterator[Env]:
     """Character-estimate token counts (the reference's len/4) for exact budget arithmetic."""
     root = tmp_path / "p"
-    root.mkdir()
-    service = Orbital.open(
-        store_url,
-        clock=FixedClock(TODAY),
-        mint=random_minter(random.Random(3)),
-        counter=lambda s: len(s) / 4,
-    )
-    project = service.init_project(root, timezone="UTC").project_id
-    try:
+    clock = FixedClock(TODAY)
+    with seeded_project(store_url, root, clock, seed=3, counter=est_tokens) as (service, project):
         yield Env(service, project, root)
-    finally:
-        service.close()
 
 
 def over_budget_decisions() -> str:

@@ -1,0 +1,32 @@
+"""What the service and editor tests start from: a real service on a fresh store, with the
+clock a test pins and ids minted from a seed (so ids in expected texts are stable), and one
+new project directory registered in it."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from orbital.clock import Clock
+from orbital.domain.asks import random_minter
+from orbital.domain.budgets import TokenCounter
+from orbital.service import Orbital
+
+
+@contextmanager
+def seeded_project(
+    store_url: str,
+    root: Path,
+    clock: Clock,
+    *,
+    seed: int = 7,
+    counter: TokenCounter | None = None,
+) -> Iterator[tuple[Orbital, str]]:
+    """The service and the id of the project at ``root`` (created here, time zone UTC); the
+    service is closed when the block ends."""
+    root.mkdir()
+    mint = random_minter(random.Random(seed))
+    with Orbital.open(store_url, clock=clock, mint=mint, counter=counter) as service:
+        yield service, service.init_project(root, timezone="UTC").project_id
