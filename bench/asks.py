@@ -21,7 +21,6 @@ projection) when the project is registered; only the per-write path is timed.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import difflib
 import os
@@ -31,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from timing import median_ms
+from timing import median_ms, quick_run
 
 from orbital.clock import FixedClock
 from orbital.domain.asks import random_minter
@@ -298,12 +297,10 @@ def bench_migration(tmp: Path, n: int) -> tuple[float, int, float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer samples, smaller logs")
-    args = parser.parse_args()
-    sizes = (1_000, 10_000) if args.quick else (1_000, 10_000, 50_000)
-    repeat = 15 if args.quick else 31
-    migrate_n = 5_000 if args.quick else 50_000
+    quick = quick_run(__doc__, "fewer samples, smaller logs")
+    sizes = (1_000, 10_000) if quick else (1_000, 10_000, 50_000)
+    repeat = 15 if quick else 31
+    migrate_n = 5_000 if quick else 50_000
     with tempfile.TemporaryDirectory(prefix="orbital-bench-") as name:
         tmp = Path(name)
         print(f"1. agent write appending one `- open` line to ASKS.md, median of {repeat}:")

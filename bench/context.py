@@ -17,7 +17,6 @@ and ratios:
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import logging
 import random
@@ -28,7 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from timing import free_port, median_ms, timed
+from timing import free_port, median_ms, quick_run, timed
 
 from orbital.catalogue import FILE_BUDGETS, LAYER1_KEYS, MEMORY_FILES
 from orbital.clock import FixedClock
@@ -235,12 +234,10 @@ def bench_http(orb: Orbital, pid: str, repeat: int) -> tuple[float, int] | str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer samples")
-    args = parser.parse_args()
-    warm_repeat = 200 if args.quick else 1000
-    repeat = 15 if args.quick else 41
-    write_repeat = 9 if args.quick else 21
+    quick = quick_run(__doc__, "fewer samples")
+    warm_repeat = 200 if quick else 1000
+    repeat = 15 if quick else 41
+    write_repeat = 9 if quick else 21
     encoding = default_encoding()
     encode = encoding.encode_ordinary
 

@@ -30,7 +30,6 @@ is printed beside it.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import random
 import re
@@ -40,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from timing import median_ms, timed
+from timing import median_ms, quick_run, timed
 
 from orbital.catalogue import (
     ASK_PREFIX,
@@ -363,12 +362,10 @@ def asks_lines(built: Built) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer samples, smaller logs")
-    args = parser.parse_args()
-    sizes = (1_000, 10_000) if args.quick else (1_000, 10_000, 100_000)
-    repeat = 21 if args.quick else 31
-    naive_repeat = 3 if args.quick else 5
+    quick = quick_run(__doc__, "fewer samples, smaller logs")
+    sizes = (1_000, 10_000) if quick else (1_000, 10_000, 100_000)
+    repeat = 21 if quick else 31
+    naive_repeat = 3 if quick else 5
     with tempfile.TemporaryDirectory(prefix="orbital-bench-") as name:
         tmp = Path(name)
         results: dict[int, dict[str, Row]] = {}

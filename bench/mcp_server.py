@@ -17,7 +17,6 @@ Wall times grow with whatever else the machine runs; the CPU times (user + syste
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import resource
 import statistics
@@ -30,7 +29,7 @@ from pathlib import Path
 import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from timing import median_ms
+from timing import median_ms, quick_run
 
 from orbital.clock import FixedClock
 from orbital.events import Actor
@@ -109,10 +108,8 @@ async def warm_calls(db: str, root: Path, calls: int) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer samples")
-    args = parser.parse_args()
-    starts, calls = (3, 100) if args.quick else (7, 500)
+    quick = quick_run(__doc__, "fewer samples")
+    starts, calls = (3, 100) if quick else (7, 500)
     with tempfile.TemporaryDirectory() as tmp:
         db, root = f"sqlite:///{Path(tmp) / 'store.db'}", Path(tmp) / "project"
         build_project(db, root)

@@ -12,7 +12,6 @@ Run: ``python bench/store.py`` (``--quick`` for a smaller run). Prints medians a
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import sqlite3
 import statistics
@@ -21,7 +20,7 @@ import uuid
 from pathlib import Path
 
 import msgspec
-from timing import median_ms, timed
+from timing import median_ms, quick_run, timed
 
 from orbital.catalogue import ASK_PREFIX, ask_stream
 from orbital.events import Actor, AskOpened, RecordedEvent, encode_event
@@ -187,12 +186,10 @@ def bench_state(tmp: Path, total: int, repeat: int) -> tuple[float, float, float
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer samples, smaller logs")
-    args = parser.parse_args()
-    n_single = 300 if args.quick else 2000
-    batch_repeat = 3 if args.quick else 7
-    sizes = (1_000, 10_000) if args.quick else (1_000, 100_000)
+    quick = quick_run(__doc__, "fewer samples, smaller logs")
+    n_single = 300 if quick else 2000
+    batch_repeat = 3 if quick else 7
+    sizes = (1_000, 10_000) if quick else (1_000, 100_000)
     with tempfile.TemporaryDirectory(prefix="orbital-bench-") as name:
         tmp = Path(name)
         print(f"SQLite {sqlite3.sqlite_version}, pragmas: {', '.join(PRAGMAS)}")

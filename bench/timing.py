@@ -3,6 +3,7 @@ so this module is importable as ``timing``)."""
 
 from __future__ import annotations
 
+import argparse
 import socket
 import statistics
 import time
@@ -29,3 +30,11 @@ def free_port(host: str = "127.0.0.1") -> int:
         sock.bind((host, 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def quick_run(doc: str | None, help: str) -> bool:
+    """Whether the benchmark was asked for a quick run (``--quick``); ``doc``'s first line
+    describes it in ``--help``."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=help)
+    return bool(parser.parse_args().quick)
