@@ -22,7 +22,7 @@ A pass, in order (reference §8.1/§8.2, on events):
 3. **The model** — the prompt is rendered from the state recorded in step 2; the read-only
    tool loop runs *outside* any transaction (it may take minutes).
 4. **Apply** — one write transaction: hand edits taken in, then the entries applier is bound
-   to the state now and the baseline versions of step 2 (a file that moved is skipped:
+   to the state now and the baseline positions of step 2 (a file that moved is skipped:
    optimistic concurrency), ask closes are quote-checked, events are appended with actor
    ``editor``, the files rewritten (archives first), and ``editor.run_recorded`` appended —
    the applied changes and their record commit together.
@@ -252,7 +252,7 @@ class EditorService:
     def _apply(
         self, project: Project, backup: _Backup, loop: LoopResult, sessions: Path | None
     ) -> EditorReport:
-        """Apply the choices in one unit: OCC against the backup's versions."""
+        """Apply the choices in one unit: OCC against the backup's per-file positions."""
         messages_of = self._session_dir(project, sessions).user_messages
         with self.units.begin(project, Actor.EDITOR) as u:
             memory, asks = u.memory, u.asks
