@@ -327,6 +327,42 @@ class FileGateway:
         return put_back
 
 
+class HeldGateway(FileGateway):
+    """A gateway that writes every file but one: the bytes meant for ``held`` are kept here
+    for another writer to put on disk (an agent's own file tool, which must write the file
+    itself to keep its record of the file's state). Its stamp's mtime is -1, so the checkpoint
+    never matches a stat and the next unit looks at the bytes that landed."""
+
+    def __init__(self, root: str | Path, held: str) -> None:
+        super().__init__(root)
+        self.held = projected_file(held).name
+        #: What Orbital would have written to ``held`` (None: it was not written).
+        self.data: bytes | None = None
+
+    def _holds(self, name: str) -> bool:
+        return projected_file(name).name == self.held
+
+    def write(self, name: str, data: bytes) -> FileStamp:
+        if not self._holds(name):
+            return super().write(name, data)
+        self.data = data
+        return FileStamp(len(data), -1, sha256(data))
+
+    def append(self, name: str, data: bytes) -> FileStamp:
+        if not self._holds(name):
+            return super().append(name, data)
+        base = self.data if self.data is not None else (self.read_bytes(name) or b"")
+        self.data = base + data
+        return FileStamp(len(self.data), -1, None)
+
+    def restorer(self, name: str) -> Callable[[], None]:
+        return (lambda: None) if self._holds(name) else super().restorer(name)
+
+    def truncate(self, name: str, size: int) -> None:
+        if not self._holds(name):
+            super().truncate(name, size)
+
+
 def _pread_all(fd: int, size: int) -> bytes:
     """The first ``size`` bytes of an open file."""
     chunks: list[bytes] = []

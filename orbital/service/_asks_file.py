@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from orbital.files import decode_utf8
+from orbital.files import FileGateway, decode_utf8
 from orbital.grammar.asks_md import append_lines
 from orbital.project import Project
 from orbital.service._asks_state import ASKS_PREFIX, AsksState
@@ -164,12 +164,17 @@ class AsksFile:
         return Changed(raw, expected)
 
     def write(
-        self, w: Writer, project: Project, current: Projection, lines: list[str]
+        self,
+        w: Writer,
+        project: Project,
+        current: Projection,
+        lines: list[str],
+        files: FileGateway | None = None,
     ) -> str | Callable[[], str]:
         """Bring ASKS.md up to date: append ``lines`` when the disk holds the projection, else
         write the whole file; record the checkpoint in the same transaction. Returns the
         file's text (a function building it, after an append)."""
-        pid, files = project.project_id, self.ctx.files(project)
+        pid, files = project.project_id, files or self.ctx.files(project)
         previous = w.checkpoint(pid, ASKS_FILE)
         disk = current.disk
         content: str | Callable[[], str]

@@ -12,6 +12,7 @@ saved beside.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
@@ -74,6 +75,11 @@ def take_in_memory(u: Unit) -> None:
         if u.proposal == (key, raw):
             continue  # the write being made is this very content (``orbital ingest``)
         ours = render_file(u.memory.files[key])
+        if checkpoint is not None and raw == ours.encode():
+            # Orbital's bytes under a new stat (touched, or written by an agent's own file
+            # tool from a held write): adopt the stat, leave the file alone.
+            u.w.set_checkpoint(u.pid, name, replace(checkpoint, size=stat[0], mtime_ns=stat[1]))
+            continue
         if raw == ours.encode() or not raw.strip():
             # Same bytes, or an editor's truncate-then-write caught half way: no change.
             u.rewrite.add(key)

@@ -17,6 +17,7 @@ import msgspec
 from orbital.catalogue import ARCHIVE_FILES, ENTRY_PREFIX, FILE_PREFIX, LAYER1_KEYS, MEMORY_FILES
 from orbital.domain.entries import fold_file
 from orbital.events import RecordedEvent
+from orbital.files import FileGateway
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
@@ -131,10 +132,12 @@ class MemoryFiles:
         before: Memory,
         after: Memory,
         rewrite: set[str] | frozenset[str] = frozenset(),
+        files: FileGateway | None = None,
     ) -> None:
         """Write what changed: each archive before its live file (over budget beats losing an
-        entry), and a checkpoint per file in the same transaction."""
-        files = self.ctx.files(project)
+        entry), and a checkpoint per file in the same transaction (through ``files``: the
+        project's gateway unless one holds a file back)."""
+        files = files or self.ctx.files(project)
         pid = project.project_id
         for key in MEMORY_KEYS:
             archive_name = ARCHIVE_FILES.get(key)
@@ -142,7 +145,7 @@ class MemoryFiles:
                 text = render_archive(after.files[key])
                 stale = w.checkpoint(pid, archive_name) is None
                 if text and (stale or text != render_archive(before.files[key])):
-                    self.write(w, project, archive_name, text, after.changed_at[key])
+                    self.write(w, project, archive_name, text, after.changed_at[key], files)
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
             unchanged = after.files[key] is before.files[key] and key not in rewrite
@@ -155,10 +158,19 @@ class MemoryFiles:
                 and w.checkpoint(pid, name) is None
             ):
                 continue
-            self.write(w, project, name, render_file(after.files[key]), after.changed_at[key])
+            text = render_file(after.files[key])
+            self.write(w, project, name, text, after.changed_at[key], files)
 
-    def write(self, w: Writer, project: Project, name: str, text: str, position: int) -> None:
-        files = self.ctx.files(project)
+    def write(
+        self,
+        w: Writer,
+        project: Project,
+        name: str,
+        text: str,
+        position: int,
+        files: FileGateway | None = None,
+    ) -> None:
+        files = files or self.ctx.files(project)
         w.on_rollback(files.restorer(name))
         stamp = files.write(name, text.encode())
         w.set_checkpoint(
@@ -166,16 +178,23 @@ class MemoryFiles:
         )
 
     def write_missing(
-        self, w: Writer, project: Project, memory: Memory, *, new_too: bool = False
+        self,
+        w: Writer,
+        project: Project,
+        memory: Memory,
+        *,
+        new_too: bool = False,
+        files: FileGateway | None = None,
     ) -> None:
         """Write again each file Orbital wrote that is gone from disk; ``new_too``: also each
         file never written (with its format contract), never overwriting one on disk."""
-        files = self.ctx.files(project)
+        files = files or self.ctx.files(project)
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
             written = w.checkpoint(project.project_id, name) is not None
             if files.stat(name) is None and (written or new_too):
-                self.write(w, project, name, render_file(memory.files[key]), memory.changed_at[key])
+                text = render_file(memory.files[key])
+                self.write(w, project, name, text, memory.changed_at[key], files)
 
     def unmerged(self, r: Reader, project: Project) -> list[str]:
         """Memory files whose disk content differs from what Orbital last wrote."""

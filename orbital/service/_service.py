@@ -30,12 +30,14 @@ from orbital.editor.scheduler import EditorScheduler
 from orbital.errors import InvalidInput, Refused, UnknownProject, UnmergedEdits
 from orbital.events import Actor, RecordedEvent
 from orbital.events.files import HandEditConflict, HandEditResolved
-from orbital.files import check_size, memory_file, projected_file, sha256
+from orbital.files import FileGateway, check_size, memory_file, projected_file, sha256
 from orbital.grammar.render import render_file
 from orbital.project import Project
+from orbital.service._agents import AgentSessions
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._asks_state import ASK_REDUCER
+from orbital.service._claude_code import ClaudeCodeHooks
 from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import Credential, Credentials
 from orbital.service._editor import EditorReport, EditorService
@@ -71,6 +73,8 @@ class Orbital:
         self._asks = AsksService(self.units)
         self._memory = MemoryService(self.units, counter or CachedCounter())
         self._history = History(self.units, self._memory)
+        self.agents = AgentSessions(self)
+        self.claude_code = ClaudeCodeHooks(self)
         self.editor = EditorService(
             self.units, self._memory, self._memory.count, EditorScheduler(clock)
         )
@@ -176,14 +180,36 @@ class Orbital:
         *,
         actor: Actor,
         session: str | None = None,
+        hold: bool = False,
     ) -> WriteOutcome:
-        """Apply a proposed full content of ``orbital/<name>``: events, then the file."""
+        """Apply a proposed full content of ``orbital/<name>``: events, then the file
+        (``hold``: the file's new bytes are not written but are the outcome's content, for an
+        agent's own file tool to write; its checkpoint waits for them)."""
         key = memory_file(name).key
         check_size(content)
         found = self.store.project(project)
-        with self.units.begin(found, actor, session=session, proposal=(key, content)) as u:
+        held = memory_file(name).name if hold else None
+        with self.units.begin(
+            found, actor, session=session, proposal=(key, content), held=held
+        ) as u:
             self._decide_write(u, key, content)
+        if u.held is not None and u.held.data is not None:
+            return WriteOutcome(u.held.data.decode("utf-8"), u.warnings, u.events)
         return self._written(u, key)
+
+    def files_of(self, project: Project) -> FileGateway:
+        """The gateway to a project's ``orbital/`` folder (reads for the interfaces)."""
+        return FileGateway(project.root)
+
+    def settle(self, project: str) -> None:
+        """Record the stat of projected files that hold Orbital's bytes (written by an agent's
+        own file tool) and take in anything else changed on disk, as :meth:`sync` does."""
+        self.sync(project)
+
+    def backstop(self, project: str) -> SessionEndReport:
+        """The deterministic backstop alone (no editor pass): the part of session end an
+        agent's hook waits for."""
+        return self._memory.session_end(self.store.project(project))
 
     def _decide_write(self, u: Unit, key: str, content: bytes) -> None:
         if key == "asks":

@@ -29,6 +29,7 @@ from orbital.events import Actor, Event, event_type
 from orbital.events.asks import ASK_EVENTS
 from orbital.events.asks import stream_of as ask_stream
 from orbital.events.editor import EDITOR_EVENTS
+from orbital.files import HeldGateway
 from orbital.grammar.asks_md import render_file, render_lines
 from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
@@ -61,8 +62,11 @@ class Unit:
         actor: Actor,
         session: str | None,
         proposal: tuple[str, bytes] | None,
+        held: str | None = None,
     ) -> None:
         self.units, self.w, self.project = units, w, project
+        #: A file whose new bytes are held back for the agent's own tool to write.
+        self.held = HeldGateway(project.root, held) if held is not None else None
         self.actor, self.session = actor, session
         #: The write being made (file key, bytes): the disk holding it is not a hand edit.
         self.proposal = proposal
@@ -205,15 +209,16 @@ class Unit:
         if self._before is not None:
             after = self.memory
             memory = self.units.memory
-            memory.write_files(self.w, self.project, self._before, after, self.rewrite)
+            files = self.held
+            memory.write_files(self.w, self.project, self._before, after, self.rewrite, files)
             if self._restore:
-                memory.write_missing(self.w, self.project, after, new_too=self._create)
+                memory.write_missing(self.w, self.project, after, new_too=self._create, files=files)
             self.memory_after = after
         if self._ask_events:
             self.units.asks.maybe_snapshot(self.w, self.pid, self._ask_events)
         if self._asks_file is not None:
             self.asks_text = self.units.asks_file.write(
-                self.w, self.project, self._asks_file, self._lines
+                self.w, self.project, self._asks_file, self._lines, self.held
             )
 
 
@@ -234,9 +239,14 @@ class Units:
         *,
         session: str | None = None,
         proposal: tuple[str, bytes] | None = None,
+        held: str | None = None,
     ) -> Iterator[Unit]:
-        """A unit in its own write transaction, committed when the block ends."""
-        with self.ctx.store.writing() as w, self.over(w, project, actor, session, proposal) as u:
+        """A unit in its own write transaction, committed when the block ends (``held``: a
+        projected file whose new bytes are kept in ``Unit.held`` instead of written)."""
+        with (
+            self.ctx.store.writing() as w,
+            self.over(w, project, actor, session, proposal, held) as u,
+        ):
             yield u
 
     @contextmanager
@@ -247,8 +257,9 @@ class Units:
         actor: Actor,
         session: str | None = None,
         proposal: tuple[str, bytes] | None = None,
+        held: str | None = None,
     ) -> Iterator[Unit]:
         """A unit inside the transaction ``w`` (which registered the project, say)."""
-        unit = Unit(self, w, project, actor, session, proposal)
+        unit = Unit(self, w, project, actor, session, proposal, held)
         yield unit
         unit.finish()

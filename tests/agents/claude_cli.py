@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,13 +57,16 @@ def run_claude(
     prompt: str,
     *extra: str,
     timeout: float = 120,
+    env: Mapping[str, str] | None = None,
 ) -> Run:
     """Run ``claude -p PROMPT`` in ``project`` against the stand-in at ``base_url``.
 
     ``acceptEdits`` lets file tools run unasked (``bypassPermissions`` is refused as root).
+    ``env`` adds variables (the store of the hooks Orbital installs, say).
     """
-    env = {name: os.environ[name] for name in _KEPT if name in os.environ}
-    env |= {
+    variables = {name: os.environ[name] for name in _KEPT if name in os.environ}
+    variables |= dict(env or {})
+    variables |= {
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / ".config"),
         "ANTHROPIC_BASE_URL": base_url,
@@ -77,7 +81,7 @@ def run_claude(
     done = subprocess.run(
         command,
         cwd=project,
-        env=env,
+        env=variables,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,

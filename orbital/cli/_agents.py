@@ -1,0 +1,220 @@
+"""``orbital install|uninstall claude-code`` and ``orbital hook claude-code <event>``.
+
+The installer reads and writes Claude Code's files; what goes in them is decided in
+:mod:`orbital.agents.claude_code` (pure). What it changed is kept in Orbital's state directory
+so that uninstall gives each file its bytes back. Hooks are fail-open: whatever goes wrong is
+logged (stderr and ``<state dir>/hooks.log``) and the hook answers nothing, exit 0, so Orbital
+down, slow or broken never holds the agent; only the write path's refusals reach it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from orbital.agents import claude_code as cc
+from orbital.cli._app import cli, project_option, reports_errors, service_of
+
+#: The files install may change, with how each is changed and undone.
+_VIEW = cc.VIEW_FILE
+
+
+def _executable() -> str:
+    """The absolute path of the ``orbital`` running now (what the hooks will call)."""
+    return os.path.abspath(sys.argv[0])
+
+
+def _state_dir() -> Path:
+    from orbital.service._agents import state_dir
+
+    return state_dir()
+
+
+def _record_path(root: Path) -> Path:
+    digest = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    return _state_dir() / "installs" / f"claude-code-{digest}.json"
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def _write(path: Path, text: str | None) -> None:
+    if text is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def _load_record(root: Path) -> dict[str, object]:
+    text = _read(_record_path(root))
+    record = json.loads(text) if text else {}
+    return record if isinstance(record, dict) else {}
+
+
+def _change(record: dict[str, object], name: str) -> cc.Change | None:
+    found = record.get(name)
+    if not isinstance(found, dict):
+        return None
+    before = found.get("before")
+    return cc.Change(before if isinstance(before, str) else None, str(found.get("written", "")))
+
+
+@cli.group()
+def install() -> None:
+    """Set a project up for a coding agent."""
+
+
+@cli.group()
+def uninstall() -> None:
+    """Undo ``orbital install``: the files as they were before."""
+
+
+@install.command("claude-code")
+@project_option
+@click.pass_context
+@reports_errors
+def install_claude_code(ctx: click.Context, project_path: Path) -> None:
+    """Hooks in .claude/settings.local.json, the memory view imported from CLAUDE.local.md."""
+    service = service_of(ctx)
+    root = project_path.expanduser().resolve()
+    try:
+        project = service.project(root)
+    except Exception:
+        project = service.init_project(root)
+        click.echo(f"registered {root} as project {project.project_id}")
+    root = Path(project.root)
+    record = _load_record(root)
+    created_dir = not (root / ".claude").exists() or bool(record.get("created_dir"))
+    installs = (
+        (cc.SETTINGS_FILE, lambda before: cc.install_settings(before, _executable())),
+        (cc.MEMORY_FILE, cc.install_import),
+    )
+    for name, make in installs:
+        path = root / name
+        current = _read(path)
+        change = make(current)
+        earlier = _change(record, name)
+        before = earlier.before if earlier and current == earlier.written else current
+        record[name] = {"before": before, "written": change.written}
+        if change.changed:
+            _write(path, change.written)
+            click.echo(f"wrote {name}")
+        else:
+            click.echo(f"unchanged {name}")
+    view_path = root / _VIEW
+    if _change(record, _VIEW) is None:
+        record[_VIEW] = {"before": _read(view_path), "written": ""}
+    head = service.head(project.project_id)
+    service.agents.write_view(project, view_path, head, service.context_view(project.project_id))
+    click.echo(f"wrote {_VIEW} (the memory view at @{head}, imported by {cc.MEMORY_FILE})")
+    record["created_dir"] = created_dir
+    _write(_record_path(root), json.dumps(record, indent=2))
+    click.echo(f"Claude Code will now load Orbital's memory in {root}")
+
+
+@uninstall.command("claude-code")
+@project_option
+@click.pass_context
+@reports_errors
+def uninstall_claude_code(ctx: click.Context, project_path: Path) -> None:
+    """Remove Orbital's hooks, import line and view file; files come back as they were."""
+    root = project_path.expanduser().resolve()
+    record = _load_record(root)
+    undos = (
+        (cc.SETTINGS_FILE, cc.uninstall_settings),
+        (cc.MEMORY_FILE, cc.uninstall_import),
+    )
+    for name, undo in undos:
+        path = root / name
+        current = _read(path)
+        if current is None:
+            continue
+        after = undo(current, _change(record, name))
+        if after == current:
+            click.echo(f"unchanged {name}")
+            continue
+        _write(path, after)
+        click.echo(f"{'removed' if after is None else 'restored'} {name}")
+    view = _change(record, _VIEW)
+    view_path = root / _VIEW
+    if view_path.exists() or (view and view.before is not None):
+        _write(view_path, view.before if view else None)
+        click.echo(f"{'restored' if view and view.before is not None else 'removed'} {_VIEW}")
+    folder = root / ".claude"
+    if record.get("created_dir") and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        click.echo("removed .claude/ (install created it)")
+    _record_path(root).unlink(missing_ok=True)
+
+
+# -- hooks ----------------------------------------------------------------------------------
+
+
+@cli.group()
+def hook() -> None:
+    """Entry points an agent runs (installed by ``orbital install``), not for you."""
+
+
+def _log(message: str) -> None:
+    click.echo(f"orbital hook: {message}", err=True)
+    try:
+        path = _state_dir() / "hooks.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as log:
+            log.write(f"{dt.datetime.now(dt.UTC).isoformat()} {message}\n")
+    except OSError:
+        pass
+
+
+def _start_editor(ctx: click.Context, root: str, sessions: Path | None) -> None:
+    """A memory-editor pass in its own session, detached: Claude Code never waits for it."""
+    command = [_executable(), "editor", "run", "--project", root]
+    if sessions is not None:
+        command += ["--sessions", str(sessions)]
+    env = dict(os.environ)
+    if ctx.obj.get("db"):
+        env["ORBITAL_DB"] = ctx.obj["db"]
+    subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
+    )
+
+
+@hook.command("claude-code")
+@click.argument("event", type=click.Choice(sorted(cc.HOOK_SLUGS)))
+@click.pass_context
+def hook_claude_code(ctx: click.Context, event: str) -> None:
+    """Answer one Claude Code hook: its JSON payload on stdin, the answer on stdout."""
+    try:
+        from orbital.agents.claude_code_hooks import parse_payload
+
+        payload = parse_payload(sys.stdin.buffer.read())
+        result = service_of(ctx).claude_code.handle(event, payload)
+        if result.editor_sessions is not None or result.project is not None:
+            assert result.project is not None
+            _start_editor(ctx, result.project.root, result.editor_sessions)
+    except Exception as exc:
+        _log(f"{event}: {type(exc).__name__}: {exc}")
+        _log(traceback.format_exc().rstrip())
+        return
+    if result.answer is not None:
+        sys.stdout.write(json.dumps(result.answer, ensure_ascii=False) + "\n")

@@ -1,0 +1,235 @@
+"""Use cases of an agent's session lifecycle (Claude Code's hooks call these).
+
+* **Session start**: the whole view reaches the model through a file that the agent's memory
+  file imports (hook context is cut past 10,000 characters); that file is read *before* the
+  start hook runs, so the hook rewrites it for next time and returns what changed since the
+  position it was rendered at.
+* **Each prompt**: what moved since the position the session last saw, leaving out its own
+  writes; nothing when nothing moved.
+* **File tools**: the agent's write goes through the write path as ``agent`` with its
+  session, the new bytes held back for the agent's own tool to write (it keeps a record of
+  each file's state and refuses to edit a file changed behind its back); edits made outside
+  the file tools (a shell) are taken in as the agent's.
+* **Session end**: the backstop, the view file brought up to date, the transcript's location
+  kept for the memory editor.
+
+Per session, the last position seen and the transcript's path are kept in a small JSON file
+under the state directory (``ORBITAL_STATE_DIR``, default the user state directory).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from orbital.agents.claude_code_hooks import view_file, view_position
+from orbital.catalogue import MEMORY_FILES, ask_stream
+from orbital.domain.changes import describe_changes
+from orbital.events import Actor
+from orbital.files import memory_file
+from orbital.project import Project
+from orbital.service._context import WriteOutcome
+from orbital.service._memory import SessionEndReport
+
+if TYPE_CHECKING:
+    from orbital.service._service import Orbital
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def state_dir() -> Path:
+    """Where Orbital keeps small per-machine state (hook sessions, install records, logs)."""
+    named = os.environ.get("ORBITAL_STATE_DIR", "").strip()
+    if named:
+        return Path(named)
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("orbital", appauthor=False))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+@dataclass
+class SessionMark:
+    """What Orbital remembers of one agent session."""
+
+    seen: int | None = None
+    transcript: str = ""
+
+
+class SessionMarks:
+    """The per-session marks, one small file each: ``sessions/<project>/<session>.json``."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or state_dir() / "sessions"
+
+    def path(self, project: str, session: str) -> Path:
+        return self.root / _SAFE.sub("_", project) / f"{_SAFE.sub('_', session)}.json"
+
+    def get(self, project: str, session: str) -> SessionMark:
+        try:
+            data = json.loads(self.path(project, session).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return SessionMark()
+        seen = data.get("seen") if isinstance(data, dict) else None
+        transcript = data.get("transcript", "") if isinstance(data, dict) else ""
+        return SessionMark(seen if isinstance(seen, int) else None, str(transcript))
+
+    def put(self, project: str, session: str, mark: SessionMark) -> None:
+        text = json.dumps({"seen": mark.seen, "transcript": mark.transcript})
+        _write_atomic(self.path(project, session), text)
+
+
+@dataclass(frozen=True)
+class StartReport:
+    """Session start: the context for the model ("" for none) and where the view stands."""
+
+    context: str
+    position: int
+
+
+class AgentSessions:
+    """The session use cases, over the service's own use cases."""
+
+    def __init__(self, service: Orbital, marks: SessionMarks | None = None) -> None:
+        self.service = service
+        self._marks = marks
+
+    @property
+    def marks(self) -> SessionMarks:
+        if self._marks is None:
+            self._marks = SessionMarks()
+        return self._marks
+
+    # -- reading what the session should know ---------------------------------------------
+
+    def changes(self, project: Project, after: int, session: str | None) -> tuple[list[str], int]:
+        """Lines for what changed after position ``after`` (not by ``session``), and the
+        head they reach."""
+        store = self.service.store
+        pid = project.project_id
+        with store.reader() as r:
+            head = r.head(pid)
+            if head <= after:
+                return [], head
+            events = list(r.read_project(pid, from_position=after, until_position=head))
+            asks = {
+                e.event.ask_id: r.state(pid, ask_stream(e.event.ask_id))  # type: ignore[attr-defined]
+                for e in events
+                if e.stream.startswith("ask:")
+            }
+        texts = {ask_id: getattr(state, "text", "") for ask_id, state in asks.items()}
+        return describe_changes(events, session, texts), head
+
+    def start(
+        self, project: Project, session: str, view_path: Path, transcript: str = ""
+    ) -> StartReport:
+        """Session start: the view file rewritten at the head; the context is what changed
+        since the position of the view file the agent just loaded (the whole view, cut to
+        fit, when there was none)."""
+        try:
+            before: str | None = view_path.read_text(encoding="utf-8")
+        except OSError:
+            before = None
+        loaded = view_position(before)
+        head = self.service.head(project.project_id)
+        view = self.service.context_view(project.project_id)
+        if loaded is None:
+            lines = [view]
+        else:
+            lines, head = self.changes(project, loaded, session)
+        self.write_view(project, view_path, head, view)
+        self.marks.put(project.project_id, session, SessionMark(head, transcript))
+        if loaded is None:
+            return StartReport(view, head)
+        if not lines:
+            return StartReport("", head)
+        name = view_path.name
+        text = (
+            f"Orbital memory changed after {name} (the memory view above, as of @{loaded}) "
+            f"was loaded; now @{head}:\n" + "\n".join(lines)
+        )
+        return StartReport(text, head)
+
+    def write_view(self, project: Project, view_path: Path, head: int, view: str) -> None:
+        """The imported view file at ``head`` (left alone when it holds those bytes)."""
+        text = view_file(view, head)
+        try:
+            if view_path.read_text(encoding="utf-8") == text:
+                return
+        except OSError:
+            pass
+        _write_atomic(view_path, text)
+
+    def prompt(self, project: Project, session: str) -> str:
+        """What changed since the session last looked ("" when nothing did, and for a session
+        never seen: it starts from now)."""
+        mark = self.marks.get(project.project_id, session)
+        if mark.seen is None:
+            head = self.service.head(project.project_id)
+            self.marks.put(project.project_id, session, SessionMark(head, mark.transcript))
+            return ""
+        lines, head = self.changes(project, mark.seen, session)
+        if head != mark.seen:
+            self.marks.put(project.project_id, session, SessionMark(head, mark.transcript))
+        if not lines:
+            return ""
+        return f"Orbital memory changed since you last looked (now @{head}):\n" + "\n".join(lines)
+
+    # -- the agent's writes ---------------------------------------------------------------
+
+    def write(self, project: Project, name: str, content: bytes, session: str) -> WriteOutcome:
+        """The agent's proposed full content of ``orbital/<name>`` through the write path, as
+        ``agent`` in ``session``; the file's new bytes are not written but returned as the
+        outcome's content, for the agent's own tool to write."""
+        return self.service.write_file(
+            project.project_id, name, content, actor=Actor.AGENT, session=session, hold=True
+        )
+
+    def take_in(self, project: Project, session: str, names: Sequence[str] = ()) -> list[str]:
+        """Memory files changed on disk (by the agent's shell or its own file tool) become the
+        agent's writes in ``session``; a file holding Orbital's bytes only gets its stat
+        recorded. Returns the warnings."""
+        pid = project.project_id
+        changed = self.service.unmerged(pid)
+        wanted = {memory_file(n).name for n in names} if names else None
+        warnings: list[str] = []
+        for name in changed:
+            if wanted is not None and name not in wanted:
+                continue
+            raw = self.service.files_of(project).read_bytes(name)
+            if raw is None:
+                continue
+            outcome = self.service.write_file(pid, name, raw, actor=Actor.AGENT, session=session)
+            warnings += outcome.warnings
+        self.service.settle(pid)
+        return warnings
+
+    # -- session end ----------------------------------------------------------------------
+
+    def end(
+        self, project: Project, session: str, view_path: Path | None, transcript: str = ""
+    ) -> SessionEndReport:
+        """The backstop; the view file brought up to date; the transcript's path kept."""
+        pid = project.project_id
+        report = self.service.backstop(pid)
+        mark = self.marks.get(pid, session)
+        self.marks.put(pid, session, SessionMark(mark.seen, transcript or mark.transcript))
+        if view_path is not None and view_path.exists():
+            head = self.service.head(pid)
+            self.write_view(project, view_path, head, self.service.context_view(pid))
+        return report
+
+
+#: The memory files an agent's file tools may write through Orbital (not the archives).
+WRITABLE = frozenset(MEMORY_FILES.values())

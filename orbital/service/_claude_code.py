@@ -1,0 +1,157 @@
+"""Claude Code's hooks as use cases: a hook's payload in, its answer out.
+
+``orbital hook claude-code <event>`` reads the payload and prints what
+:meth:`ClaudeCodeHooks.handle` returns; every decision about Claude Code's JSON is in
+:mod:`orbital.agents.claude_code_hooks` (pure), every memory rule in the use cases this
+calls (:mod:`._agents`, the write path).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from orbital.agents.claude_code import VIEW_FILE
+from orbital.agents.claude_code_hooks import (
+    FILE_TOOLS,
+    Json,
+    Payload,
+    allow_answer,
+    context_answer,
+    deny_answer,
+    fit,
+    memory_target,
+    proposed_content,
+    rewritten_input,
+)
+from orbital.errors import UnknownProject
+from orbital.project import Project
+from orbital.service._agents import WRITABLE
+
+if TYPE_CHECKING:
+    from orbital.service._service import Orbital
+
+#: Hook slugs (the last word of the installed command) and the event each one answers.
+EVENTS = {
+    "session-start": "SessionStart",
+    "prompt": "UserPromptSubmit",
+    "pre-tool": "PreToolUse",
+    "post-tool": "PostToolUse",
+    "subagent-start": "SubagentStart",
+    "session-end": "SessionEnd",
+}
+_READ_VIEW = f"Read {VIEW_FILE} for the whole current memory view."
+
+
+@dataclass(frozen=True)
+class HookResult:
+    """The answer to print (None: nothing), and the transcripts folder of a memory-editor
+    pass to start in the background (None: none)."""
+
+    answer: Json | None = None
+    editor_sessions: Path | None = None
+    project: Project | None = None
+
+
+def _warning_lines(warnings: list[str]) -> str:
+    return "\n".join(f"warning: {w}" for w in warnings)
+
+
+class ClaudeCodeHooks:
+    def __init__(self, service: Orbital) -> None:
+        self.service = service
+
+    def handle(self, slug: str, payload: Payload) -> HookResult:
+        """The answer to one hook call; a folder outside every registered project gets none."""
+        try:
+            project = self.service.project(Path(payload.cwd or "."))
+        except UnknownProject:
+            return HookResult()
+        handler = getattr(self, "_" + slug.replace("-", "_"))
+        result: HookResult = handler(project, payload)
+        return result
+
+    def _view_path(self, project: Project) -> Path:
+        return Path(project.root) / VIEW_FILE
+
+    def _session_start(self, project: Project, p: Payload) -> HookResult:
+        agents = self.service.agents
+        report = agents.start(project, p.session_id, self._view_path(project), p.transcript_path)
+        if not report.context:
+            return HookResult()
+        text = fit(report.context, f"… (cut to fit) {_READ_VIEW}")
+        return HookResult(context_answer("SessionStart", text))
+
+    def _prompt(self, project: Project, p: Payload) -> HookResult:
+        text = self.service.agents.prompt(project, p.session_id)
+        if not text:
+            return HookResult()
+        return HookResult(context_answer("UserPromptSubmit", fit(text, f"… {_READ_VIEW}")))
+
+    def _subagent_start(self, project: Project, p: Payload) -> HookResult:
+        view = self.service.context_view(project.project_id, audience="subagent")
+        text = fit(view, f"… (cut to fit) {_READ_VIEW}")
+        return HookResult(context_answer("SubagentStart", text))
+
+    def _target(self, project: Project, p: Payload) -> str | None:
+        path = p.tool_input.get("file_path")
+        root = str(Path(project.root))
+        return memory_target(root, p.cwd, path if isinstance(path, str) else "", WRITABLE)
+
+    def _pre_tool(self, project: Project, p: Payload) -> HookResult:
+        if p.tool_name not in FILE_TOOLS:
+            return HookResult()
+        name = self._target(project, p)
+        if name is None:
+            return HookResult()
+        raw = self.service.files_of(project).read_bytes(name)
+        current = raw.decode("utf-8") if raw is not None else ""
+        proposed = proposed_content(p.tool_name, p.tool_input, current)
+        if proposed is None:
+            return HookResult()  # the tool fails on its own (old_string not found…)
+        # seam (quotes): pass p.transcript_path once the write path takes a transcript.
+        outcome = self.service.agents.write(project, name, proposed.encode(), p.session_id)
+        warnings = _warning_lines(outcome.warnings)
+        wanted = outcome.content
+        if wanted == current:
+            if proposed == current:
+                return HookResult()  # nothing proposed: the tool says so itself
+            # Nothing of the proposal kept (a dropped ask proposed again…): the tool must not
+            # run, and the model reads why as the tool's error.
+            reason = f"Orbital refused this write of orbital/{name}; the file is unchanged."
+            return HookResult(deny_answer(f"{reason}\n{warnings}".rstrip()))
+        note = ""
+        if wanted != proposed:
+            note = (
+                f"Orbital wrote orbital/{name} through its write path; the file now holds "
+                "Orbital's projection (ids stamped, rules applied), not exactly your text."
+            )
+        context = "\n".join(part for part in (note, warnings) if part)
+        updated = rewritten_input(p.tool_name, p.tool_input, current, wanted)
+        return HookResult(allow_answer(updated, context))
+
+    def _post_tool(self, project: Project, p: Payload) -> HookResult:
+        if p.tool_name in FILE_TOOLS:
+            name = self._target(project, p)
+            if name is None:
+                return HookResult()
+            warnings = self.service.agents.take_in(project, p.session_id, [name])
+        elif p.tool_name == "Bash":
+            if not self.service.unmerged(project.project_id):
+                return HookResult()
+            warnings = self.service.agents.take_in(project, p.session_id)
+        else:
+            return HookResult()
+        if not warnings:
+            return HookResult()
+        output = {"hookEventName": "PostToolUse", "additionalContext": _warning_lines(warnings)}
+        return HookResult({"hookSpecificOutput": output})
+
+    def _session_end(self, project: Project, p: Payload) -> HookResult:
+        view = self._view_path(project)
+        self.service.agents.end(project, p.session_id, view, p.transcript_path)
+        sessions = Path(p.transcript_path).parent if p.transcript_path else None
+        if self.service.editor.configured():
+            return HookResult(editor_sessions=sessions, project=project)
+        return HookResult()
