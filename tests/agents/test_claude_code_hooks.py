@@ -4,6 +4,7 @@ real CLI (``test_claude_code_hooks_e2e.py`` runs it)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -111,7 +112,7 @@ def project(orbital_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     return root
 
 
-def _hook(event: str, payload: dict[str, object]) -> tuple[int, str, str]:
+def _hook(event: str, payload: Mapping[str, object]) -> tuple[int, str, str]:
     done = CliRunner().invoke(cli, ["hook", "claude-code", event], input=json.dumps(payload))
     return done.exit_code, done.stdout, done.stderr
 
@@ -164,6 +165,7 @@ def test_a_prompt_gets_what_changed_once_with_the_persons_words(
         assert _hook("prompt", prompt)[:2] == (0, "")  # its own change: it knows
         service.ask_close(pid, ask_id, "dropped", "we stay on-prem", actor=Actor.USER)
     code, out, _ = _hook("prompt", prompt)
+    assert code == 0
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert f'ask {ask_id} dropped (Pick a host) — their words: "we stay on-prem"' in context
     assert "by the person (Workbench)" in context
