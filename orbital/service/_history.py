@@ -16,10 +16,12 @@ from orbital.catalogue import (
     ask_stream,
     entry_stream,
     file_stream,
+    stream_id,
 )
 from orbital.clock import parse_instant
+from orbital.domain.entry_pages import ENTRY_FILES, EntryPage, EntryQuery, select_entries
 from orbital.domain.history import summarize
-from orbital.domain.workbench import EntryRow, TimelineItem, entry_rows
+from orbital.domain.workbench import EntryRow, TimelineItem, entry_row, entry_rows
 from orbital.errors import UnknownEntry
 from orbital.events import RecordedEvent, event_type
 from orbital.events.files import HandEditConflict, HandEditResolved
@@ -183,13 +185,30 @@ class History:
         memory = self.memory.load(found)
         timelines: dict[str, list[TimelineItem]] = {}
         for recorded in self.events(project, HistoryQuery(stream=ENTRY_PREFIX)):
-            item = TimelineItem(
-                position=recorded.position,
-                recorded_at=recorded.recorded_at,
-                actor=recorded.actor.value,
-                type=event_type(type(recorded.event)),
-                summary=summarize(recorded.event),
-            )
-            timelines.setdefault(recorded.stream.removeprefix(ENTRY_PREFIX), []).append(item)
-        order = [key for key in MEMORY_FILES if key != "asks"]
-        return entry_rows(memory.files, order, timelines)
+            timelines.setdefault(stream_id(recorded.stream), []).append(_timeline_item(recorded))
+        return entry_rows(memory.files, ENTRY_FILES, timelines)
+
+    def entries_page(self, project: str, query: EntryQuery) -> EntryPage:
+        """One page of the project's entries, each with its history: only the page's
+        entry streams are read, so the cost follows the page, not the project."""
+        found = self.store.project(project)
+        chosen = select_entries(self.memory.load(found).files, query)
+        with self.store.reader() as r:
+            rows = [
+                entry_row(
+                    e,
+                    [_timeline_item(x) for x in r.read_stream(project, entry_stream(e.entry_id))],
+                )
+                for e in chosen.entries
+            ]
+        return EntryPage(chosen.total, query.offset, query.limit, chosen.next_offset, rows)
+
+
+def _timeline_item(recorded: RecordedEvent) -> TimelineItem:
+    return TimelineItem(
+        position=recorded.position,
+        recorded_at=recorded.recorded_at,
+        actor=recorded.actor.value,
+        type=event_type(type(recorded.event)),
+        summary=summarize(recorded.event),
+    )

@@ -13,6 +13,7 @@ from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
+from orbital.domain.entry_pages import EntryPage, EntryQuery
 from orbital.domain.workbench import (
     ClosedAsk,
     EntryRow,
@@ -449,3 +450,8 @@ class Orbital:
         """Every durable entry of the project (live first, in file order) with its history,
         for the person to read, pin, unpin or restore."""
         return self._history.memory_entries(project)
+
+    def entries_page(self, project: str, query: EntryQuery) -> EntryPage:
+        """A page of the project's entries (a search, a file, a status), each with its
+        history: what the Workbench shows and the API serves."""
+        return self._history.entries_page(project, query)
