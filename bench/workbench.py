@@ -2,8 +2,9 @@
 
 Run: ``python bench/workbench.py`` (``--entries 5000`` for a smaller run, ``--store DIR`` to
 keep the built store and reuse it on the next run). Builds one project through the real write
-path: DECISIONS.md written by the agent in batches up to ``--entries`` entries (a month ago),
-then today's session-end backstop archives the coldest ones; a few dozen asks, some overdue,
+path: three quarters of ``--entries`` written to DECISIONS.md by the agent in batches (40 days
+ago), archived by the session-end backstop (yesterday), then the rest written today beside
+the pointers; a few dozen asks, some overdue,
 some done or dropped. The app is served by uvicorn in a subprocess on a loopback port; an httpx
 client signs in with a Workbench token as a browser does (form, CSRF, session cookie) and
 requests each route ``--repeat`` times in a row.
@@ -32,6 +33,8 @@ from pathlib import Path
 import httpx
 from timing import free_port
 
+from orbital.service import Orbital
+
 HOST = "127.0.0.1"
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 _PROJECT = re.compile(r'id="memory-([^"]+)"')
@@ -41,7 +44,6 @@ def build(workdir: Path, entries: int) -> str:
     """The store at ``workdir/store.db`` with one big project; returns a Workbench token."""
     from orbital.clock import FixedClock
     from orbital.events import Actor
-    from orbital.service import Orbital
 
     os.environ.setdefault("ORBITAL_MAX_FILE_BYTES", str(64 * 1024 * 1024))
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
@@ -51,15 +53,13 @@ def build(workdir: Path, entries: int) -> str:
     started = time.perf_counter()
     with Orbital.open(url, clock=FixedClock(now - dt.timedelta(days=40))) as service:
         project = service.init_project(root, timezone="UTC").project_id
-        step = max(entries // 5, 1)
-        for upto in [*range(step, entries, step), entries]:
-            text = "".join(
-                f"## Decision {i}: use tool {i}\nChose: option {i} for component {i % 97}.\n"
-                f"Reason: it fits case {i}, which the team weighed against two other options "
-                f"over a week of trials; the notes of that week are in the wiki page {i}.\n\n"
-                for i in range(upto)
-            )
-            service.write_file(project, "DECISIONS.md", text.encode(), actor=Actor.AGENT)
+        written(service, project, "", range(entries * 3 // 4))
+    with Orbital.open(url, clock=FixedClock(now - dt.timedelta(days=1))) as service:
+        report = service.session_end(project)
+        archived = sum(1 for e in report.events if e.type == "entry.archived")
+    with Orbital.open(url) as service:
+        kept = service.read_file(project, "DECISIONS.md")
+        written(service, project, kept, range(entries * 3 // 4, entries))
         for n in range(60):
             due = (now - dt.timedelta(days=50 - n)).date().isoformat() if n % 3 == 0 else None
             service.ask_open(project, f"Decide on question {n}", due, actor=Actor.AGENT)
@@ -68,9 +68,6 @@ def build(workdir: Path, entries: int) -> str:
             service.ask_close(project, ask_id, "done", "settled", actor=Actor.USER)
         for ask_id in ids[10:20]:
             service.ask_close(project, ask_id, "dropped", "not needed", actor=Actor.USER)
-    with Orbital.open(url) as service:
-        report = service.session_end(project)
-        archived = sum(1 for e in report.events if e.type == "entry.archived")
         token = service.credentials.create("workbench", label="bench").token
     took = time.perf_counter() - started
     print(f"built {entries:,} entries ({archived:,} archived by the backstop) in {took:.0f} s")
@@ -78,11 +75,26 @@ def build(workdir: Path, entries: int) -> str:
     return token
 
 
+def written(service: Orbital, project: str, kept: str, numbers: range) -> None:
+    """DECISIONS.md as ``kept`` plus the entries ``numbers``, written by the agent in five
+    growing batches (each write is the whole file, as an agent writes it)."""
+    from orbital.events import Actor
+
+    step = max(len(numbers) // 5, 1)
+    for upto in [*range(numbers.start + step, numbers.stop, step), numbers.stop]:
+        text = kept + "".join(
+            f"## Decision {i}: use tool {i}\nChose: option {i} for component {i % 97}.\n"
+            f"Reason: it fits case {i}, which the team weighed against two other options "
+            f"over a week of trials; the notes of that week are in the wiki page {i}.\n\n"
+            for i in range(numbers.start, upto)
+        )
+        service.write_file(project, "DECISIONS.md", text.encode(), actor=Actor.AGENT)
+
+
 def serve(port: int, workdir: str) -> None:
     import uvicorn
 
     from orbital.http import HttpSettings, create_app, loopback_hosts
-    from orbital.service import Orbital
 
     service = Orbital.open(f"sqlite:///{workdir}/store.db")
     app = create_app(service, HttpSettings(allowed_hosts=loopback_hosts(port)))
@@ -122,12 +134,14 @@ def signed_in(client: httpx.Client, token: str) -> None:
     assert done.status_code == 200 and "Signed in as" in done.text, done.status_code
 
 
-def measure(client: httpx.Client, path: str, repeat: int, **kw: str) -> tuple[int, list[float]]:
+def measure(
+    client: httpx.Client, path: str, repeat: int, headers: dict[str, str]
+) -> tuple[int, list[float]]:
     """Bytes of the response and the wall-clock ms of each of ``repeat`` requests."""
     sizes, samples = set(), []
     for _ in range(repeat):
         started = time.perf_counter()
-        response = client.get(path, **kw)  # type: ignore[arg-type]
+        response = client.get(path, headers=headers)
         samples.append((time.perf_counter() - started) * 1000)
         response.raise_for_status()
         sizes.add(len(response.content))

@@ -9,7 +9,7 @@ two requests can shift an entry across a page boundary, never reorder the rest.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -96,21 +96,45 @@ def _wanted(status: str, entry: Entry) -> bool:
     return entry.status == status
 
 
-def _found(words: list[str], entry: Entry) -> bool:
-    haystack = f"{entry.entry_id}\n{entry_title(entry.text)}\n{entry.text}".casefold()
-    return all(word in haystack for word in words)
+class EntryIndex:
+    """A memory state's entries in page order, each file and status's share of them and
+    (built on the first search) the text each is searched by: built once per state, so a
+    page without a search costs its page. Immutable like the state it indexes."""
 
+    def __init__(self, files: Mapping[str, FileState], order: Sequence[str]) -> None:
+        self.entries: tuple[Entry, ...] = tuple(ordered_entries(files, order))
+        self._subsets: dict[tuple[str, str], list[int]] = {}
+        self._texts: tuple[str, ...] = ()
 
-def select_entries(files: Mapping[str, FileState], query: EntryQuery) -> Selection:
-    """The page of entries ``query`` asks for, and how many match in all."""
-    order = (query.file,) if query.file else ENTRY_FILES
-    words = query.q.casefold().split()
-    matching = [
-        e
-        for e in ordered_entries(files, order)
-        if _wanted(query.status, e) and (not words or _found(words, e))
-    ]
-    end = query.offset + query.limit
-    return Selection(
-        matching[query.offset : end], len(matching), end if end < len(matching) else None
-    )
+    def _subset(self, file: str, status: str) -> list[int]:
+        """Where the entries of ``file`` (every file: "") with ``status`` stand."""
+        found = self._subsets.get((file, status))
+        if found is None:
+            found = [
+                i
+                for i, e in enumerate(self.entries)
+                if (not file or e.file == file) and _wanted(status, e)
+            ]
+            self._subsets[(file, status)] = found
+        return found
+
+    def _searched(self) -> tuple[str, ...]:
+        if not self._texts:
+            self._texts = tuple(
+                f"{e.entry_id}\n{entry_title(e.text)}\n{e.text}".casefold() for e in self.entries
+            )
+        return self._texts
+
+    def select(self, query: EntryQuery) -> Selection:
+        """The page of entries ``query`` asks for, and how many match in all."""
+        matching = self._subset(query.file, query.status)
+        words = query.q.casefold().split()
+        texts = self._searched() if words else ()
+        for word in words:  # a word at a time: each pass is one quick comprehension
+            matching = [i for i in matching if word in texts[i]]
+        end = query.offset + query.limit
+        return Selection(
+            [self.entries[i] for i in matching[query.offset : end]],
+            len(matching),
+            end if end < len(matching) else None,
+        )

@@ -43,6 +43,7 @@ from orbital.service._editor import EditorReport, EditorService
 from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
+from orbital.service._page_sessions import PageSessions
 from orbital.service._unit import Unit, Units
 from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
@@ -67,6 +68,7 @@ class Orbital:
         self.store = store
         self.clock = clock
         self.credentials = Credentials(store, clock)
+        self.page_sessions = PageSessions(store, clock, self.credentials)
         #: Opens every use case's unit of work (benchmarks and tests reach the state here).
         self.units = Units(Context(store, clock, mint))
         self._asks = AsksService(self.units)
