@@ -1,6 +1,6 @@
 """Workbench benchmark: the person's page and the entries API with a 20,000-entry project.
 
-Run: ``python bench/workbench.py`` (``--entries 5000`` for a smaller run, ``--store DIR`` to
+Run: ``python bench/workbench.py`` (``--quick``: 5,000 entries; ``--store DIR`` to
 keep the built store and reuse it on the next run). Builds one project through the real write
 path: three quarters of ``--entries`` written to DECISIONS.md by the agent in batches (40 days
 ago), archived by the session-end backstop (yesterday), then the rest written today beside
@@ -150,6 +150,7 @@ def measure(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="5,000 entries, 11 requests")
     parser.add_argument("--entries", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=21)
     parser.add_argument("--store", type=Path, help="build here once and reuse on later runs")
@@ -158,6 +159,8 @@ def main() -> None:
     if args.serve:
         serve(int(args.serve[1]), args.serve[0])
         return
+    if args.quick:
+        args.entries, args.repeat = 5_000, 11
     with tempfile.TemporaryDirectory() as scratch:
         workdir: Path = args.store or Path(scratch)
         workdir.mkdir(parents=True, exist_ok=True)
