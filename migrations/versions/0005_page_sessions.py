@@ -21,9 +21,7 @@ def upgrade() -> None:
     op.create_table(
         "page_sessions",
         sa.Column("session_sha256", sa.String(64), primary_key=True),
-        sa.Column(
-            "token_id", sa.String(32), sa.ForeignKey("credentials.token_id"), nullable=False
-        ),
+        sa.Column("token_id", sa.String(32), sa.ForeignKey("credentials.token_id"), nullable=False),
         sa.Column("created_at", sa.DateTime, nullable=False),
         sa.Column("expires_at", sa.DateTime, nullable=False),
     )
