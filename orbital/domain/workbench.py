@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
@@ -190,14 +190,10 @@ def entry_title(text: str) -> str:
     return _MARKER.sub("", first).strip()
 
 
-def entry_rows(
-    files: Mapping[str, FileState],
-    order: Sequence[str],
-    timelines: Mapping[str, list[TimelineItem]],
-) -> list[EntryRow]:
-    """Entries of the files in ``order``: live ones in file order, then the rest (archived,
-    merged, retired) as they were first created."""
-    rows: list[EntryRow] = []
+def ordered_entries(files: Mapping[str, FileState], order: Sequence[str]) -> Iterator[Entry]:
+    """Entries of the files in ``order``: in each file the live ones in file order, then the
+    rest (archived, merged, retired) as they were first created. A stable order: paging
+    walks it."""
     for key in order:
         state = files.get(key)
         if state is None:
@@ -208,12 +204,20 @@ def entry_rows(
             (e for e in state.entries.values() if e.entry_id not in shown),
             key=lambda e: (e.created, e.entry_id),
         )
-        chosen: list[Entry] = [state.entries[i] for i in live] + rest
-        rows += [_entry_row(e, timelines.get(e.entry_id, [])) for e in chosen]
-    return rows
+        yield from (state.entries[i] for i in live)
+        yield from rest
 
 
-def _entry_row(entry: Entry, history: list[TimelineItem]) -> EntryRow:
+def entry_rows(
+    files: Mapping[str, FileState],
+    order: Sequence[str],
+    timelines: Mapping[str, list[TimelineItem]],
+) -> list[EntryRow]:
+    """Every entry of the files in ``order`` (:func:`ordered_entries`), with its history."""
+    return [entry_row(e, timelines.get(e.entry_id, [])) for e in ordered_entries(files, order)]
+
+
+def entry_row(entry: Entry, history: list[TimelineItem]) -> EntryRow:
     return EntryRow(
         file=entry.file,
         id=entry.entry_id,

@@ -23,7 +23,7 @@ from orbital.http._problem_types import problem_types_router
 from orbital.http._problems import exception_handlers
 from orbital.http._safety import CrossSiteGuard, HostAllowlist
 from orbital.http._schemas import Health
-from orbital.http._sessions import PageSessions
+from orbital.http._sessions import Notices
 from orbital.http._settings import HttpSettings
 from orbital.http._workbench import workbench_router
 from orbital.service import Orbital
@@ -64,7 +64,7 @@ def home() -> Redirect:
 def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litestar:
     """Build the app around one service instance (the composition root owns its lifetime)."""
     settings = settings or HttpSettings()
-    sessions = PageSessions()
+    notices = Notices()
     mcp, mcp_lifespan = mcp_mount(service, settings)
     app = Litestar(
         route_handlers=[
@@ -82,7 +82,10 @@ def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litest
             "credentials": Provide(
                 lambda: service.credentials, use_cache=True, sync_to_thread=False
             ),
-            "sessions": Provide(lambda: sessions, use_cache=True, sync_to_thread=False),
+            "sessions": Provide(
+                lambda: service.page_sessions, use_cache=True, sync_to_thread=False
+            ),
+            "notices": Provide(lambda: notices, use_cache=True, sync_to_thread=False),
         },
         middleware=[CrossSiteGuard(settings.allowed_hosts)],
         template_config=TemplateConfig(directory=_HERE / "templates", engine=JinjaTemplateEngine),

@@ -2,17 +2,17 @@
 ``user`` through the signed-in person's Workbench token.
 
 Every form posts here and is answered with a redirect back to the page (post/redirect/get),
-which shows what the action did. Sign-in is a pasted token; the session lives server-side
-(:mod:`orbital.http._sessions`) and every state-changing form carries the session's CSRF
+which shows what the action did. Sign-in is a pasted token; the session lives in the store
+(:mod:`orbital.service._page_sessions`) and every state-changing form carries the session's CSRF
 token. The ``Host`` allowlist and the cross-site check guard these routes like the API's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Annotated, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import msgspec
 from litestar import Request, Response, Router, get, post
@@ -25,21 +25,29 @@ from litestar.response import Redirect, Template
 
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
+from orbital.domain.entry_pages import MAX_SEARCH, EntryPage, entry_query
+from orbital.domain.workbench import ProjectInfo
 from orbital.errors import InvalidInput, Refused, UnknownAsk, UnknownEntry, UnknownProject
-from orbital.http._sessions import (
-    LOGIN_COOKIE,
-    SESSION_COOKIE,
-    SESSION_SECONDS,
+from orbital.events import Actor
+from orbital.http._sessions import LOGIN_COOKIE, SESSION_COOKIE, Notices, new_secret, same_secret
+from orbital.service import (
+    Audience,
+    Credential,
+    Credentials,
+    Orbital,
     PageSession,
     PageSessions,
-    new_secret,
-    same_secret,
+    WriteOutcome,
 )
-from orbital.service import Audience, Credential, Credentials, Orbital, WriteOutcome
 
 PAGE = "/workbench"
 LOGIN = f"{PAGE}/login"
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
+#: Entries per page narrowed to a project; across projects, each project's first few.
+PAGE_ENTRIES = 25
+PREVIEW_ENTRIES = 10
+#: Done, dropped and recently closed asks shown on the page (newest first); the API has all.
+CLOSED_SHOWN = 50
 #: What a person's mistakes can be; anything else is a problem-details error as on the API.
 _PERSON_ERRORS = (UnknownAsk, UnknownEntry, Refused, InvalidInput)
 _HEADERS = [
@@ -57,7 +65,7 @@ _HEADERS = [
 
 class SignInNeeded(Exception):
     """No live session: the person is sent to the sign-in form, told if a session ``ended``
-    (it expired, the server restarted, or the token was revoked)."""
+    (it expired, the person signed out, or the token was revoked)."""
 
     def __init__(self, *, ended: bool) -> None:
         super().__init__("sign in first")
@@ -69,9 +77,18 @@ class Viewer:
     """The signed-in person: their session and the credential it verified again just now."""
 
     session: PageSession
-    credential: Credential
+    notices: Notices
     #: The project the page is narrowed to ("" for every project in reach).
     lens: str
+    #: The submitted form's fields (empty on a GET).
+    form: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def credential(self) -> Credential:
+        return self.session.credential
+
+    def notify(self, kind: str, message: str) -> None:
+        self.notices.add(self.session.session_id, kind, message)
 
     @property
     def back(self) -> str:
@@ -90,37 +107,34 @@ class AskForm(msgspec.Struct, frozen=True):
     due: str = ""
 
 
-class NoteForm(msgspec.Struct, frozen=True):
-    note: str = ""
+@dataclass(frozen=True)
+class Search:
+    """The page's entry search and where each list of entries starts."""
 
-
-class ReasonForm(msgspec.Struct, frozen=True):
-    reason: str = ""
+    q: str
+    offset: int
+    archived: int
 
 
 async def _viewer(
     request: Request[Any, Any, Any],
     sessions: NamedDependency[PageSessions],
-    credentials: NamedDependency[Credentials],
+    notices: NamedDependency[Notices],
 ) -> Viewer:
     session_id = request.cookies.get(SESSION_COOKIE)
-    session = sessions.get(session_id)
+    session = sessions.get(session_id)  # expired, or its token revoked: None
     if session is None:
         raise SignInNeeded(ended=bool(session_id))
-    credential = credentials.verify(session.token)
-    if credential is None or credential.audience is not Audience.WORKBENCH:
-        sessions.end(session.session_id)
-        raise SignInNeeded(ended=True)
-    lens = request.query_params.get("project", "")
-    if request.method not in _SAFE_METHODS:
-        form = await request.form()
-        given, lens = form.get("csrf"), form.get("lens", "")
-        if not isinstance(given, str) or not same_secret(session.csrf, given):
-            raise PermissionDeniedException(
-                "the form's CSRF token is missing or stale; reload the Workbench page and "
-                "submit the form again"
-            )
-    return Viewer(session, credential, lens if isinstance(lens, str) else "")
+    if request.method in _SAFE_METHODS:
+        return Viewer(session, notices, request.query_params.get("project", ""))
+    submitted = await request.form()
+    form = {k: v for k, v in submitted.items() if isinstance(v, str)}
+    if not same_secret(session.csrf, form.get("csrf")):
+        raise PermissionDeniedException(
+            "the form's CSRF token is missing or stale; reload the Workbench page and "
+            "submit the form again"
+        )
+    return Viewer(session, notices, form.get("lens", ""), form)
 
 
 def _signed_out(_request: Request[Any, Any, Any], exc: SignInNeeded) -> Response[Any]:
@@ -144,12 +158,12 @@ def _act(viewer: Viewer, done: str, action: Callable[[], WriteOutcome]) -> Redir
     try:
         outcome = action()
     except _PERSON_ERRORS as exc:
-        viewer.session.notify("error", str(exc))
+        viewer.notify("error", str(exc))
     else:
         for warning in outcome.warnings:
-            viewer.session.notify("info", warning)
+            viewer.notify("info", warning)
         if outcome.events:
-            viewer.session.notify("ok", done)
+            viewer.notify("ok", done)
     return Redirect(viewer.back, status_code=303)
 
 
@@ -184,7 +198,7 @@ def login_form(
     if sessions.get(request.cookies.get(SESSION_COOKIE)) is not None:
         return Redirect(PAGE, status_code=303)
     message = (
-        "Your session ended (it expired, the server restarted or the token was revoked); "
+        "Your session ended (it expired, you signed out or the token was revoked); "
         "paste your Workbench token again."
         if ended
         else ""
@@ -215,7 +229,7 @@ def login(
             "`--audience workbench`.",
             403,
         )
-    session = sessions.start(data.token.strip())
+    session = sessions.start(credential)
     return Redirect(
         PAGE,
         status_code=303,
@@ -226,7 +240,7 @@ def login(
                 path=PAGE,
                 httponly=True,
                 samesite="strict",
-                max_age=SESSION_SECONDS,
+                max_age=sessions.seconds,
             ),
             _ended_cookie(LOGIN_COOKIE, LOGIN),
         ],
@@ -242,23 +256,71 @@ def logout(sessions: NamedDependency[PageSessions], viewer: NamedDependency[View
 # -- the page -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class MemoryPanel:
+    """One project's memory on the page: a page of its live entries and, narrowed to the
+    project, a page of the others (shown collapsed), with the links that page them."""
+
+    project: ProjectInfo
+    live: EntryPage
+    rest: EntryPage
+    links: Mapping[str, str]
+
+
+def _panel(service: Orbital, project: ProjectInfo, lens: str, search: Search) -> MemoryPanel:
+    pid = project.project_id
+    size = PAGE_ENTRIES if lens else PREVIEW_ENTRIES
+    live = entry_query(q=search.q, status="live", offset=search.offset if lens else 0, limit=size)
+    # Across projects only the count of the others is shown: one entry is read for it.
+    rest = entry_query(
+        q=search.q, status="not-live", offset=search.archived, limit=size if lens else 1
+    )
+    live_page, rest_page = service.entries_page(pid, live), service.entries_page(pid, rest)
+
+    def at(offset: int | None, archived: int | None) -> str:
+        query = {"project": pid, "q": search.q, "offset": offset, "archived": archived}
+        return f"{PAGE}?{urlencode({k: v for k, v in query.items() if v})}#memory-{pid}"
+
+    links = {
+        "more": at(None, None),
+        "next": at(live_page.next_offset, search.archived) if live_page.next_offset else "",
+        "previous": at(max(search.offset - size, 0), search.archived) if search.offset else "",
+        "rest_next": at(search.offset, rest_page.next_offset) if rest_page.next_offset else "",
+        "rest_previous": at(search.offset, max(search.archived - size, 0))
+        if search.archived
+        else "",
+    }
+    return MemoryPanel(project, live_page, rest_page, links)
+
+
 @get("/", sync_to_thread=True)
-def page(service: NamedDependency[Orbital], viewer: NamedDependency[Viewer]) -> Template:
+def page(
+    service: NamedDependency[Orbital],
+    viewer: NamedDependency[Viewer],
+    q: Annotated[str, QueryParameter(description="Search the entries.")] = "",
+    offset: Annotated[int, QueryParameter(description="Live entries skipped.")] = 0,
+    archived: Annotated[int, QueryParameter(description="Other entries skipped.")] = 0,
+) -> Template:
+    """What waits on the person first (their asks, overdue first), then each project's
+    memory a page at a time: the page's size follows its pages, not the projects."""
     credential = viewer.credential
+    search = Search(" ".join(q.split())[:MAX_SEARCH], max(offset, 0), max(archived, 0))
     view = service.workbench(credential, project=viewer.lens or None, recently_closed=True)
-    entries = {p.project_id: service.memory_entries(p.project_id) for p in view.projects}
+    panels = [_panel(service, p, viewer.lens, search) for p in view.projects]
     conflicts = {p.project_id: service.conflicts(p.project_id) for p in view.projects}
     reachable = [p.project_id for p in service.projects() if credential.reaches(p.project_id)]
     return Template(
         "workbench.html.j2",
         context={
             "view": view,
-            "entries": entries,
+            "closed_shown": CLOSED_SHOWN,
+            "panels": panels,
+            "search": search,
             "conflicts": {p: c for p, c in conflicts.items() if c},
             "projects": reachable,
             "lens": viewer.lens,
             "csrf": viewer.session.csrf,
-            "notices": viewer.session.take_notices(),
+            "notices": viewer.notices.take(viewer.session.session_id),
             "label": credential.label or credential.token_id,
             "file_names": MEMORY_FILES,
         },
@@ -287,102 +349,85 @@ def open_ask(
     )
 
 
-@post("/{project:str}/asks/{ask_id:str}/done", status_code=303, sync_to_thread=True)
-def ask_done(
-    service: NamedDependency[Orbital],
-    viewer: NamedDependency[Viewer],
-    project: FromPath[str],
-    ask_id: FromPath[str],
-    data: URLEncodedBody[NoteForm],
-) -> Redirect:
-    target = _reached(viewer, project)
-    return _act(
-        viewer,
-        f"[{ask_id}] marked done.",
-        lambda: service.ask_close(target, ask_id, "done", data.note, actor=viewer.credential.actor),
+# -- actions on an ask, an entry or a conflict copy ------------------------------------------
+
+#: What a page action runs: (service, project, the ask/entry/copy id, the form, actor).
+Run = Callable[[Orbital, str, str, Mapping[str, str], Actor], WriteOutcome]
+
+
+def _action(path: str, done: str, run: Run) -> HTTPRouteHandler:
+    """A form's route, ``/{project}/<path>`` with ``{item}`` the ask, entry or copy: runs
+    ``run`` as the person and redirects back, ``done`` (``{item}`` filled in) reported."""
+
+    @post(
+        f"/{{project:str}}/{path}",
+        status_code=303,
+        sync_to_thread=True,
+        name="page-" + path.replace("/{item:str}", "").replace("/", "-"),
+    )
+    def act(
+        service: NamedDependency[Orbital],
+        viewer: NamedDependency[Viewer],
+        project: FromPath[str],
+        item: FromPath[str],
+    ) -> Redirect:
+        target = _reached(viewer, project)
+        actor = viewer.credential.actor
+        return _act(
+            viewer, done.format(item=item), lambda: run(service, target, item, viewer.form, actor)
+        )
+
+    return act
+
+
+def _entry(action: EntryAction) -> Run:
+    return lambda service, project, item, _form, actor: service.entry_action(
+        project, item, action, actor=actor
     )
 
 
-@post("/{project:str}/asks/{ask_id:str}/drop", status_code=303, sync_to_thread=True)
-def ask_drop(
-    service: NamedDependency[Orbital],
-    viewer: NamedDependency[Viewer],
-    project: FromPath[str],
-    ask_id: FromPath[str],
-    data: URLEncodedBody[ReasonForm],
-) -> Redirect:
-    target = _reached(viewer, project)
-    return _act(
-        viewer,
-        f"[{ask_id}] dropped; the agent will not propose it again.",
-        lambda: service.ask_close(
-            target, ask_id, "dropped", data.reason, actor=viewer.credential.actor
+def _settle(keep: str) -> Run:
+    return lambda service, project, item, _form, actor: service.resolve_conflict(
+        project, item, keep, actor=actor
+    )
+
+
+_ACTIONS = [
+    _action(
+        "asks/{item:str}/done",
+        "[{item}] marked done.",
+        lambda service, project, item, form, actor: service.ask_close(
+            project, item, "done", form.get("note", ""), actor=actor
         ),
-    )
-
-
-@post("/{project:str}/asks/{ask_id:str}/reopen", status_code=303, sync_to_thread=True)
-def ask_reopen(
-    service: NamedDependency[Orbital],
-    viewer: NamedDependency[Viewer],
-    project: FromPath[str],
-    ask_id: FromPath[str],
-) -> Redirect:
-    target = _reached(viewer, project)
-    return _act(
-        viewer,
-        f"[{ask_id}] is open again.",
-        lambda: service.ask_reopen(target, ask_id, actor=viewer.credential.actor),
-    )
-
-
-# -- memory entries -------------------------------------------------------------------------
-
-
-def _entry_route(action: EntryAction, done: str) -> HTTPRouteHandler:
-    @post(
-        f"/{{project:str}}/entries/{{entry_id:str}}/{action}",
-        status_code=303,
-        sync_to_thread=True,
-        name=f"page-entry-{action}",
-    )
-    def entry_action(
-        service: NamedDependency[Orbital],
-        viewer: NamedDependency[Viewer],
-        project: FromPath[str],
-        entry_id: FromPath[str],
-    ) -> Redirect:
-        target = _reached(viewer, project)
-        return _act(
-            viewer,
-            f"{entry_id} {done}.",
-            lambda: service.entry_action(target, entry_id, action, actor=viewer.credential.actor),
-        )
-
-    return entry_action
-
-
-def _conflict_route(keep: str, done: str) -> HTTPRouteHandler:
-    @post(
-        f"/{{project:str}}/conflicts/{{copy:str}}/keep-{keep}",
-        status_code=303,
-        sync_to_thread=True,
-        name=f"page-conflict-{keep}",
-    )
-    def settle(
-        service: NamedDependency[Orbital],
-        viewer: NamedDependency[Viewer],
-        project: FromPath[str],
-        copy: FromPath[str],
-    ) -> Redirect:
-        target = _reached(viewer, project)
-        return _act(
-            viewer,
-            done,
-            lambda: service.resolve_conflict(target, copy, keep, actor=viewer.credential.actor),
-        )
-
-    return settle
+    ),
+    _action(
+        "asks/{item:str}/drop",
+        "[{item}] dropped; the agent will not propose it again.",
+        lambda service, project, item, form, actor: service.ask_close(
+            project, item, "dropped", form.get("reason", ""), actor=actor
+        ),
+    ),
+    _action(
+        "asks/{item:str}/reopen",
+        "[{item}] is open again.",
+        lambda service, project, item, _form, actor: service.ask_reopen(project, item, actor=actor),
+    ),
+    _action(
+        "entries/{item:str}/pin", "{item} pinned: it stays in the agent's view.", _entry("pin")
+    ),
+    _action("entries/{item:str}/unpin", "{item} unpinned.", _entry("unpin")),
+    _action("entries/{item:str}/restore", "{item} restored to its file.", _entry("restore")),
+    _action(
+        "conflicts/{item:str}/keep-mine",
+        "Your edited file was written as your change.",
+        _settle("mine"),
+    ),
+    _action(
+        "conflicts/{item:str}/keep-orbital",
+        "Kept Orbital's text; yours is in the history.",
+        _settle("orbital"),
+    ),
+]
 
 
 def page_router() -> Router:
@@ -394,14 +439,7 @@ def page_router() -> Router:
             logout,
             page,
             open_ask,
-            ask_done,
-            ask_drop,
-            ask_reopen,
-            _entry_route("pin", "pinned: it stays in the agent's view"),
-            _entry_route("unpin", "unpinned"),
-            _entry_route("restore", "restored to its file"),
-            _conflict_route("mine", "Your edited file was written as your change."),
-            _conflict_route("orbital", "Kept Orbital's text; yours is in the history."),
+            *_ACTIONS,
         ],
         dependencies={"viewer": Provide(_viewer)},
         exception_handlers={SignInNeeded: _signed_out},

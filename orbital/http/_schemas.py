@@ -94,7 +94,14 @@ class ResolveConflict(msgspec.Struct, frozen=True):
 
 
 class MemoryEntries(msgspec.Struct, frozen=True):
+    """A page of entries: ``total`` match the query; ask for ``next_offset`` (null on the
+    last page) with the same query to go on."""
+
     project: str
+    total: int
+    offset: int
+    limit: int
+    next_offset: int | None
     entries: list[EntryRow]
 
 

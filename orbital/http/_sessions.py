@@ -1,10 +1,9 @@
-"""Workbench page sessions, kept server-side: the cookie carries only a random id.
+"""What the Workbench page keeps beside its sessions: the cookie names, the sign-in form's
+double-submit secret, and each session's notices.
 
-The person pastes a Workbench token once; the session remembers it in this process's memory
-(never on disk, never in the cookie) and the token is verified again on every request, so
-revoking it ends the session at once. Each session has its own CSRF token (a synchronizer
-token) that every state-changing form must send back. Sessions end on logout, after
-:data:`SESSION_SECONDS`, or when the server stops.
+The sessions themselves are the service's (:mod:`orbital.service._page_sessions`): stored
+hashed, so they survive a restart. Notices (what the last action did, shown on the next page
+view) stay in this process: a restart loses at most one message.
 """
 
 from __future__ import annotations
@@ -12,13 +11,10 @@ from __future__ import annotations
 import hmac
 import secrets
 import threading
-import time
-from dataclasses import dataclass, field
 
 SESSION_COOKIE = "orbital_session"
 #: Double-submit cookie for the login form (there is no session yet to hold a token).
 LOGIN_COOKIE = "orbital_login"
-SESSION_SECONDS = 12 * 60 * 60
 
 
 def new_secret() -> str:
@@ -30,53 +26,17 @@ def same_secret(expected: str, given: str | None) -> bool:
     return given is not None and hmac.compare_digest(expected.encode(), given.encode())
 
 
-@dataclass
-class PageSession:
-    session_id: str
-    #: The Workbench token the person pasted; verified again on each request.
-    token: str
-    csrf: str
-    expires: float
-    #: Messages for the next page view (what an action did, or why it was refused).
-    notices: list[tuple[str, str]] = field(default_factory=list)
+class Notices:
+    """Messages for a session's next page view (thread-safe: handlers run in a pool)."""
 
-    def notify(self, kind: str, message: str) -> None:
-        self.notices.append((kind, message))
-
-    def take_notices(self) -> list[tuple[str, str]]:
-        taken, self.notices = self.notices, []
-        return taken
-
-
-class PageSessions:
-    """The live sessions of one app instance (thread-safe: handlers run in a thread pool)."""
-
-    def __init__(self, seconds: int = SESSION_SECONDS) -> None:
-        self._seconds = seconds
-        self._sessions: dict[str, PageSession] = {}
+    def __init__(self) -> None:
+        self._waiting: dict[str, list[tuple[str, str]]] = {}
         self._lock = threading.Lock()
 
-    def start(self, token: str) -> PageSession:
-        """A fresh session (a new id on every login, so an id is never reused)."""
-        now = time.monotonic()
-        session = PageSession(new_secret(), token, new_secret(), now + self._seconds)
+    def add(self, session_id: str, kind: str, message: str) -> None:
         with self._lock:
-            expired = [k for k, s in self._sessions.items() if s.expires <= now]
-            for key in expired:
-                del self._sessions[key]
-            self._sessions[session.session_id] = session
-        return session
+            self._waiting.setdefault(session_id, []).append((kind, message))
 
-    def get(self, session_id: str | None) -> PageSession | None:
-        if not session_id:
-            return None
+    def take(self, session_id: str) -> list[tuple[str, str]]:
         with self._lock:
-            session = self._sessions.get(session_id)
-            if session is not None and session.expires <= time.monotonic():
-                del self._sessions[session_id]
-                return None
-            return session
-
-    def end(self, session_id: str) -> None:
-        with self._lock:
-            self._sessions.pop(session_id, None)
+            return self._waiting.pop(session_id, [])

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Router, get, post
 from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath, JSONBody, QueryParameter
+from litestar.types import AnyCallable
 
 from orbital.domain.entry_actions import EntryAction
+from orbital.domain.entry_pages import DEFAULT_LIMIT, MAX_LIMIT, entry_query
 from orbital.domain.workbench import WorkbenchView
 from orbital.http._auth import BEARER_SCHEME, person_caller, target_project
 from orbital.http._problems import AUTHED, WRITES, documented
@@ -28,6 +31,18 @@ from orbital.service import Credential, Orbital, Project
 
 def _result(outcome: object) -> WriteResult:
     return msgspec.convert(outcome, WriteResult, from_attributes=True)
+
+
+def _writes(path: str, summary: str, **more: Any) -> Callable[[AnyCallable], HTTPRouteHandler]:
+    """A route that writes as the person: 200 with what it did, its problems documented."""
+    return post(
+        path,
+        summary=summary,
+        status_code=200,
+        responses=documented(*WRITES),
+        sync_to_thread=True,
+        **more,
+    )
 
 
 @get(
@@ -52,13 +67,7 @@ def overview(
     return service.workbench(caller, project=project, recently_closed=recently_closed)
 
 
-@post(
-    "/{project:str}/asks",
-    summary="Open an ask as the person",
-    status_code=200,
-    responses=documented(*WRITES),
-    sync_to_thread=True,
-)
+@_writes("/{project:str}/asks", "Open an ask as the person")
 def open_ask(
     service: NamedDependency[Orbital],
     caller: NamedDependency[Credential],
@@ -68,13 +77,7 @@ def open_ask(
     return _result(service.ask_open(target.project_id, data.text, data.due, actor=caller.actor))
 
 
-@post(
-    "/{project:str}/asks/{ask_id:str}/done",
-    summary="Mark an ask done (by the person)",
-    status_code=200,
-    responses=documented(*WRITES),
-    sync_to_thread=True,
-)
+@_writes("/{project:str}/asks/{ask_id:str}/done", "Mark an ask done (by the person)")
 def ask_done(
     service: NamedDependency[Orbital],
     caller: NamedDependency[Credential],
@@ -86,12 +89,8 @@ def ask_done(
     return _result(service.ask_close(target.project_id, ask_id, "done", note, actor=caller.actor))
 
 
-@post(
-    "/{project:str}/asks/{ask_id:str}/drop",
-    summary="Drop an ask (by the person), with an optional reason",
-    status_code=200,
-    responses=documented(*WRITES),
-    sync_to_thread=True,
+@_writes(
+    "/{project:str}/asks/{ask_id:str}/drop", "Drop an ask (by the person), with an optional reason"
 )
 def ask_drop(
     service: NamedDependency[Orbital],
@@ -106,13 +105,7 @@ def ask_drop(
     )
 
 
-@post(
-    "/{project:str}/asks/{ask_id:str}/reopen",
-    summary="Reopen a closed ask (undo any close)",
-    status_code=200,
-    responses=documented(*WRITES),
-    sync_to_thread=True,
-)
+@_writes("/{project:str}/asks/{ask_id:str}/reopen", "Reopen a closed ask (undo any close)")
 def ask_reopen(
     service: NamedDependency[Orbital],
     caller: NamedDependency[Credential],
@@ -124,12 +117,40 @@ def ask_reopen(
 
 @get(
     "/{project:str}/entries",
-    summary="The project's memory entries (live first, in file order), each with its history",
+    summary="A page of the project's memory entries, each with its history",
+    description="Stable order: files in catalogue order (PROJECT_STATE, DECISIONS, LESSONS, "
+    "INDEX); in each, live entries in file order, then the others as first created. Ask for "
+    "`next_offset` with the same query for the next page (null on the last). Out-of-range "
+    "values are a 400 saying what is allowed.",
     responses=documented(*AUTHED),
     sync_to_thread=True,
 )
-def entries(service: NamedDependency[Orbital], target: NamedDependency[Project]) -> MemoryEntries:
-    return MemoryEntries(target.project_id, service.memory_entries(target.project_id))
+def entries(
+    service: NamedDependency[Orbital],
+    target: NamedDependency[Project],
+    q: Annotated[
+        str, QueryParameter(description="Words that must all appear in the id, title or text.")
+    ] = "",
+    file: Annotated[
+        str, QueryParameter(description="One file: `DECISIONS.md` or its key `decisions`.")
+    ] = "",
+    status: Annotated[
+        str,
+        QueryParameter(
+            description="`all`, `live`, `not-live` (archived, merged or retired), "
+            "`archived`, `merged` or `retired`."
+        ),
+    ] = "all",
+    offset: Annotated[int, QueryParameter(description="Entries to skip (0 or more).")] = 0,
+    limit: Annotated[
+        int, QueryParameter(description=f"Entries per page, 1 to {MAX_LIMIT}.")
+    ] = DEFAULT_LIMIT,
+) -> MemoryEntries:
+    query = entry_query(q=q, file=file, status=status, offset=offset, limit=limit)
+    page = service.entries_page(target.project_id, query)
+    return MemoryEntries(
+        target.project_id, page.total, page.offset, page.limit, page.next_offset, page.entries
+    )
 
 
 _ENTRY_ACTIONS: dict[EntryAction, str] = {
@@ -150,14 +171,11 @@ def _entry_route(action: EntryAction) -> HTTPRouteHandler:
             service.entry_action(target.project_id, entry_id, action, actor=caller.actor)
         )
 
-    return post(
+    return _writes(
         f"/{{project:str}}/entries/{{entry_id:str}}/{action}",
-        summary=_ENTRY_ACTIONS[action],
+        _ENTRY_ACTIONS[action],
         description="A no-op when the entry is already so; 409 when the rules refuse it "
         "(e.g. pinning an archived entry).",
-        status_code=200,
-        responses=documented(*WRITES),
-        sync_to_thread=True,
         name=f"entry-{action}",
         operation_id=f"entry{action.title()}",
     )(entry_action)
@@ -173,14 +191,11 @@ def conflicts(service: NamedDependency[Orbital], target: NamedDependency[Project
     return Conflicts(target.project_id, service.conflicts(target.project_id))
 
 
-@post(
+@_writes(
     "/{project:str}/conflicts/{copy:str}/resolve",
-    summary="Settle a conflict copy: keep mine (write it) or keep Orbital's",
+    "Settle a conflict copy: keep mine (write it) or keep Orbital's",
     description="Either way the copy is removed and nothing is lost: `orbital` keeps the "
     "person's text in the `file.hand_edit_resolved` event.",
-    status_code=200,
-    responses=documented(*WRITES),
-    sync_to_thread=True,
 )
 def resolve_conflict(
     service: NamedDependency[Orbital],

@@ -8,9 +8,11 @@ from orbital.service._context import EventSummary, WriteOutcome
 from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
 from orbital.service._editor import EditorReport
 from orbital.service._history import ConflictCopy, HistoryQuery, Revision
+from orbital.service._page_sessions import SESSION_SECONDS, PageSession, PageSessions
 from orbital.service._service import AsOf, Orbital
 
 __all__ = [
+    "SESSION_SECONDS",
     "AsOf",
     "Audience",
     "ConflictCopy",
@@ -21,6 +23,8 @@ __all__ = [
     "HistoryQuery",
     "IssuedToken",
     "Orbital",
+    "PageSession",
+    "PageSessions",
     "Project",
     "Revision",
     "WriteOutcome",

@@ -120,12 +120,21 @@ class Credentials:
             return None
         return _credential(stored)
 
+    def by_id(self, token_id: str) -> Credential | None:
+        """The live credential with this id (what a page session was opened with); None
+        when unknown or revoked."""
+        with self._store.reader() as r:
+            stored = r.credential(token_id)
+        return None if stored is None or stored.revoked_at is not None else _credential(stored)
+
     def revoke(self, token_id: str) -> Credential:
-        """Revoke at once (idempotent: revoking twice keeps the first time)."""
+        """Revoke at once, ending the Workbench page sessions opened with it (idempotent:
+        revoking twice keeps the first time)."""
         with self._store.writing() as w:
             stored = w.credential(token_id)
             if stored is None:
                 raise InvalidInput(f"no token with id {token_id!r}: see `orbital token list`")
+            w.end_page_sessions(token_id=token_id)
             if stored.revoked_at is None:
                 w.revoke_credential(token_id, self._clock.now())
                 stored = w.credential(token_id)

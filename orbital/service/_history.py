@@ -11,21 +11,26 @@ import msgspec
 
 from orbital.catalogue import (
     ENTRY_PREFIX,
-    FILE_PREFIX,
+    FILE_NAMES,
     MEMORY_FILES,
     ask_stream,
     entry_stream,
     file_stream,
+    stream_id,
 )
 from orbital.clock import parse_instant
+from orbital.domain.entry_pages import ENTRY_FILES, EntryIndex, EntryPage, EntryQuery
 from orbital.domain.history import summarize
-from orbital.domain.workbench import EntryRow, TimelineItem, entry_rows
+from orbital.domain.workbench import EntryRow, TimelineItem, entry_row, entry_rows
 from orbital.errors import UnknownEntry
 from orbital.events import RecordedEvent, event_type
 from orbital.events.files import HandEditConflict, HandEditResolved
 from orbital.files import memory_file
 from orbital.service._memory import MemoryService
 from orbital.service._unit import Units
+
+_FILE_STREAMS = [file_stream(key) for key in FILE_NAMES]
+_SETTLING = (event_type(HandEditConflict), event_type(HandEditResolved))
 
 
 def _aware(when: dt.datetime | None) -> dt.datetime | None:
@@ -96,6 +101,9 @@ class History:
         self.units = units
         self.store = units.ctx.store
         self.memory = memory
+        #: Per project: the memory position and its entries in page order (paging a large
+        #: project re-sorts nothing while its memory stands still).
+        self._indexes: dict[str, tuple[int, EntryIndex]] = {}
 
     def events(self, project: str, query: HistoryQuery | None = None) -> Iterator[RecordedEvent]:
         """Events of a project, oldest first, filtered by time window and by what they
@@ -165,15 +173,21 @@ class History:
         found = self.store.project(project)
         files = self.units.ctx.files(found)
         kept: dict[str, ConflictCopy] = {}
-        for recorded in self.events(project, HistoryQuery(stream=FILE_PREFIX)):
-            event = recorded.event
-            if isinstance(event, HandEditConflict):
-                name = MEMORY_FILES.get(event.file, event.file)
-                kept[event.conflict_copy] = ConflictCopy(
-                    name, event.conflict_copy, recorded.position, recorded.recorded_at
-                )
-            elif isinstance(event, HandEditResolved):
-                kept.pop(event.conflict_copy, None)
+        with self.store.reader() as r:
+            # Only these two types are read (a file stream also holds every layout), each
+            # stream through its index; a copy is settled in the stream that kept it.
+            streams = r.read_streams(project, _FILE_STREAMS, types=_SETTLING)
+            for recorded in sorted(
+                (e for found in streams.values() for e in found), key=lambda e: e.position
+            ):
+                event = recorded.event
+                if isinstance(event, HandEditConflict):
+                    name = MEMORY_FILES.get(event.file, event.file)
+                    kept[event.conflict_copy] = ConflictCopy(
+                        name, event.conflict_copy, recorded.position, recorded.recorded_at
+                    )
+                elif isinstance(event, HandEditResolved):
+                    kept.pop(event.conflict_copy, None)
         return [c for c in kept.values() if files.has_aside(c.copy)]
 
     def memory_entries(self, project: str) -> list[EntryRow]:
@@ -183,13 +197,34 @@ class History:
         memory = self.memory.load(found)
         timelines: dict[str, list[TimelineItem]] = {}
         for recorded in self.events(project, HistoryQuery(stream=ENTRY_PREFIX)):
-            item = TimelineItem(
-                position=recorded.position,
-                recorded_at=recorded.recorded_at,
-                actor=recorded.actor.value,
-                type=event_type(type(recorded.event)),
-                summary=summarize(recorded.event),
-            )
-            timelines.setdefault(recorded.stream.removeprefix(ENTRY_PREFIX), []).append(item)
-        order = [key for key in MEMORY_FILES if key != "asks"]
-        return entry_rows(memory.files, order, timelines)
+            timelines.setdefault(stream_id(recorded.stream), []).append(_timeline_item(recorded))
+        return entry_rows(memory.files, ENTRY_FILES, timelines)
+
+    def entries_page(self, project: str, query: EntryQuery) -> EntryPage:
+        """One page of the project's entries, each with its history: the order is kept per
+        memory state, and only the page's entry streams are read, so a request costs its
+        page, not the project."""
+        found = self.store.project(project)
+        memory = self.memory.load(found)
+        cached = self._indexes.get(project)
+        if cached is None or cached[0] != memory.position:
+            cached = (memory.position, EntryIndex(memory.files, ENTRY_FILES))
+            self._indexes[project] = cached
+        chosen = cached[1].select(query)
+        with self.store.reader() as r:
+            events = r.read_streams(project, [entry_stream(e.entry_id) for e in chosen.entries])
+        rows = [
+            entry_row(e, [_timeline_item(x) for x in events[entry_stream(e.entry_id)]])
+            for e in chosen.entries
+        ]
+        return EntryPage(chosen.total, query.offset, query.limit, chosen.next_offset, rows)
+
+
+def _timeline_item(recorded: RecordedEvent) -> TimelineItem:
+    return TimelineItem(
+        position=recorded.position,
+        recorded_at=recorded.recorded_at,
+        actor=recorded.actor.value,
+        type=event_type(type(recorded.event)),
+        summary=summarize(recorded.event),
+    )

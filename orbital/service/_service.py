@@ -13,6 +13,7 @@ from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
+from orbital.domain.entry_pages import EntryPage, EntryQuery
 from orbital.domain.workbench import (
     ClosedAsk,
     EntryRow,
@@ -44,6 +45,7 @@ from orbital.service._editor import EditorReport, EditorService
 from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
+from orbital.service._page_sessions import PageSessions
 from orbital.service._unit import Unit, Units
 from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
@@ -68,6 +70,7 @@ class Orbital:
         self.store = store
         self.clock = clock
         self.credentials = Credentials(store, clock)
+        self.page_sessions = PageSessions(store, clock, self.credentials)
         #: Opens every use case's unit of work (benchmarks and tests reach the state here).
         self.units = Units(Context(store, clock, mint))
         self._asks = AsksService(self.units)
@@ -475,3 +478,8 @@ class Orbital:
         """Every durable entry of the project (live first, in file order) with its history,
         for the person to read, pin, unpin or restore."""
         return self._history.memory_entries(project)
+
+    def entries_page(self, project: str, query: EntryQuery) -> EntryPage:
+        """A page of the project's entries (a search, a file, a status), each with its
+        history: what the Workbench shows and the API serves."""
+        return self._history.entries_page(project, query)

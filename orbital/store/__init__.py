@@ -7,7 +7,7 @@ credentials, under the single write lock).
 
 from orbital.store._appends import AppendResult
 from orbital.store._base import Reducer
-from orbital.store._credentials import StoredCredential
+from orbital.store._credentials import StoredCredential, StoredPageSession
 from orbital.store._engine import has_wal_reset_fix
 from orbital.store._reads import Reader
 from orbital.store._snapshots import Checkpoint
@@ -22,6 +22,7 @@ __all__ = [
     "Reducer",
     "StoreStatus",
     "StoredCredential",
+    "StoredPageSession",
     "Writer",
     "has_wal_reset_fix",
 ]

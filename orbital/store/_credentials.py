@@ -1,6 +1,7 @@
 """The credentials table beside the log: what a bearer token's id names (the SHA-256 of its
-secret, its audience, label, the projects it reaches, when made and revoked). The rules (token
-format, hashing, audience → actor, revocation) are the service's."""
+secret, its audience, label, the projects it reaches, when made and revoked), and the Workbench
+page sessions opened with a credential. The rules (token format, hashing, audience → actor,
+revocation, session expiry) are the service's."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from orbital.store._base import Transaction, naive_utc
-from orbital.store._schema import credential_projects, credentials
+from orbital.store._schema import credential_projects, credentials, page_sessions
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +50,23 @@ def _stored(rows: list[sa.Row[Any]]) -> StoredCredential:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class StoredPageSession:
+    token_id: str
+    expires_at: dt.datetime
+
+
 class CredentialReads(Transaction):
+    def page_session(self, session_sha256: str) -> StoredPageSession | None:
+        row = self._conn.execute(
+            sa.select(page_sessions.c.token_id, page_sessions.c.expires_at).where(
+                page_sessions.c.session_sha256 == session_sha256
+            )
+        ).first()
+        if row is None:
+            return None
+        return StoredPageSession(row.token_id, row.expires_at.replace(tzinfo=dt.UTC))
+
     def credential(self, token_id: str) -> StoredCredential | None:
         found = self._gathered(_WITH_PROJECTS.where(credentials.c.token_id == token_id))
         return found[0] if found else None
@@ -102,3 +119,37 @@ class CredentialWrites(CredentialReads):
             .where(credentials.c.token_id == token_id)
             .values(revoked_at=naive_utc(at))
         )
+
+    def add_page_session(
+        self,
+        session_sha256: str,
+        token_id: str,
+        *,
+        created_at: dt.datetime,
+        expires_at: dt.datetime,
+    ) -> None:
+        self._conn.execute(
+            page_sessions.insert().values(
+                session_sha256=session_sha256,
+                token_id=token_id,
+                created_at=naive_utc(created_at),
+                expires_at=naive_utc(expires_at),
+            )
+        )
+
+    def end_page_sessions(
+        self,
+        *,
+        session_sha256: str | None = None,
+        token_id: str | None = None,
+        expired_at: dt.datetime | None = None,
+    ) -> None:
+        """Delete one session, every session of a credential, or those expired at an instant."""
+        query = page_sessions.delete()
+        if session_sha256 is not None:
+            query = query.where(page_sessions.c.session_sha256 == session_sha256)
+        if token_id is not None:
+            query = query.where(page_sessions.c.token_id == token_id)
+        if expired_at is not None:
+            query = query.where(page_sessions.c.expires_at <= naive_utc(expired_at))
+        self._conn.execute(query)

@@ -81,6 +81,24 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         )
         return [_recorded(row) for row in rows]
 
+    def read_streams(
+        self, project: str, streams: Sequence[str], *, types: Sequence[str] | None = None
+    ) -> dict[str, list[RecordedEvent]]:
+        """Every event of each of ``streams`` (one query on the stream index), oldest first;
+        ``types`` keeps only those event types (other rows are not decoded)."""
+        self._require_project(project)
+        found: dict[str, list[RecordedEvent]] = {stream: [] for stream in streams}
+        if streams:
+            query = sa.select(events).where(
+                events.c.project_id == project, events.c.stream.in_(list(found))
+            )
+            if types is not None:
+                query = query.where(events.c.type.in_(list(types)))
+            rows = self._conn.execute(query.order_by(events.c.stream, events.c.version))
+            for row in rows:
+                found[row.stream].append(_recorded(row))
+        return found
+
     def read_project(
         self,
         project: str,

@@ -104,6 +104,19 @@ credential_projects = sa.Table(
     _project_key(),
 )
 
+#: Workbench page sessions: the SHA-256 of the session id (the cookie holds the id), the
+#: credential it was opened with, and when it expires.
+page_sessions = sa.Table(
+    "page_sessions",
+    metadata,
+    sa.Column("session_sha256", sa.String(64), primary_key=True),
+    sa.Column("token_id", sa.String(32), sa.ForeignKey("credentials.token_id"), nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("expires_at", sa.DateTime, nullable=False),
+    sa.Index("ix_page_sessions_token_id", "token_id"),
+    sa.Index("ix_page_sessions_expires_at", "expires_at"),
+)
+
 #: Folded state of a projection as of ``position`` (e.g. the four memory files), written every
 #: so many events; current state = newest snapshot + the few events after it, and an as-of
 #: read replays from the nearest snapshot at or before the target.

@@ -99,3 +99,57 @@ def test_done_reopen_and_undo_in_a_browser(server: str, world: World, tmp_path: 
         f"- reopen {venue} 2026-09-19 by:user",
         f"- reopen {deck} 2026-09-19 by:user",
     ]
+
+
+@pytest.mark.timeout(120)
+def test_search_and_pages_of_entries_in_a_browser(server: str, world: World) -> None:
+    many = "".join(f"## Decision {n}\nChose: tool {n}.\n\n" for n in range(60))
+    service = world.service
+    service.write_file(world.alpha, "DECISIONS.md", many.encode(), actor=Actor.AGENT)
+    fewer = many.replace("## Decision 7\nChose: tool 7.\n\n", "")
+    service.write_file(world.alpha, "DECISIONS.md", fewer.encode(), actor=Actor.AGENT)
+    entries = f"#memory-{world.alpha} .entries > li"
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(15_000)
+            page.goto(f"{server}/workbench/login")
+            page.get_by_label("Workbench token").fill(world.person)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(f"{server}/workbench")
+            memory = page.locator(f"#memory-{world.alpha}")
+            sync_api.expect(memory.locator(".counts")).to_contain_text("59 live entries")
+            sync_api.expect(page.locator(entries)).to_have_count(10)
+
+            search = memory.get_by_role("searchbox")
+            search.fill("TOOL 42")
+            search.press("Enter")
+            sync_api.expect(page.locator(entries)).to_have_count(1)
+            sync_api.expect(page.locator(entries)).to_contain_text("Decision 42")
+            sync_api.expect(memory.locator(".counts")).to_contain_text("1 live entry matching")
+
+            memory.get_by_role("link", name="Clear").click()
+            live = page.locator(f"#memory-{world.alpha} > .entries > li")
+            sync_api.expect(live).to_have_count(25)
+            sync_api.expect(live.first).to_contain_text("Decision 0")
+            pages = memory.get_by_role("navigation", name="Pages of live entries")
+            sync_api.expect(pages).to_contain_text("1 to 25 of 59")
+            pages.get_by_role("link", name="Next").click()
+            sync_api.expect(pages).to_contain_text("26 to 50 of 59")
+            sync_api.expect(live.first).to_contain_text("Decision 26")  # 7 is retired
+            pages.get_by_role("link", name="Next").click()
+            sync_api.expect(live).to_have_count(9)
+            pages.get_by_role("link", name="Previous").click()
+            sync_api.expect(pages).to_contain_text("26 to 50 of 59")
+
+            retired = memory.locator(f"#entry-{world.alpha}-decision-7")
+            sync_api.expect(retired).to_be_hidden()  # collapsed with the other non-live ones
+            memory.get_by_text("Archived, merged and retired").click()
+            sync_api.expect(retired).to_be_visible()
+            sync_api.expect(retired.locator(".badge")).to_have_text("retired")
+        finally:
+            browser.close()
