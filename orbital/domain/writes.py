@@ -202,7 +202,7 @@ def _matched_durable(
 ) -> list[Event]:
     events: list[Event] = []
     eid = entry.entry_id
-    if p.shape != old.shape:
+    if p.shape.rstrip() != old.shape.rstrip():  # whitespace between entries is no revision
         if p.body != old.body:
             events.append(EntryRevised(entry_id=eid, text=p.text, touched=today))
         elif p.title != old.title:
@@ -216,6 +216,18 @@ def _matched_durable(
         else:
             events.append(EntryMetaSet(entry_id=eid, meta={**entry.meta, "tag": tag}))
     return events
+
+
+def _trailing(text: str) -> str:
+    return text[len(text.rstrip()) :]
+
+
+def _spacing(entry: Entry, p: ParsedEntry, events: list[Event]) -> str | None:
+    """The whitespace the writer left after a matched entry, when it is not the end of the
+    entry's text after ``events`` (recorded in the layout, not as a revision)."""
+    revised = any(isinstance(e, EntryRevised | EntryRetitled) for e in events)
+    after = p.text if revised else entry.text
+    return None if _trailing(p.text) == _trailing(after) else _trailing(p.text)
 
 
 def _matched_state(
@@ -300,19 +312,22 @@ def decide_write(
                 slots.append(Slot(entry=piece.entry_id))
             continue
         plan = plans[i]
-        slots.append(Slot(entry=plan.entry_id))
         if plan.kind == "new":
+            slots.append(Slot(entry=plan.entry_id))
             events.append(_created(state.key, piece, plan, today))
             continue
         entry = state.entries[plan.entry_id]
+        spacing = None
         if plan.kind == "restore":
             events.extend(_restored(entry, piece, plan, today))
         elif state.key == "state":
             old = doc.previous[entry.entry_id]
             events.extend(_matched_state(entry, old, piece, plan, today))
         else:
-            old = doc.previous[entry.entry_id]
-            events.extend(_matched_durable(entry, old, piece, plan, today))
+            matched = _matched_durable(entry, doc.previous[entry.entry_id], piece, plan, today)
+            events.extend(matched)
+            spacing = _spacing(entry, piece, matched)
+        slots.append(Slot(entry=plan.entry_id, spacing=spacing))
     events.extend(r for r in today_retire if r.entry_id not in kept)
     if state.raw is not None or tuple(slots) != state.layout:
         events.append(FileLayoutSet(file=state.key, slots=tuple(slots)))

@@ -29,7 +29,7 @@ from orbital.files import decode_utf8, sha256
 from orbital.grammar.asks_md import decode_asks_bytes, parse_file, parse_line
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_file
-from orbital.grammar.text import norm
+from orbital.grammar.text import norm, same_text, to_lf
 from orbital.service._asks_file import ASKS_FILE, Changed, Projection
 from orbital.service._memory_state import MEMORY_KEYS, MERGE_BASES
 
@@ -74,8 +74,9 @@ def take_in_memory(u: Unit) -> None:
         if u.proposal == (key, raw):
             continue  # the write being made is this very content (``orbital ingest``)
         ours = render_file(u.memory.files[key])
-        if raw == ours.encode() or not raw.strip():
-            # Same bytes, or an editor's truncate-then-write caught half way: no change.
+        if same_text(raw, ours) or not raw.strip():
+            # Same text (line endings are the file's own), or an editor's truncate-then-write
+            # caught half way: no change.
             u.rewrite.add(key)
             continue
         if checkpoint is None:
@@ -114,7 +115,7 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
         )
         return
     try:
-        theirs = decode_utf8(raw)
+        theirs = to_lf(decode_utf8(raw))
     except InvalidEncoding:
         _keep_aside(u, key, raw, "is not valid UTF-8")
         return
