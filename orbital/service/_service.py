@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from orbital.catalogue import MEMORY_DIR
-from orbital.clock import Clock, clock_from_env
+from orbital.clock import Clock, clock_from_env, end_of_day
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
@@ -47,7 +47,7 @@ from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
 
 #: An as-of: an instant, or a position in the log (None: now).
-AsOf = dt.datetime | int | None
+AsOf = dt.datetime | dt.date | int | None
 #: Materialised state per stream category, kept by the store in the append transaction.
 REDUCERS = {"ask": ASK_REDUCER}
 
@@ -200,16 +200,19 @@ class Orbital:
         return WriteOutcome(render_file(u.memory_after.files[key]), u.warnings, u.events)
 
     def as_of(self, project: str, when: AsOf) -> tuple[int, dt.datetime] | None:
-        """Resolve an as-of (an instant, or a position) to ``(position, instant)``."""
+        """Resolve an as-of (an instant, a date: the end of that day in the project's
+        timezone, or a position) to ``(position, instant)``."""
         if when is None:
             return None
         with self.store.reader() as r:
-            r.project(project)
+            found = r.project(project)
             if isinstance(when, int):
                 if when < 0:
                     raise InvalidInput(f"a position is 0 or more, not {when}")
                 instant = r.recorded_at(project, when)
                 return when, instant or self.clock.now()
+            if not isinstance(when, dt.datetime):  # a date: the end of that day, project's time
+                when = end_of_day(when, found.tz())
             return r.position_at(project, when), when
 
     def read_file(self, project: str, name: str, *, as_of: AsOf = None) -> str:
