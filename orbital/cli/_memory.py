@@ -206,7 +206,8 @@ def ingest(
     "--as-of",
     "as_of",
     default=None,
-    help="An ISO 8601 time (naive is UTC), a date (the end of that day in the project's timezone), or @N for position N.",
+    help="An ISO 8601 time (naive is UTC), a date (the end of that day in the project's "
+    "timezone), or @N for position N.",
 )
 @click.pass_context
 @reports_errors
@@ -228,7 +229,8 @@ def context(
     "--as-of",
     "as_of",
     default=None,
-    help="An ISO 8601 time (naive is UTC), a date (the end of that day in the project's timezone), or @N for position N.",
+    help="An ISO 8601 time (naive is UTC), a date (the end of that day in the project's "
+    "timezone), or @N for position N.",
 )
 @click.pass_context
 @reports_errors
