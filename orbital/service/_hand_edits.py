@@ -90,8 +90,15 @@ def _import(u: Unit, key: str, raw: bytes) -> None:
     write by ``system``: its id comments are kept."""
     try:
         text = decode_utf8(raw)
-    except InvalidEncoding:
-        _keep_aside(u, key, raw, "is not valid UTF-8")
+    except InvalidEncoding as exc:
+        name = MEMORY_FILES[key]
+        keep_aside(u, key, raw)
+        u.warnings.append(
+            f"{name} was not imported: it is not valid UTF-8 (first bad byte at offset "
+            f"{exc.offset}). The file is kept, byte for byte, as "
+            f"orbital/{u.conflicts[-1]}, and {name} was written anew from the store; save your "
+            "entries as UTF-8 into it (or `orbital write`) and delete the copy."
+        )
         return
     decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
     u.append(decision.events, actor=Actor.SYSTEM)

@@ -36,7 +36,7 @@ from orbital.project import Project
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._asks_state import ASK_REDUCER
-from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
+from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import Credential, Credentials
 from orbital.service._editor import EditorReport, EditorService
 from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
@@ -104,18 +104,31 @@ class Orbital:
     # -- projects -------------------------------------------------------------------------
 
     def init_project(self, root: str | Path, *, timezone: str = "") -> Project:
+        """Register ``root`` and create its ``orbital/`` directory (see :meth:`init`)."""
+        return self.init(root, timezone=timezone).project
+
+    def init(self, root: str | Path, *, timezone: str = "") -> InitReport:
         """Register ``root`` and create its ``orbital/`` directory (idempotent). Memory files
-        and an ASKS.md already there are imported (their ids kept), as a sync takes them in."""
+        and an ASKS.md already there are imported (their ids kept), as a sync takes them in;
+        a file that cannot be read (not UTF-8) is kept beside as a conflict copy, with a
+        warning. A directory whose ``orbital/`` is a Python package (Orbital's own source
+        tree) is refused: memory files would land among the package's modules."""
         path = Path(root).expanduser().resolve()
         if not path.is_dir():
             raise InvalidInput(f"{path} is not a directory: create it first or pass --project")
+        if (path / MEMORY_DIR / "__init__.py").exists():
+            raise Refused(
+                f"{path / MEMORY_DIR} is a Python package (Orbital's own source?), not a memory "
+                "directory: run `orbital init` in your project's directory, or pass "
+                "--project PATH"
+            )
         with self.store.writing() as w:
             project = w.register_project(path, timezone=timezone)
             (path / MEMORY_DIR).mkdir(exist_ok=True)
             with self.units.over(w, project, Actor.SYSTEM) as u:
                 u.refresh_memory(create=True)
                 u.refresh_asks()
-        return project
+        return InitReport(project, u.warnings, u.conflicts)
 
     def project(self, ref: str | Path) -> Project:
         """A project by id, or by its directory (or any directory inside it)."""
