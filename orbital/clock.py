@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Protocol
 
 from orbital.errors import InvalidInput
@@ -58,12 +58,27 @@ def clock_from_env(environ: dict[str, str] | None = None) -> Clock:
     return SystemClock()
 
 
-def parse_as_of(value: str | None) -> datetime | int | None:
-    """An as-of as people write it: an ISO 8601 instant, or ``@N`` for log position N."""
+def parse_as_of(value: str | None) -> datetime | date | int | None:
+    """An as-of as people write it: an ISO 8601 instant, a date (``YYYY-MM-DD``: the whole of
+    that day, resolved with the project's timezone by :func:`end_of_day`), or ``@N`` for log
+    position N."""
     if value is None:
         return None
     if value.startswith("@"):
         if not value[1:].isdigit():
             raise InvalidInput(f"{value!r} is not a position: write @ and a number, e.g. @120")
         return int(value[1:])
+    text = value.strip()
+    if len(text) == 10:
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            pass
     return parse_instant(value)
+
+
+def end_of_day(day: date, tz: tzinfo) -> datetime:
+    """The last instant of ``day`` in ``tz``, in UTC: "as of 1 November" is what was true at
+    the end of that day where the project is, so it includes what was written that day."""
+    midnight = datetime.combine(day + timedelta(days=1), time(), tz).astimezone(UTC)
+    return midnight - timedelta(microseconds=1)

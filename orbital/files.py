@@ -116,6 +116,13 @@ _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 _READ = os.O_RDONLY | os.O_NONBLOCK
 
 
+class Unread:
+    """The type of :data:`UNREAD`: a file's bytes not read yet (``None`` means missing)."""
+
+
+UNREAD = Unread()
+
+
 class FileGateway:
     """Reads and writes the projected files of one project's ``orbital/`` directory."""
 
@@ -312,11 +319,12 @@ class FileGateway:
         with self._dir() as directory, suppress(FileNotFoundError):
             os.unlink(filename, dir_fd=directory)
 
-    def restorer(self, name: str) -> Callable[[], None]:
-        """A callable that puts the file back as it is now: the undo of the write about to be
-        made, for when the store's transaction does not commit. (The undo of an append is
-        :meth:`truncate` to the size before it.)"""
-        previous = self.read_bytes(name)
+    def restorer(self, name: str, previous: bytes | Unread | None = UNREAD) -> Callable[[], None]:
+        """A callable that puts the file back as it is now (``previous``, when the caller read
+        it already): the undo of the write about to be made, for when the store's transaction
+        does not commit. (The undo of an append is :meth:`truncate` to the size before it.)"""
+        if isinstance(previous, Unread):
+            previous = self.read_bytes(name)
         if previous is None:
             return lambda: self.remove(name)
 
@@ -355,8 +363,8 @@ class HeldGateway(FileGateway):
         self.data = base + data
         return FileStamp(len(self.data), -1, None)
 
-    def restorer(self, name: str) -> Callable[[], None]:
-        return (lambda: None) if self._holds(name) else super().restorer(name)
+    def restorer(self, name: str, previous: bytes | Unread | None = UNREAD) -> Callable[[], None]:
+        return (lambda: None) if self._holds(name) else super().restorer(name, previous)
 
     def truncate(self, name: str, size: int) -> None:
         if not self._holds(name):

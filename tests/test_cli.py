@@ -174,3 +174,41 @@ def test_a_write_that_drops_entries_says_where_they_went(run: CliRunner, tmp_pat
         "warning: LESSONS.md: 2 entries the new text no longer has were removed from the file; "
         "their text stays in the history (orbital history --file LESSONS.md).\n"
     ) in emptied.stderr
+
+
+def test_init_over_an_undecodable_memory_file_warns_and_keeps_it(
+    run: CliRunner, tmp_path: Path
+) -> None:
+    # Issue 13 item 13: never skipped without a word, nothing lost.
+    (tmp_path / "orbital").mkdir()
+    raw = b"## Use Postgres\nChose: \xff\xfe PostgreSQL.\n"
+    (tmp_path / "orbital" / "DECISIONS.md").write_bytes(raw)
+    result = run.invoke(cli, ["init", "--project", str(tmp_path)], obj={})
+    assert result.exit_code == 0, result.output
+    copies = sorted((tmp_path / "orbital").glob("DECISIONS.md.conflict-*"))
+    assert len(copies) == 1 and copies[0].read_bytes() == raw
+    assert result.stderr == (
+        "warning: DECISIONS.md was not imported: it is not valid UTF-8 (first bad byte at "
+        f"offset 23). The file is kept, byte for byte, as orbital/{copies[0].name}, and "
+        "DECISIONS.md was written anew from the store; save your entries as UTF-8 into it (or "
+        "`orbital write`) and delete the copy.\n"
+    )
+    assert (tmp_path / "orbital" / "DECISIONS.md").read_bytes().startswith(b"<!--format")
+
+
+def test_init_refuses_a_directory_whose_orbital_is_a_python_package(
+    run: CliRunner, tmp_path: Path
+) -> None:
+    # Issue 13 README: `orbital init` in Orbital's own checkout wrote memory into the package.
+    package = tmp_path / "orbital"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""A package."""\n')
+    result = run.invoke(cli, ["init", "--project", str(tmp_path)], obj={})
+    assert result.exit_code == 4
+    assert result.stderr == (
+        f"error: {package} is a Python package (Orbital's own source?), not a memory "
+        "directory: run `orbital init` in your project's directory, or pass --project PATH\n"
+    )
+    assert sorted(p.name for p in package.iterdir()) == ["__init__.py"]
+    listed = run.invoke(cli, ["projects"], obj={})
+    assert str(tmp_path) not in listed.output

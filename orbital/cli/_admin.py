@@ -20,9 +20,12 @@ from orbital.service import Audience
 @click.pass_context
 @reports_errors
 def init(ctx: click.Context, project_path: Path, timezone: str) -> None:
-    """Register the project and create its orbital/ directory."""
-    project = service_of(ctx).init_project(project_path, timezone=timezone)
-    click.echo(f"project {project.project_id} at {project.root}")
+    """Register the project and create its orbital/ directory (memory files already there
+    are imported; one that cannot be read is kept beside, with a warning)."""
+    report = service_of(ctx).init(project_path, timezone=timezone)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(f"project {report.project.project_id} at {report.project.root}")
 
 
 @cli.command()

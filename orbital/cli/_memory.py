@@ -202,7 +202,13 @@ def ingest(
 @click.option(
     "--audience", type=click.Choice(["agent", "subagent"]), default="agent", show_default=True
 )
-@click.option("--as-of", "as_of", default=None, help="An ISO 8601 time, or @N for position N.")
+@click.option(
+    "--as-of",
+    "as_of",
+    default=None,
+    help="An ISO 8601 time (naive is UTC), a date (the end of that day in the project's "
+    "timezone), or @N for position N.",
+)
 @click.pass_context
 @reports_errors
 def context(
@@ -219,7 +225,13 @@ def context(
 @cli.command()
 @project_option
 @click.argument("file")
-@click.option("--as-of", "as_of", default=None, help="An ISO 8601 time, or @N for position N.")
+@click.option(
+    "--as-of",
+    "as_of",
+    default=None,
+    help="An ISO 8601 time (naive is UTC), a date (the end of that day in the project's "
+    "timezone), or @N for position N.",
+)
 @click.pass_context
 @reports_errors
 def show(ctx: click.Context, project_path: Path, file: str, as_of: str | None) -> None:

@@ -11,6 +11,7 @@ from orbital.domain.writes import Decision, decide_write
 from orbital.events._base import Event
 from orbital.grammar.model import FileState
 from orbital.grammar.parse import parse_proposed
+from orbital.grammar.text import to_lf
 
 
 def decide_file_write(
@@ -21,10 +22,10 @@ def decide_file_write(
     mint: Callable[[], str],
     ever_used: AbstractSet[str],
 ) -> Decision:
-    """Events (and warnings) for a writer's proposed full text of ``state.key``'s file."""
-    return decide_write(
-        state, parse_proposed(state, proposed), today, mint=mint, ever_used=ever_used
-    )
+    """Events (and warnings) for a writer's proposed full text of ``state.key``'s file; its
+    line endings are no part of it (``\r\n`` reads as ``\n``)."""
+    doc = parse_proposed(state, to_lf(proposed))
+    return decide_write(state, doc, today, mint=mint, ever_used=ever_used)
 
 
 def apply(state: FileState, events: Iterable[Event]) -> FileState:

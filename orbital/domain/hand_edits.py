@@ -36,6 +36,9 @@ def _merged_layout(
     base: Sequence[Slot], ours: Sequence[Slot], theirs: Sequence[Slot]
 ) -> tuple[Slot, ...] | None:
     slots = {_token(s): s for s in (*base, *ours, *theirs)}
+    # A slot's spacing merges too: the person's, where they changed it, else the store's.
+    was = {_token(s): s for s in base}
+    slots |= {k: s for s in ours if (k := _token(s)) in was and slots[k] == was[k] and s != was[k]}
     merger = merge3.Merge3(
         [_token(s) for s in base], [_token(s) for s in ours], [_token(s) for s in theirs]
     )

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from orbital.domain.rewording import pair_rewordings
 from orbital.events._base import Event
 from orbital.events.entries import (
     EntryCreated,
@@ -44,7 +45,7 @@ class _Plan:
     """How one proposed entry is recorded: matched, restored or new, with its comment fields."""
 
     entry_id: str
-    kind: str  # "match" | "restore" | "new"
+    kind: str  # "match" | "reword" | "restore" | "new"
     fields: dict[str, str] = field(default_factory=dict)
 
 
@@ -127,36 +128,73 @@ def _plan_state(
     mint: Callable[[], str],
 ) -> dict[int, _Plan]:
     """PROJECT_STATE (§5.3): own id with the same match_key (writer's fields win), else the
-    first unclaimed line with the same match_key, else a foreign id kept, else a fresh id."""
+    first unclaimed line with the same match_key; then a line reworded keeps the id of the
+    leftover line it rewords (:mod:`orbital.domain.rewording`); else a foreign id kept, else a
+    fresh id."""
     plans: dict[int, _Plan] = {}
     claimed: set[str] = set()
+    leftover: list[int] = []
+    foreign_seen: set[str] = set()
     for i, p in _entries(doc):
         own = p.fields.get("id", "")
-        foreign = bool(own) and own not in live and own not in ids.used
-        plan: _Plan | None = None
+        foreign = bool(own) and own not in live and own not in foreign_seen
+        if foreign:
+            foreign_seen.add(own)
         if (
             own in live
             and own not in claimed
             and own not in ids.used
             and doc.previous[own].match == p.match
         ):
-            plan = _Plan(own, "match", {**comment_fields(state.entries[own]), **p.fields})
+            plans[i] = _Plan(own, "match", {**comment_fields(state.entries[own]), **p.fields})
         elif not foreign:
             free = (i for i in live if i not in claimed and i not in ids.used)
             lid = next((i for i in free if doc.previous[i].match == p.match), None)
             if lid is not None:
-                plan = _Plan(lid, "match", comment_fields(state.entries[lid]))
-        if plan is None and foreign and own in state.entries:
-            plan = _Plan(own, "restore", dict(p.fields))
-        elif plan is None and foreign and own not in ids.taken:
-            plan = _Plan(own, "new", dict(p.fields))
-        elif plan is None:
-            plan = _Plan(ids.fresh_minted(mint), "new", {})
-        if plan.kind == "match":
-            claimed.add(plan.entry_id)
-        ids.used.add(plan.entry_id)
-        plans[i] = plan
+                plans[i] = _Plan(lid, "match", comment_fields(state.entries[lid]))
+        if i in plans:
+            claimed.add(plans[i].entry_id)
+            ids.used.add(plans[i].entry_id)
+        else:
+            leftover.append(i)
+    for i, lid in _rewordings(doc, live, claimed | ids.used, leftover).items():
+        plans[i] = _Plan(lid, "reword", comment_fields(state.entries[lid]))
+        claimed.add(lid)
+        ids.used.add(lid)
+    for i in leftover:
+        if i in plans:
+            continue
+        piece = doc.pieces[i]
+        assert isinstance(piece, ParsedEntry)
+        own = piece.fields.get("id", "")
+        foreign = bool(own) and own not in live and own not in ids.used
+        if foreign and own in state.entries:
+            plans[i] = _Plan(own, "restore", dict(piece.fields))
+        elif foreign and own not in ids.taken:
+            plans[i] = _Plan(own, "new", dict(piece.fields))
+        else:
+            plans[i] = _Plan(ids.fresh_minted(mint), "new", {})
+        ids.used.add(plans[i].entry_id)
     return plans
+
+
+def _rewordings(
+    doc: ParsedDoc, live: list[str], taken: AbstractSet[str], leftover: list[int]
+) -> dict[int, str]:
+    """Leftover new lines that reword a leftover live line (a foreign id is not a rewording:
+    it names the entry it restores)."""
+    order = {i: n for n, (i, _) in enumerate(_entries(doc))}
+    earlier = {lid: (n, doc.previous[lid].match) for n, lid in enumerate(live) if lid not in taken}
+    later = []
+    for i in leftover:
+        p = doc.pieces[i]
+        assert isinstance(p, ParsedEntry)
+        own = p.fields.get("id", "")
+        if not own or own in live:
+            later.append((order[i], p.match))
+    paired = pair_rewordings(earlier, later)
+    by_order = {n: i for i, n in order.items()}
+    return {by_order[n]: lid for n, lid in paired.items()}
 
 
 def _matched_durable(
@@ -164,7 +202,7 @@ def _matched_durable(
 ) -> list[Event]:
     events: list[Event] = []
     eid = entry.entry_id
-    if p.shape != old.shape:
+    if p.shape.rstrip() != old.shape.rstrip():  # whitespace between entries is no revision
         if p.body != old.body:
             events.append(EntryRevised(entry_id=eid, text=p.text, touched=today))
         elif p.title != old.title:
@@ -180,9 +218,25 @@ def _matched_durable(
     return events
 
 
-def _matched_state(entry: Entry, old: ParsedEntry, p: ParsedEntry, plan: _Plan) -> list[Event]:
+def _trailing(text: str) -> str:
+    return text[len(text.rstrip()) :]
+
+
+def _spacing(entry: Entry, p: ParsedEntry, events: list[Event]) -> str | None:
+    """The whitespace the writer left after a matched entry, when it is not the end of the
+    entry's text after ``events`` (recorded in the layout, not as a revision)."""
+    revised = any(isinstance(e, EntryRevised | EntryRetitled) for e in events)
+    after = p.text if revised else entry.text
+    return None if _trailing(p.text) == _trailing(after) else _trailing(p.text)
+
+
+def _matched_state(
+    entry: Entry, old: ParsedEntry, p: ParsedEntry, plan: _Plan, today: dt.date
+) -> list[Event]:
     events: list[Event] = []
     eid = entry.entry_id
+    if plan.kind == "reword":
+        return [EntryRevised(entry_id=eid, text=p.text, touched=today)]
     if p.shape != old.shape:
         events.append(EntryRevised(entry_id=eid, text=p.text))
     created = _date(plan.fields.get("created")) or entry.created
@@ -258,18 +312,22 @@ def decide_write(
                 slots.append(Slot(entry=piece.entry_id))
             continue
         plan = plans[i]
-        slots.append(Slot(entry=plan.entry_id))
         if plan.kind == "new":
+            slots.append(Slot(entry=plan.entry_id))
             events.append(_created(state.key, piece, plan, today))
             continue
         entry = state.entries[plan.entry_id]
+        spacing = None
         if plan.kind == "restore":
             events.extend(_restored(entry, piece, plan, today))
         elif state.key == "state":
-            events.extend(_matched_state(entry, doc.previous[entry.entry_id], piece, plan))
-        else:
             old = doc.previous[entry.entry_id]
-            events.extend(_matched_durable(entry, old, piece, plan, today))
+            events.extend(_matched_state(entry, old, piece, plan, today))
+        else:
+            matched = _matched_durable(entry, doc.previous[entry.entry_id], piece, plan, today)
+            events.extend(matched)
+            spacing = _spacing(entry, piece, matched)
+        slots.append(Slot(entry=plan.entry_id, spacing=spacing))
     events.extend(r for r in today_retire if r.entry_id not in kept)
     if state.raw is not None or tuple(slots) != state.layout:
         events.append(FileLayoutSet(file=state.key, slots=tuple(slots)))

@@ -20,6 +20,10 @@ class Slot(msgspec.Struct, frozen=True, omit_defaults=True):
 
     entry: str = ""
     text: str = ""
+    #: An entry's spacing: the whitespace that follows it in the file when it differs from the
+    #: end of the entry's own text (a rewrite that changed only the blank lines between
+    #: entries records this layout, never a revision). ``None``: the text's own.
+    spacing: str | None = None
 
 
 class FileLayoutSet(Event, frozen=True, tag="file.layout_set"):

@@ -68,7 +68,10 @@ def _render_slot(state: FileState, slot: Slot, number: int) -> str:
     if entry is None or entry.status == "retired":
         return ""
     if entry.status == "live":
-        return render_entry(entry, state.key, number)
+        text = render_entry(entry, state.key, number)
+        if slot.spacing is not None:
+            text = text[: len(text.rstrip())] + slot.spacing
+        return text
     return render_pointer_slot(entry, state.key)
 
 

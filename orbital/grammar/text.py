@@ -15,3 +15,31 @@ def one_line(text: str) -> str:
 def norm(text: str) -> str:
     """The identity key of an ask text: one-lined and casefolded (punctuation kept)."""
     return one_line(text).casefold()
+
+
+def to_lf(text: str) -> str:
+    """``\\r\\n`` and lone ``\\r`` as ``\\n``: the one line ending the grammars and the events
+    know. A file's own line endings are a property of the file on disk (:func:`uses_crlf`),
+    never of its content, so they are never a change."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def uses_crlf(raw: bytes | None) -> bool:
+    """Whether a file's bytes end their lines with ``\\r\\n`` (judged by its first line)."""
+    if not raw:
+        return False
+    end = raw.find(b"\n")
+    return end > 0 and raw[end - 1 : end] == b"\r"
+
+
+def with_line_endings(text: str, crlf: bool) -> str:
+    """``text`` (``\\n`` line endings) in a file's style."""
+    return text.replace("\n", "\r\n") if crlf else text
+
+
+def same_text(raw: bytes, text: str) -> bool:
+    """Whether a file's bytes are ``text`` in either line-ending style."""
+    data = text.encode()
+    return raw == data or (uses_crlf(raw) and raw == data.replace(b"\n", b"\r\n"))

@@ -28,8 +28,8 @@ from orbital.service import Credential, HistoryQuery, Orbital, Project
 
 _INSTANT = "An ISO 8601 date or instant (naive means UTC), e.g. 2026-11-01 or 2026-11-01T09:30Z."
 _AS_OF = (
-    "Render it as it stood then: an ISO 8601 instant (naive means UTC), or @N for the log "
-    "position N."
+    "Render it as it stood then: an ISO 8601 instant (naive means UTC), a date YYYY-MM-DD (the "
+    "end of that day in the project's timezone), or @N for the log position N."
 )
 
 

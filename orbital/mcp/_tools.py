@@ -38,7 +38,8 @@ _WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_worl
 AsOf = Annotated[
     str | None,
     Field(
-        description="Read it as it stood then: an ISO 8601 instant (naive is UTC) or @N, "
+        description="Read it as it stood then: an ISO 8601 instant (naive is UTC), a date "
+        "(the end of that day in the project's timezone) or @N, "
         "the log position N. Omit for now."
     ),
 ]

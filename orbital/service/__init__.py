@@ -4,7 +4,7 @@ The CLI and the HTTP app call these and hold no rules themselves.
 """
 
 from orbital.project import Project
-from orbital.service._context import EventSummary, WriteOutcome
+from orbital.service._context import EventSummary, InitReport, WriteOutcome
 from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
 from orbital.service._editor import EditorReport
 from orbital.service._history import ConflictCopy, HistoryQuery, Revision
@@ -21,6 +21,7 @@ __all__ = [
     "EditorReport",
     "EventSummary",
     "HistoryQuery",
+    "InitReport",
     "IssuedToken",
     "Orbital",
     "PageSession",

@@ -85,6 +85,16 @@ class SyncReport(msgspec.Struct, frozen=True):
         )
 
 
+@dataclass(frozen=True)
+class InitReport:
+    """What ``init`` did: the project, warnings (a file imported, one kept beside because it
+    could not be read) and the conflict copies saved beside the projections."""
+
+    project: Project
+    warnings: list[str]
+    conflicts: list[str]
+
+
 @dataclass
 class Context:
     store: EventStore

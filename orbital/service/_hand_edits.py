@@ -30,7 +30,7 @@ from orbital.files import decode_utf8, sha256
 from orbital.grammar.asks_md import decode_asks_bytes, parse_file, parse_line
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_file
-from orbital.grammar.text import norm
+from orbital.grammar.text import norm, same_text, to_lf
 from orbital.service._asks_file import ASKS_FILE, Changed, Projection
 from orbital.service._memory_state import MEMORY_KEYS, MERGE_BASES
 
@@ -75,13 +75,14 @@ def take_in_memory(u: Unit) -> None:
         if u.proposal == (key, raw):
             continue  # the write being made is this very content (``orbital ingest``)
         ours = render_file(u.memory.files[key])
-        if checkpoint is not None and raw == ours.encode():
-            # Orbital's bytes under a new stat (touched, or written by an agent's own file
+        if checkpoint is not None and same_text(raw, ours):
+            # Orbital's text under a new stat (touched, or written by an agent's own file
             # tool from a held write): adopt the stat, leave the file alone.
             u.w.set_checkpoint(u.pid, name, replace(checkpoint, size=stat[0], mtime_ns=stat[1]))
             continue
-        if raw == ours.encode() or not raw.strip():
-            # Same bytes, or an editor's truncate-then-write caught half way: no change.
+        if same_text(raw, ours) or not raw.strip():
+            # Same text (line endings are the file's own), or an editor's truncate-then-write
+            # caught half way: no change.
             u.rewrite.add(key)
             continue
         if checkpoint is None:
@@ -95,8 +96,15 @@ def _import(u: Unit, key: str, raw: bytes) -> None:
     write by ``system``: its id comments are kept."""
     try:
         text = decode_utf8(raw)
-    except InvalidEncoding:
-        _keep_aside(u, key, raw, "is not valid UTF-8")
+    except InvalidEncoding as exc:
+        name = MEMORY_FILES[key]
+        keep_aside(u, key, raw)
+        u.warnings.append(
+            f"{name} was not imported: it is not valid UTF-8 (first bad byte at offset "
+            f"{exc.offset}). The file is kept, byte for byte, as "
+            f"orbital/{u.conflicts[-1]}, and {name} was written anew from the store; save your "
+            "entries as UTF-8 into it (or `orbital write`) and delete the copy."
+        )
         return
     decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
     u.append(decision.events, actor=Actor.SYSTEM)
@@ -120,7 +128,7 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
         )
         return
     try:
-        theirs = decode_utf8(raw)
+        theirs = to_lf(decode_utf8(raw))
     except InvalidEncoding:
         _keep_aside(u, key, raw, "is not valid UTF-8")
         return

@@ -20,6 +20,7 @@ from orbital.events import RecordedEvent
 from orbital.files import FileGateway
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
+from orbital.grammar.text import same_text, uses_crlf, with_line_endings
 from orbital.project import Project
 from orbital.service._context import Context
 from orbital.store import Checkpoint, Reader, Writer
@@ -171,8 +172,10 @@ class MemoryFiles:
         files: FileGateway | None = None,
     ) -> None:
         files = files or self.ctx.files(project)
-        w.on_rollback(files.restorer(name))
-        stamp = files.write(name, text.encode())
+        previous = files.read_bytes(name)
+        w.on_rollback(files.restorer(name, previous))
+        # Line endings stay as the file has them (a CRLF file is written CRLF).
+        stamp = files.write(name, with_line_endings(text, uses_crlf(previous)).encode())
         w.set_checkpoint(
             project.project_id, name, Checkpoint(position, stamp.size, stamp.mtime_ns, stamp.sha256)
         )
@@ -208,6 +211,6 @@ class MemoryFiles:
             ):
                 continue
             memory = self.load(r, pid)
-            if (files.read_bytes(name) or b"") != render_file(memory.files[key]).encode():
+            if not same_text(files.read_bytes(name) or b"", render_file(memory.files[key])):
                 changed.append(name)
         return changed

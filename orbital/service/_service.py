@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from orbital.catalogue import MEMORY_DIR
-from orbital.clock import Clock, clock_from_env
+from orbital.clock import Clock, clock_from_env, end_of_day
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
@@ -39,7 +39,7 @@ from orbital.service._asks import AsksService, MigrationReport, StateFilter
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._asks_state import ASK_REDUCER
 from orbital.service._claude_code import ClaudeCodeHooks
-from orbital.service._context import Context, SyncReport, WriteOutcome, mint_hex
+from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import Credential, Credentials
 from orbital.service._editor import EditorReport, EditorService
 from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
@@ -51,7 +51,7 @@ from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
 
 #: An as-of: an instant, or a position in the log (None: now).
-AsOf = dt.datetime | int | None
+AsOf = dt.datetime | dt.date | int | None
 #: Materialised state per stream category, kept by the store in the append transaction.
 REDUCERS = {"ask": ASK_REDUCER}
 
@@ -111,18 +111,31 @@ class Orbital:
     # -- projects -------------------------------------------------------------------------
 
     def init_project(self, root: str | Path, *, timezone: str = "") -> Project:
+        """Register ``root`` and create its ``orbital/`` directory (see :meth:`init`)."""
+        return self.init(root, timezone=timezone).project
+
+    def init(self, root: str | Path, *, timezone: str = "") -> InitReport:
         """Register ``root`` and create its ``orbital/`` directory (idempotent). Memory files
-        and an ASKS.md already there are imported (their ids kept), as a sync takes them in."""
+        and an ASKS.md already there are imported (their ids kept), as a sync takes them in;
+        a file that cannot be read (not UTF-8) is kept beside as a conflict copy, with a
+        warning. A directory whose ``orbital/`` is a Python package (Orbital's own source
+        tree) is refused: memory files would land among the package's modules."""
         path = Path(root).expanduser().resolve()
         if not path.is_dir():
             raise InvalidInput(f"{path} is not a directory: create it first or pass --project")
+        if (path / MEMORY_DIR / "__init__.py").exists():
+            raise Refused(
+                f"{path / MEMORY_DIR} is a Python package (Orbital's own source?), not a memory "
+                "directory: run `orbital init` in your project's directory, or pass "
+                "--project PATH"
+            )
         with self.store.writing() as w:
             project = w.register_project(path, timezone=timezone)
             (path / MEMORY_DIR).mkdir(exist_ok=True)
             with self.units.over(w, project, Actor.SYSTEM) as u:
                 u.refresh_memory(create=True)
                 u.refresh_asks()
-        return project
+        return InitReport(project, u.warnings, u.conflicts)
 
     def project(self, ref: str | Path) -> Project:
         """A project by id, or by its directory (or any directory inside it)."""
@@ -229,16 +242,19 @@ class Orbital:
         return WriteOutcome(render_file(u.memory_after.files[key]), u.warnings, u.events)
 
     def as_of(self, project: str, when: AsOf) -> tuple[int, dt.datetime] | None:
-        """Resolve an as-of (an instant, or a position) to ``(position, instant)``."""
+        """Resolve an as-of (an instant, a date: the end of that day in the project's
+        timezone, or a position) to ``(position, instant)``."""
         if when is None:
             return None
         with self.store.reader() as r:
-            r.project(project)
+            found = r.project(project)
             if isinstance(when, int):
                 if when < 0:
                     raise InvalidInput(f"a position is 0 or more, not {when}")
                 instant = r.recorded_at(project, when)
                 return when, instant or self.clock.now()
+            if not isinstance(when, dt.datetime):  # a date: the end of that day, project's time
+                when = end_of_day(when, found.tz())
             return r.position_at(project, when), when
 
     def read_file(self, project: str, name: str, *, as_of: AsOf = None) -> str:

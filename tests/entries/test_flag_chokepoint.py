@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from orbital.events.entries import EntryPinned
 from orbital.grammar.state_blocks import strip_mem_comments
 from tests.entries.entry_helpers import TODAY, Memory, header
 
@@ -83,19 +84,53 @@ def test_whitespace_only_change_keeps_the_id() -> None:
     assert "touched:2026-09-18" in mem.text
 
 
-def test_rewording_gives_a_new_id_today_and_drops_legacy_fields() -> None:
+def test_rewording_keeps_the_id_and_fields_touched_today() -> None:
+    # Issue 13 item 5 (upstream gave a new id): a reworded line is the same line.
     mem = _state("- old wording\n  <!--mem id:abc123 from:user created:2026-09-01-->\n")
     mem.write("- new wording\n", LATER)
-    assert "abc123" not in mem.text and "from:" not in mem.text
-    assert re.search(r"id:[0-9a-f]{6} created:2026-09-25 touched:2026-09-25", mem.text)
-    assert mem.state.entries["abc123"].status == "retired"
+    assert "<!--mem id:abc123 from:user created:2026-09-01 touched:2026-09-25-->" in mem.text
+    assert mem.state.entries["abc123"].status == "live"
+    assert mem.state.entries["abc123"].text == "- new wording\n"
 
 
-def test_reworded_line_with_the_old_comment_attached_gets_a_new_id() -> None:
+def test_reworded_line_with_the_old_comment_attached_keeps_its_id() -> None:
     mem = _state("- old wording\n")
     old = _id(mem)
     mem.write(mem.text.replace("old wording", "new wording"), LATER)
+    assert _id(mem) == old
+
+
+def test_a_line_that_says_something_else_gets_a_new_id() -> None:
+    mem = _state("- Focus: the v2 release\n")
+    old = _id(mem)
+    mem.write("- Blocked on CI flakiness in the Postgres job\n", LATER)
     assert _id(mem) != old
+    assert mem.state.entries[old].status == "retired"
+
+
+def test_a_pinned_line_reworded_keeps_its_id_and_pin() -> None:
+    mem = _state("- Deploy target is staging\n- Next: write the migration tests\n")
+    pinned = _id(mem, 1)
+    mem.apply([EntryPinned(entry_id=pinned)])
+    view = strip_mem_comments(mem.text)
+    decision = mem.write(
+        view.replace("write the migration tests", "write the migration tests for Postgres"),
+        LATER,
+    )
+    assert [type(e).__name__ for e in decision.events] == ["EntryRevised"]
+    entry = mem.state.entries[pinned]
+    assert entry.pinned and entry.status == "live" and entry.touched == LATER
+    assert entry.text == "- Next: write the migration tests for Postgres\n"
+
+
+def test_rewordings_pair_the_most_similar_lines_each_once() -> None:
+    mem = _state("- Deploy target is staging\n- Waiting on the signing certificate\n")
+    deploy, cert = _id(mem, 0), _id(mem, 1)
+    mem.write(
+        "- Waiting on the signing certificate from Apple\n- Deploy target is production\n",
+        LATER,
+    )
+    assert [_id(mem, 0), _id(mem, 1)] == [cert, deploy]
 
 
 def test_tag_toggle_keeps_the_id() -> None:
@@ -155,7 +190,7 @@ def test_wrapped_legacy_comment_is_read_and_one_comment_written() -> None:
 
 def test_no_resolved_lock_no_retraction_drop_no_omission_lint() -> None:
     mem = _state("- a\n  <!--mem id:0a0b0c resolved:2026-09-01-->\n")
-    decision = mem.write("- a changed\n", LATER)
+    decision = mem.write("- b replaced it\n", LATER)
     assert decision.warnings == ()
     assert "0a0b0c" not in mem.text
 
@@ -202,7 +237,7 @@ def test_edit_built_from_the_stripped_view_keeps_unchanged_ids() -> None:
     mem = _state("- one\n- two\n- three\n")
     ids = re.findall(r"id:(\w+)", mem.text)
     view = strip_mem_comments(mem.text)
-    mem.write(view.replace("- two\n", "- two, reworded\n"), LATER)
+    mem.write(view.replace("- two\n", "- two, reworded\n").replace("- three\n", "- 3\n"), LATER)
     new_ids = re.findall(r"id:(\w+)", mem.text)
-    assert new_ids[0] == ids[0] and new_ids[2] == ids[2] and new_ids[1] != ids[1]
+    assert new_ids[0] == ids[0] and new_ids[1] == ids[1] and new_ids[2] != ids[2]
     assert TODAY < LATER

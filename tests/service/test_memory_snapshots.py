@@ -31,14 +31,14 @@ def _open(url: str) -> Orbital:
 @pytest.fixture
 def written(store_url: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
     """A project whose memory has well over two snapshots' worth of events: decisions added
-    one by one (each revising the one above for spacing), some revised, lessons and state
-    rewritten now and then. Yields the store URL and the project id."""
+    one by one (each setting the spacing after the one above, a layout event), some revised,
+    lessons and state rewritten now and then. Yields the store URL and the project id."""
     root = tmp_path / "p"
     root.mkdir()
     with _open(store_url) as service:
         project = service.init_project(root, timezone="UTC").project_id
         decisions, lessons = "", ""
-        for n in range(1, 61):
+        for n in range(1, 91):
             decisions += f"\n## Decision {n}\nChose: option {n}.\n"
             if n % 7 == 0:
                 decisions = decisions.replace(f"option {n - 3}.", f"option {n - 3}, revised.")
