@@ -188,6 +188,19 @@ class StoreLocked(Unavailable):
         )
 
 
+class StoreUnreachable(Unavailable):
+    """The store's database server cannot be reached (nothing listening, a host that does not
+    resolve, a database or role that does not exist): the URL or the server needs a look."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        self.url = url
+        self.reason = reason
+        super().__init__(
+            f"cannot reach the store {url}: {reason}; nothing was read or written. Check "
+            "ORBITAL_DB / --db and that the server is running"
+        )
+
+
 class StoreGone(Unavailable):
     """The store's file was deleted or replaced since it was opened: a write would land in a
     file nobody will open again (or in another store), so none is made."""
