@@ -3,14 +3,16 @@ it) handing out :class:`Reader` and :class:`Writer` transactions."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import datetime as dt
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from orbital.clock import Clock, SystemClock
+from orbital.clock import Clock, FixedClock, SystemClock
 from orbital.errors import StoreReadOnly
 from orbital.project import Project
 from orbital.store._base import Reducer
@@ -52,11 +54,15 @@ class EventStore:
         timeout_ms: int | None = None,
         upgrade: bool = True,
         create: bool = True,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         """``create``: a SQLite store file may be created where none is (see
-        :mod:`orbital.store._file`)."""
+        :mod:`orbital.store._file`). ``warn`` tells the person running Orbital something
+        they should know (default: a ``warning:`` line on stderr)."""
         self.url = url or default_url()
         self.clock: Clock = clock or SystemClock()
+        self._warn = warn or _to_stderr
+        self._warned_clock = False
         self.timeout_ms = busy_timeout_ms() if timeout_ms is None else timeout_ms
         #: Materialised state per stream category, folded in the append transaction.
         self.reducers: Mapping[str, Reducer] = dict(reducers or {})
@@ -113,6 +119,20 @@ class EventStore:
         self._read_engine.dispose()
         self._read_engine = create_read_engine(self.url, timeout_ms=self.timeout_ms)
         self._read_only = False
+
+    def clock_behind(self, now: dt.datetime, last: dt.datetime) -> None:
+        """The clock says ``now``, before the store's last event at ``last`` (naive UTC), so
+        the append is recorded at ``last``. A pinned clock (``ORBITAL_NOW``) doing so is
+        said once: times in the log are not the ones pinned."""
+        if self._warned_clock or not isinstance(self.clock, FixedClock):
+            return
+        self._warned_clock = True
+        pinned, kept = f"{now:%Y-%m-%dT%H:%M:%SZ}", f"{last:%Y-%m-%dT%H:%M:%SZ}"
+        self._warn(
+            f"the pinned clock (ORBITAL_NOW) says {pinned}, earlier than the store's last event "
+            f"({kept}); events are recorded at {kept} instead, since the log's time never "
+            "runs backwards. Pin a later time, or unset ORBITAL_NOW"
+        )
 
     def upgrade(self) -> None:
         """Bring the schema to the newest Alembic revision (no-op when already there)."""
@@ -184,3 +204,7 @@ class EventStore:
 
     def _display_url(self) -> str:
         return sa.make_url(self.url).render_as_string(hide_password=True)
+
+
+def _to_stderr(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
