@@ -179,12 +179,16 @@ class VersionConflict(Conflict):
 class StoreLocked(Unavailable):
     """The database stayed locked by another writer for longer than the busy timeout."""
 
-    def __init__(self, url: str, timeout_ms: int) -> None:
+    def __init__(self, url: str, timeout_ms: int, *, holder: str = "") -> None:
         self.url = url
         self.timeout_ms = timeout_ms
+        self.holder = holder
+        by = f"another writer ({holder})" if holder else "another writer"
         super().__init__(
-            f"the store {url} stayed locked by another writer for more than {timeout_ms} ms; "
-            "nothing was written. Retry, or raise ORBITAL_BUSY_TIMEOUT_MS"
+            f"the store {url} stayed locked by {by} for more than {timeout_ms} ms; nothing "
+            "was written, so sending the same request again is safe. If it keeps happening, "
+            "a writer is stuck or the store is overloaded: look for a hung Orbital process, "
+            "or raise ORBITAL_BUSY_TIMEOUT_MS"
         )
 
 
