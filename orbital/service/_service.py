@@ -194,7 +194,8 @@ class Orbital:
         ) as u:
             self._decide_write(u, key, content)
         if u.held is not None and u.held.data is not None:
-            return WriteOutcome(u.held.data.decode("utf-8"), u.warnings, u.events)
+            text = u.held.data.decode("utf-8")
+            return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
         return self._written(u, key)
 
     def files_of(self, project: Project) -> FileGateway:
