@@ -179,12 +179,29 @@ class VersionConflict(Conflict):
 class StoreLocked(Unavailable):
     """The database stayed locked by another writer for longer than the busy timeout."""
 
-    def __init__(self, url: str, timeout_ms: int) -> None:
+    def __init__(self, url: str, timeout_ms: int, *, holder: str = "") -> None:
         self.url = url
         self.timeout_ms = timeout_ms
+        self.holder = holder
+        by = f"another writer ({holder})" if holder else "another writer"
         super().__init__(
-            f"the store {url} stayed locked by another writer for more than {timeout_ms} ms; "
-            "nothing was written. Retry, or raise ORBITAL_BUSY_TIMEOUT_MS"
+            f"the store {url} stayed locked by {by} for more than {timeout_ms} ms; nothing "
+            "was written, so sending the same request again is safe. If it keeps happening, "
+            "a writer is stuck or the store is overloaded: look for a hung Orbital process, "
+            "or raise ORBITAL_BUSY_TIMEOUT_MS"
+        )
+
+
+class StoreUnreachable(Unavailable):
+    """The store's database server cannot be reached (nothing listening, a host that does not
+    resolve, a database or role that does not exist): the URL or the server needs a look."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        self.url = url
+        self.reason = reason
+        super().__init__(
+            f"cannot reach the store {url}: {reason}; nothing was read or written. Check "
+            "ORBITAL_DB / --db and that the server is running"
         )
 
 

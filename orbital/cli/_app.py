@@ -50,6 +50,7 @@ def project_of(ctx: click.Context, project_path: Path) -> tuple[Orbital, Project
 
 #: Family -> exit status: the one place an Orbital error gets its exit status. Besides these:
 #: 0 success, 2 a usage error (click's), 3 a sync that kept an edited file beside as a copy.
+#: A write refused with warnings only (it changed nothing) exits as a raised refusal does.
 EXIT_STATUS: Mapping[type[errors.OrbitalError], int] = {
     errors.InvalidInput: 1,
     errors.NotFound: 1,
@@ -60,14 +61,27 @@ EXIT_STATUS: Mapping[type[errors.OrbitalError], int] = {
 }
 
 
+#: The exit status of a refusal, raised or only warned about (a write that kept nothing).
+REFUSED = EXIT_STATUS[errors.Refused]
+
+
 def reports_errors(command: F) -> F:
+    """An Orbital error becomes its ``error:`` line and its family's exit status; under
+    ``--json`` a refusal also prints ``{"refused": true, "error": …}`` on stdout, as a write
+    refused with warnings prints ``"refused": true``."""
+
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except errors.OrbitalError as exc:
-            click.echo(errors.error_line(exc), err=True)
-            sys.exit(EXIT_STATUS[errors.family(type(exc))])
+            line = errors.error_line(exc)
+            status = EXIT_STATUS[errors.family(type(exc))]
+            if kwargs.get("as_json") and status == REFUSED:
+                answer = {"refused": True, "error": line.removeprefix("error: ")}
+                sys.stdout.buffer.write(msgspec.json.encode(answer) + b"\n")
+            click.echo(line, err=True)
+            sys.exit(status)
 
     return wrapper  # type: ignore[return-value]
 
@@ -87,12 +101,16 @@ def cli(ctx: click.Context, db: str | None) -> None:
     ctx.obj["db"] = db
 
 
-def print_outcome(outcome: WriteOutcome, as_json: bool) -> None:
-    """Warnings on stderr; ``--json`` prints ``{content, warnings, events}`` on stdout."""
+def print_outcome(outcome: WriteOutcome, as_json: bool, *, exit_if_refused: bool = True) -> None:
+    """Warnings on stderr; ``--json`` prints ``{content, warnings, events, refused}`` on
+    stdout. A refused write (it changed nothing, the warnings say why) then exits 4
+    (``exit_if_refused=False``: the caller does, after its other writes)."""
     if as_json:
         sys.stdout.buffer.write(msgspec.json.encode(outcome.to_builtins()) + b"\n")
-        return
-    print_events(outcome.events, outcome.warnings)
+    else:
+        print_events(outcome.events, outcome.warnings)
+    if outcome.refused and exit_if_refused:
+        sys.exit(REFUSED)
 
 
 def print_events(

@@ -12,6 +12,7 @@ import msgspec
 
 from orbital.catalogue import MEMORY_FILES
 from orbital.cli._app import (
+    REFUSED,
     cli,
     print_events,
     print_outcome,
@@ -186,6 +187,7 @@ def ingest(
     service, project = project_of(ctx, project_path)
     gateway = FileGateway(project.root)
     actor = Actor.FILE if as_actor == "file" else Actor.AGENT
+    refused = False
     for name in files or tuple(MEMORY_FILES.values()):
         content = gateway.read_bytes(name)
         if content is None:
@@ -193,7 +195,10 @@ def ingest(
                 raise InvalidInput(f"orbital/{memory_file(name).name} does not exist")
             continue
         outcome = service.write_file(project.project_id, name, content, actor=actor)
-        print_outcome(outcome, as_json)
+        print_outcome(outcome, as_json, exit_if_refused=False)
+        refused |= outcome.refused
+    if refused:
+        sys.exit(REFUSED)
 
 
 @cli.command()

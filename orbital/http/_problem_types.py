@@ -36,6 +36,9 @@ EXPLAINED: dict[str, str] = {
     "store-gone": "The event store's file was deleted or replaced while the server had it "
     "open; nothing was written. Restore the file, or restart the server on the store that is "
     "there now.",
+    "store-unreachable": "The event store's database server could not be reached (nothing "
+    "listening, a host that does not resolve, a database or role that does not exist); "
+    "nothing was read or written. The person running the server checks its database URL.",
     "store-read-only": "The event store cannot be written now (a read-only file or "
     "filesystem); reads still work and nothing was changed. Send the request again once it is "
     "writable.",

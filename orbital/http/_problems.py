@@ -57,6 +57,7 @@ _REFINED: Mapping[type[errors.OrbitalError], tuple[str, str]] = {
     errors.StoreLocked: ("store-locked", "Store busy"),
     errors.MalformedEvent: ("malformed-event", "Stored event unreadable"),
     errors.StoreGone: ("store-gone", "Store deleted or replaced"),
+    errors.StoreUnreachable: ("store-unreachable", "Store unreachable"),
     errors.NoStore: ("no-store", "No store"),
     errors.UnsafeSqlite: ("unsafe-sqlite", "SQLite without the WAL-reset fix"),
     errors.StoreReadOnly: ("store-read-only", "Store read-only"),

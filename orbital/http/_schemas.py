@@ -57,11 +57,13 @@ class WrittenEvent(msgspec.Struct, frozen=True):
 
 class WriteResult(msgspec.Struct, frozen=True):
     """The file as it now stands, warnings for the writer (a refusal is one), and the events
-    appended (none when refused)."""
+    appended (at most the refusal's audit when refused). ``refused``: the write changed
+    nothing and the warnings say why."""
 
     content: str
     warnings: list[str]
     events: list[WrittenEvent]
+    refused: bool = False
 
 
 class FileContent(msgspec.Struct, frozen=True):

@@ -22,12 +22,10 @@ from orbital.domain.history import summarize
 from orbital.domain.mentions import parse_mention, resolve_mention
 from orbital.domain.workbench import EntryRow
 from orbital.errors import OrbitalError, error_line
-from orbital.events import Actor, AskOpenRefused, RecordedEvent, event_type
+from orbital.events import Actor, RecordedEvent, event_type
 from orbital.mcp._caller import caller
 from orbital.service import HistoryQuery, Orbital, WriteOutcome
 
-#: Events that record a refusal rather than change anything.
-_AUDIT = frozenset({event_type(AskOpenRefused)})
 #: How much of an entry's or ask's history ``memory_get`` returns (the latest events).
 RECENT = 10
 _FILES = ", ".join(MEMORY_FILES.values())
@@ -78,16 +76,10 @@ def _answer(work: Callable[[], CallToolResult]) -> CallToolResult:
         return _error(error_line(exc))
 
 
-def _refused(outcome: WriteOutcome) -> bool:
-    """A write that changed nothing and says why: every event it appended (if any) only
-    records the refusal."""
-    return bool(outcome.warnings) and all(e.type in _AUDIT for e in outcome.events)
-
-
 def _outcome(outcome: WriteOutcome, *, content: bool) -> CallToolResult:
     """A refused write is a tool error with the CLI's warning lines; otherwise the warnings,
     the events appended, and (for a file write) the file as it now stands."""
-    if _refused(outcome):
+    if outcome.refused:
         return _error("\n".join(f"warning: {w}" for w in outcome.warnings))
     answer: dict[str, Any] = {"warnings": outcome.warnings, "events": outcome.events}
     if content:

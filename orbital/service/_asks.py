@@ -60,6 +60,9 @@ class MigrationReport:
     found: int = 0
 
 
+_ALREADY_OPEN = "ASKS.md: an open ask already has that text — not added again."
+
+
 class AsksService:
     def __init__(self, units: Units) -> None:
         self.units = units
@@ -95,8 +98,7 @@ class AsksService:
                 known.opened,
                 actor=u.actor,
             )
-        u.append([*result.events, *result.audit])
-        u.warnings += result.warnings
+        u.decided(result.events, result.audit, result.warnings)
 
     def open(
         self,
@@ -115,17 +117,14 @@ class AsksService:
                 d = decide_agent_open(
                     known.asks, text, due, u.today, u.mint, None, known.dropped, known.opened
                 )
-                u.append([*d.events, *d.audit])
-                u.warnings += d.warnings
+                u.decided(d.events, d.audit, d.warnings)
             else:
                 event = decide_open(known.asks, text, due, u.today, u.mint, known.opened)
                 if event is None:
-                    u.warnings.append(
-                        "ASKS.md: an open ask already has that text — not added again."
-                    )
+                    u.decided([], [], [_ALREADY_OPEN])
                 else:
-                    u.append([event])
-        return WriteOutcome(u.asks_text, u.warnings, u.events)
+                    u.decided([event], [], [])
+        return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
 
     def change(
         self,
@@ -145,17 +144,18 @@ class AsksService:
                 raise UnknownAsk(ask_id)
             if actor is Actor.AGENT:
                 d = decide_agent_change(asks, kind, ask_id, note, u.today, actor)
-                u.append([*d.events, *d.audit])
-                u.warnings += d.warnings
+                u.decided(d.events, d.audit, d.warnings)
             else:
                 by = request_stamp(actor)
                 event = decide_change(asks, kind, ask_id, u.today, by=by, note=note)
                 if event is None:
                     state: AskState = asks[ask_id].state
-                    u.warnings.append(f"ASKS.md: [{ask_id}] is already {state} — nothing changed.")
+                    u.decided(
+                        [], [], [f"ASKS.md: [{ask_id}] is already {state} — nothing changed."]
+                    )
                 else:
-                    u.append([event])
-        return WriteOutcome(u.asks_text, u.warnings, u.events)
+                    u.decided([event], [], [])
+        return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
 
     # -- reads ----------------------------------------------------------------------------
 

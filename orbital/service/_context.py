@@ -36,25 +36,29 @@ class EventSummary(msgspec.Struct, frozen=True):
 
 class WriteOutcome:
     """The result of writing a memory file: the file as it now stands, the warnings for the
-    writer, and the events the write appended (none when it was refused).
+    writer, and the events the write appended (at most the audit of a refusal when it was
+    refused). ``refused``: the write changed nothing and the warnings say why.
 
     ``content`` may be given as a function and is then built on first access: an append to a
     large ASKS.md costs the size of the append, and only a caller that reads the whole file
     back (the HTTP response, ``--json``) pays for building it.
     """
 
-    __slots__ = ("_build", "_content", "events", "warnings")
+    __slots__ = ("_build", "_content", "events", "refused", "warnings")
 
     def __init__(
         self,
         content: str | Callable[[], str],
         warnings: list[str],
         events: list[EventSummary],
+        *,
+        refused: bool = False,
     ) -> None:
         self._content: str | None = content if isinstance(content, str) else None
         self._build: Callable[[], str] | None = None if isinstance(content, str) else content
         self.warnings = warnings
         self.events = events
+        self.refused = refused
 
     @property
     def content(self) -> str:
@@ -64,9 +68,14 @@ class WriteOutcome:
         return self._content
 
     def to_builtins(self) -> dict[str, Any]:
-        """``{content, warnings, events}`` as JSON-ready values."""
+        """``{content, warnings, events, refused}`` as JSON-ready values."""
         events = msgspec.to_builtins(self.events)
-        return {"content": self.content, "warnings": self.warnings, "events": events}
+        return {
+            "content": self.content,
+            "warnings": self.warnings,
+            "events": events,
+            "refused": self.refused,
+        }
 
 
 class SyncReport(msgspec.Struct, frozen=True):

@@ -210,7 +210,8 @@ class Orbital:
         ) as u:
             self._decide_write(u, key, content)
         if u.held is not None and u.held.data is not None:
-            return WriteOutcome(u.held.data.decode("utf-8"), u.warnings, u.events)
+            text = u.held.data.decode("utf-8")
+            return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
         return self._written(u, key)
 
     def files_of(self, project: Project) -> FileGateway:
@@ -237,9 +238,10 @@ class Orbital:
     def _written(u: Unit, key: str) -> WriteOutcome:
         """What a write reports: the file as it now stands, warnings, events."""
         if key == "asks":
-            return WriteOutcome(u.asks_text, u.warnings, u.events)
+            return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
         assert u.memory_after is not None  # set when the unit ended
-        return WriteOutcome(render_file(u.memory_after.files[key]), u.warnings, u.events)
+        text = render_file(u.memory_after.files[key])
+        return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
 
     def as_of(self, project: str, when: AsOf) -> tuple[int, dt.datetime] | None:
         """Resolve an as-of (an instant, a date: the end of that day in the project's
@@ -372,7 +374,7 @@ class Orbital:
         with self.units.begin(found, actor, proposal=(key, raw) if mine else None) as u:
             if mine:
                 self._decide_write(u, key, raw)
-            written = WriteOutcome("", list(u.warnings), list(u.events))
+            written = WriteOutcome("", list(u.warnings), list(u.events), refused=u.refused)
             text = "" if mine else raw.decode("utf-8", errors="replace")
             settled = HandEditResolved(file=key, conflict_copy=copy, kept=keep, text=text)
             u.append([settled])
@@ -380,7 +382,9 @@ class Orbital:
         if not mine:
             return written
         outcome = self._written(u, key)
-        return WriteOutcome(outcome.content, written.warnings, written.events)
+        return WriteOutcome(
+            outcome.content, written.warnings, written.events, refused=written.refused
+        )
 
     # -- memory editor --------------------------------------------------------------------
 

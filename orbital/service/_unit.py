@@ -74,6 +74,8 @@ class Unit:
         self.mint: Callable[[], str] = units.ctx.mint
         self.warnings: list[str] = []
         self.events: list[EventSummary] = []
+        #: The command's decision changed nothing and its warnings say why (see :meth:`decided`).
+        self.refused = False
         self.conflicts: list[str] = []
         #: Memory files to write again whatever changed (taken in, regenerated).
         self.rewrite: set[str] = set()
@@ -140,6 +142,16 @@ class Unit:
         appended = self._append(events, actor, stream, expected_version)
         self._lines += render_lines(events)
         return appended
+
+    def decided(
+        self, events: Sequence[Event], audit: Sequence[Event], warnings: Sequence[str]
+    ) -> None:
+        """Append a decision's events and its audit events (a refusal recorded), and keep its
+        warnings. A decision that changes nothing and warns is the command refused: what the
+        interfaces report as a refusal (exit 4, ``"refused": true``, a tool error)."""
+        self.append([*events, *audit])
+        self.warnings += warnings
+        self.refused = bool(warnings) and not events
 
     def record(self, events: Sequence[Event], *, actor: Actor) -> list[EventSummary]:
         """:meth:`append` without a line for ASKS.md: for the events of a take-in of ASKS.md,

@@ -115,6 +115,7 @@ class Appends(Transaction):
         if row is not None and row.last_time is not None and row.last_time > recorded_at:
             # Time never runs backwards along positions (a clock stepped back records the
             # last instant again), so "as of T" is always a prefix of the log.
+            self._store.clock_behind(recorded_at, row.last_time)
             recorded_at = row.last_time
         rows = [
             {

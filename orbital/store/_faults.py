@@ -8,7 +8,14 @@ import re
 
 import sqlalchemy as sa
 
-from orbital.errors import DiskFull, OrbitalError, StoreCorrupt, StoreLocked, StoreReadOnly
+from orbital.errors import (
+    DiskFull,
+    OrbitalError,
+    StoreCorrupt,
+    StoreLocked,
+    StoreReadOnly,
+    StoreUnreachable,
+)
 from orbital.store._file import StoreFile
 
 _LOCKED = re.compile(r"database is locked|database table is locked|busy", re.IGNORECASE)
@@ -33,6 +40,8 @@ def fault(
         return StoreLocked(where, timeout_ms)
     name = str(getattr(exc.orig, "sqlite_errorname", ""))
     sqlstate = getattr(exc.orig, "sqlstate", None)
+    if _unreachable(exc):
+        return StoreUnreachable(where, _one_line(str(exc.orig)))
     if name.startswith("SQLITE_READONLY") or sqlstate == "25006":
         return StoreReadOnly(where)
     if name == "SQLITE_CANTOPEN" and file is not None and file.read_only():
@@ -47,3 +56,20 @@ def fault(
     ):
         return StoreCorrupt(where, str(exc.orig))
     return None
+
+
+def _unreachable(exc: sa.exc.DBAPIError) -> bool:
+    """psycopg's failure to connect: an OperationalError with no SQLSTATE (no server answered
+    one), whatever the cause (refused, no such host, no such database or role)."""
+    orig = exc.orig
+    return (
+        isinstance(exc, sa.exc.OperationalError)
+        and type(orig).__module__.startswith("psycopg")
+        and getattr(orig, "sqlstate", None) is None
+    )
+
+
+def _one_line(reason: str) -> str:
+    """The driver's message on one line, without psycopg's "connection failed: " prefix."""
+    reason = reason.removeprefix("connection failed: ")
+    return " ".join(reason.split())

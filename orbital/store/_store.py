@@ -3,14 +3,16 @@ it) handing out :class:`Reader` and :class:`Writer` transactions."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+import datetime as dt
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from orbital.clock import Clock, SystemClock
+from orbital.clock import Clock, FixedClock, SystemClock
 from orbital.errors import StoreReadOnly
 from orbital.project import Project
 from orbital.store._base import Reducer
@@ -24,6 +26,7 @@ from orbital.store._engine import (
 from orbital.store._faults import fault
 from orbital.store._file import StoreFile
 from orbital.store._migrate import upgrade_schema
+from orbital.store._queue import WriterQueue
 from orbital.store._reads import Reader
 from orbital.store._writer import Writer
 
@@ -52,11 +55,16 @@ class EventStore:
         timeout_ms: int | None = None,
         upgrade: bool = True,
         create: bool = True,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         """``create``: a SQLite store file may be created where none is (see
-        :mod:`orbital.store._file`)."""
+        :mod:`orbital.store._file`). ``warn`` tells the person running Orbital something
+        they should know (default: a ``warning:`` line on stderr)."""
         self.url = url or default_url()
+        self._shown_url: str | None = None
         self.clock: Clock = clock or SystemClock()
+        self._warn = warn or _to_stderr
+        self._warned_clock = False
         self.timeout_ms = busy_timeout_ms() if timeout_ms is None else timeout_ms
         #: Materialised state per stream category, folded in the append transaction.
         self.reducers: Mapping[str, Reducer] = dict(reducers or {})
@@ -64,6 +72,8 @@ class EventStore:
         self._read_engine: Engine = create_read_engine(self.url, timeout_ms=self.timeout_ms)
         path = sqlite_path(self.url)
         self._file = None if path is None else StoreFile(path, create=create)
+        #: SQLite writers take turns on a lock file first (fair, unlike SQLite's busy wait).
+        self._queue = None if path is None else WriterQueue(path)
         self._known_projects: set[str] = set()
         self._projects: dict[str, Project] = {}
         #: Opened on a store that cannot be written: reads see it as immutable (SQLite cannot
@@ -114,9 +124,23 @@ class EventStore:
         self._read_engine = create_read_engine(self.url, timeout_ms=self.timeout_ms)
         self._read_only = False
 
+    def clock_behind(self, now: dt.datetime, last: dt.datetime) -> None:
+        """The clock says ``now``, before the store's last event at ``last`` (naive UTC), so
+        the append is recorded at ``last``. A pinned clock (``ORBITAL_NOW``) doing so is
+        said once: times in the log are not the ones pinned."""
+        if self._warned_clock or not isinstance(self.clock, FixedClock):
+            return
+        self._warned_clock = True
+        pinned, kept = f"{now:%Y-%m-%dT%H:%M:%SZ}", f"{last:%Y-%m-%dT%H:%M:%SZ}"
+        self._warn(
+            f"the pinned clock (ORBITAL_NOW) says {pinned}, earlier than the store's last event "
+            f"({kept}); events are recorded at {kept} instead, since the log's time never "
+            "runs backwards. Pin a later time, or unset ORBITAL_NOW"
+        )
+
     def upgrade(self) -> None:
         """Bring the schema to the newest Alembic revision (no-op when already there)."""
-        with self._guard(), self._write_engine.connect() as conn:
+        with self._turn(), self._guard(), self._write_engine.connect() as conn:
             upgrade_schema(conn)
 
     def close(self) -> None:
@@ -139,7 +163,7 @@ class EventStore:
             self._writable_again()
         writer: Writer | None = None
         try:
-            with self._guard(), self._write_engine.begin() as conn:
+            with self._turn(), self._guard(), self._write_engine.begin() as conn:
                 if conn.dialect.name == "postgresql":
                     conn.execute(sa.text("LOCK TABLE events IN EXCLUSIVE MODE"))
                 writer = Writer(self, conn)
@@ -169,6 +193,13 @@ class EventStore:
                 found = self._projects[project] = r.project(project)
         return found
 
+    def _turn(self) -> AbstractContextManager[None]:
+        """This writer's turn on the store (SQLite: the writers' queue; PostgreSQL queues
+        lock waits itself)."""
+        if self._queue is None:
+            return nullcontext()
+        return self._queue.turn(self._display_url(), self.timeout_ms)
+
     @contextmanager
     def _guard(self) -> Iterator[None]:
         """Map driver errors to Orbital's typed errors."""
@@ -183,4 +214,10 @@ class EventStore:
             raise typed from exc
 
     def _display_url(self) -> str:
-        return sa.make_url(self.url).render_as_string(hide_password=True)
+        if self._shown_url is None:
+            self._shown_url = sa.make_url(self.url).render_as_string(hide_password=True)
+        return self._shown_url
+
+
+def _to_stderr(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)

@@ -49,6 +49,7 @@ EXAMPLES: list[errors.OrbitalError] = [
     errors.NoStore("/data/orbital.db"),
     errors.StoreGone("/data/orbital.db", "was deleted while in use"),
     errors.StoreReadOnly("sqlite:///x.db"),
+    errors.StoreUnreachable("postgresql+psycopg://h/db", "Connection refused"),
     errors.DiskFull("sqlite:///x.db"),
     errors.StoreCorrupt("sqlite:///x.db", "file is not a database"),
     errors.UnsafeSqlite("3.40.1"),

@@ -10,7 +10,12 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from schemathesis.checks import not_a_server_error
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_schema_conformance,
+    status_code_conformance,
+)
 from schemathesis.core.result import Err
 
 from tests.http.http_helpers import World, bearer
@@ -40,6 +45,14 @@ def test_no_generated_request_is_a_server_error(server: str, world: World) -> No
         if "project" in (case.path_parameters or {}) and data.draw(st.booleans()):
             case.path_parameters["project"] = world.alpha
         token = world.person if case.path.startswith("/api/v1/workbench") else world.agent
-        case.call_and_validate(headers=bearer(token), checks=[not_a_server_error])
+        case.call_and_validate(
+            headers=bearer(token),
+            checks=[
+                not_a_server_error,
+                status_code_conformance,
+                content_type_conformance,
+                response_schema_conformance,
+            ],
+        )
 
     check()
