@@ -18,6 +18,7 @@ from orbital.cli._app import (
     project_of,
     project_option,
     reports_errors,
+    transcript_option,
 )
 from orbital.clock import parse_as_of
 from orbital.domain.history import summarize
@@ -151,16 +152,27 @@ def regenerate(ctx: click.Context, project_path: Path, force: bool) -> None:
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print {content, warnings, events}.")
 @click.option("--session", default=None, help="The agent session this write belongs to.")
+@transcript_option
 @click.pass_context
 @reports_errors
 def write(
-    ctx: click.Context, project_path: Path, file: str, as_json: bool, session: str | None
+    ctx: click.Context,
+    project_path: Path,
+    file: str,
+    as_json: bool,
+    session: str | None,
+    transcript: Path | None,
 ) -> None:
     """Apply the agent's proposed full content of orbital/FILE, read from stdin."""
     service, project = project_of(ctx, project_path)
     content = sys.stdin.buffer.read()
     outcome = service.write_file(
-        project.project_id, file, content, actor=Actor.AGENT, session=session
+        project.project_id,
+        file,
+        content,
+        actor=Actor.AGENT,
+        session=session,
+        transcript=transcript,
     )
     print_outcome(outcome, as_json)
 

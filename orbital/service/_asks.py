@@ -32,6 +32,7 @@ from orbital.domain.asks_legacy import (
     plan_migration,
 )
 from orbital.domain.asks_write import Appended, decide_agent_append, decide_agent_write
+from orbital.domain.quotes import UserWords
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened
@@ -66,10 +67,10 @@ class AsksService:
 
     # -- decisions ------------------------------------------------------------------------
 
-    def decide_write(self, u: Unit, content: bytes) -> None:
+    def decide_write(self, u: Unit, content: bytes, words: UserWords | None = None) -> None:
         """Decide a proposed ASKS.md in ``u``. A proposal that is the file on disk with lines
         appended is decided from those lines alone (:func:`decide_agent_append`): its cost
-        is the size of the addition."""
+        is the size of the addition. ``words``: the user's, to verify quotes against."""
         current, known = u.asks_file, u.asks
         added = current.added_by(content)
         result: Appended
@@ -83,6 +84,7 @@ class AsksService:
                 known.dropped,
                 known.opened,
                 actor=u.actor,
+                words=words,
             )
         else:
             result = decide_agent_write(
@@ -94,6 +96,7 @@ class AsksService:
                 known.dropped,
                 known.opened,
                 actor=u.actor,
+                words=words,
             )
         u.append([*result.events, *result.audit])
         u.warnings += result.warnings
@@ -135,16 +138,18 @@ class AsksService:
         note: str,
         actor: Actor,
         session: str | None = None,
+        words: UserWords | None = None,
     ) -> WriteOutcome:
         """Close (done/dropped) or reopen an ask. Unknown id: :class:`UnknownAsk`.
-        Closing a closed ask or reopening an open one changes nothing."""
+        Closing a closed ask or reopening an open one changes nothing. ``words``: the user's
+        messages of the agent's session, to verify the note's quotes against."""
         ask_id = ask_id.strip().lower()
         with self.units.begin(project, actor, session=session) as u:
             asks = u.asks.asks
             if ask_id not in asks:
                 raise UnknownAsk(ask_id)
             if actor is Actor.AGENT:
-                d = decide_agent_change(asks, kind, ask_id, note, u.today, actor)
+                d = decide_agent_change(asks, kind, ask_id, note, u.today, actor, words)
                 u.append([*d.events, *d.audit])
                 u.warnings += d.warnings
             else:

@@ -14,6 +14,7 @@ from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
 from orbital.domain.entry_pages import EntryPage, EntryQuery
+from orbital.domain.quotes import UserWords
 from orbital.domain.workbench import (
     ClosedAsk,
     EntryRow,
@@ -28,6 +29,7 @@ from orbital.domain.workbench import (
     sort_open,
 )
 from orbital.editor.scheduler import EditorScheduler
+from orbital.editor.sessions import transcript_words
 from orbital.errors import InvalidInput, Refused, UnknownProject, UnmergedEdits
 from orbital.events import Actor, RecordedEvent
 from orbital.events.files import HandEditConflict, HandEditResolved
@@ -54,6 +56,11 @@ from orbital.tokens import CachedCounter
 AsOf = dt.datetime | dt.date | int | None
 #: Materialised state per stream category, kept by the store in the append transaction.
 REDUCERS = {"ask": ASK_REDUCER}
+
+
+def _words(transcript: Path | None) -> UserWords | None:
+    """The user's messages in a session transcript, read before the unit of work begins."""
+    return None if transcript is None else transcript_words(transcript)
 
 
 class Orbital:
@@ -197,18 +204,22 @@ class Orbital:
         actor: Actor,
         session: str | None = None,
         hold: bool = False,
+        transcript: Path | None = None,
     ) -> WriteOutcome:
         """Apply a proposed full content of ``orbital/<name>``: events, then the file
         (``hold``: the file's new bytes are not written but are the outcome's content, for an
-        agent's own file tool to write; its checkpoint waits for them)."""
+        agent's own file tool to write; its checkpoint waits for them). ``transcript``: the
+        writer's session transcript; the quotes of the closes and reopens an ASKS.md write
+        adds are checked against the user's messages in it."""
         key = memory_file(name).key
         check_size(content)
         found = self.store.project(project)
         held = memory_file(name).name if hold else None
+        words = _words(transcript) if key == "asks" else None
         with self.units.begin(
             found, actor, session=session, proposal=(key, content), held=held
         ) as u:
-            self._decide_write(u, key, content)
+            self._decide_write(u, key, content, words)
         if u.held is not None and u.held.data is not None:
             return WriteOutcome(u.held.data.decode("utf-8"), u.warnings, u.events)
         return self._written(u, key)
@@ -227,9 +238,11 @@ class Orbital:
         agent's hook waits for."""
         return self._memory.session_end(self.store.project(project))
 
-    def _decide_write(self, u: Unit, key: str, content: bytes) -> None:
+    def _decide_write(
+        self, u: Unit, key: str, content: bytes, words: UserWords | None = None
+    ) -> None:
         if key == "asks":
-            self._asks.decide_write(u, content)
+            self._asks.decide_write(u, content, words)
         else:
             self._memory.decide_write(u, key, content)
 
@@ -424,11 +437,15 @@ class Orbital:
         *,
         actor: Actor,
         session: str | None = None,
+        transcript: Path | None = None,
     ) -> WriteOutcome:
+        """Close an ask; an agent's quote is checked against ``transcript``'s user messages."""
         if kind not in ("done", "dropped"):
             raise InvalidInput(f"an ask is closed as done or dropped, not {kind!r}")
         close: CloseKind = "done" if kind == "done" else "dropped"
-        return self._asks.change(self.store.project(project), ask_id, close, note, actor, session)
+        found = self.store.project(project)
+        words = _words(transcript)
+        return self._asks.change(found, ask_id, close, note, actor, session, words)
 
     def ask_reopen(
         self,
@@ -438,10 +455,13 @@ class Orbital:
         *,
         actor: Actor,
         session: str | None = None,
+        transcript: Path | None = None,
     ) -> WriteOutcome:
-        return self._asks.change(
-            self.store.project(project), ask_id, "reopen", note, actor, session
-        )
+        """Reopen an ask; an agent's quote is checked against ``transcript``'s user messages
+        (an ask the user dropped reopens only on their quoted words)."""
+        found = self.store.project(project)
+        words = _words(transcript)
+        return self._asks.change(found, ask_id, "reopen", note, actor, session, words)
 
     def migrate_retractions(
         self,
