@@ -189,10 +189,18 @@ def write(
     help="agent: an agent's tool wrote the file; file: a hand edit of unknown author.",
 )
 @click.option("--json", "as_json", is_flag=True, help="One {content, warnings, events} per file.")
+@click.option("--session", default=None, help="The agent session these writes belong to.")
+@transcript_option
 @click.pass_context
 @reports_errors
 def ingest(
-    ctx: click.Context, project_path: Path, files: tuple[str, ...], as_actor: str, as_json: bool
+    ctx: click.Context,
+    project_path: Path,
+    files: tuple[str, ...],
+    as_actor: str,
+    as_json: bool,
+    session: str | None,
+    transcript: Path | None,
 ) -> None:
     """Process memory files changed outside Orbital as writes (all of them by default)."""
     service, project = project_of(ctx, project_path)
@@ -204,7 +212,14 @@ def ingest(
             if files:
                 raise InvalidInput(f"orbital/{memory_file(name).name} does not exist")
             continue
-        outcome = service.write_file(project.project_id, name, content, actor=actor)
+        outcome = service.write_file(
+            project.project_id,
+            name,
+            content,
+            actor=actor,
+            session=session,
+            transcript=transcript,
+        )
         print_outcome(outcome, as_json)
 
 

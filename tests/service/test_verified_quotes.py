@@ -193,6 +193,20 @@ def test_the_cli_takes_the_transcript(env: Env, tmp_path: Path, store_url: str) 
     assert written.exit_code == 0, written.output
     closed = [e.event for e in env.orbital.history(env.project) if e.type == "ask.closed"]
     assert [getattr(e, "verified", None) for e in closed] == [False, True]
+    other = opened(env, "Order the banners")
+    asks_md = env.memory / "ASKS.md"
+    asks_md.write_bytes(
+        asks_md.read_bytes() + f'- done {other} "the rooftop bar for the launch"\n'.encode()
+    )
+    ingest = ["--db", store_url, "ingest", "ASKS.md", "--project", str(env.root)]
+    taken = runner.invoke(cli, [*ingest, "--transcript", path[1], "--session", "s9"], obj={})
+    assert taken.exit_code == 0, taken.output
+    (done,) = [e for e in env.orbital.history(env.project) if e.stream == f"ask:{other}"][1:]
+    assert (done.actor, done.session, getattr(done.event, "verified", None)) == (
+        Actor.AGENT,
+        "s9",
+        True,
+    )
 
 
 def test_rows_stored_before_the_field_read_unverified_and_stay_as_written(
