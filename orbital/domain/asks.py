@@ -19,7 +19,7 @@ from typing import Literal
 import msgspec
 
 from orbital.domain.layered import Layered
-from orbital.domain.quotes import UserWords, quoted
+from orbital.domain.quotes import UserWords, quoted, reopen_refusal
 from orbital.domain.rephrase import MeaningIndex
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event
@@ -353,25 +353,6 @@ def agent_note(quote: str) -> str:
     return f'"{quote}"' if quote else ""
 
 
-def _reopen_of_user_drop(ask: Ask, note: str, words: UserWords | None) -> str | None:
-    """Why an agent may not reopen ``ask``, which the user dropped: only on the user's words,
-    quoted, and found in the session's transcript when one is given; ``None`` when it may."""
-    said = f'- reopen {ask.id} "<their words>"'
-    head = (
-        f"ASKS.md: [{ask.id}] was dropped by the user on {ask.updated.isoformat()} — not reopened"
-    )
-    if not quoted(note):
-        return (
-            f"{head}. Reopen it only if the user asked for it again, quoting their words: `{said}`."
-        )
-    if words is None:
-        return None
-    check = words.check(note, ask.text)
-    if check.verified:
-        return None
-    return f"{head}: {words.why(check)}. Quote the user's own words: `{said}`."
-
-
 def decide_agent_change(
     asks: Asks,
     kind: Literal["done", "dropped", "reopen"],
@@ -383,11 +364,10 @@ def decide_agent_change(
 ) -> Decision:
     """An agent's close or reopen (§6.5), stamped by :func:`agent_stamp` and dated today.
 
-    A close without any quotation mark in its note is kept but warned about. ``words`` are
-    the user's messages of the agent's session (``None``: no transcript was given): a quote
-    found there is recorded as ``verified``; one that is not is kept with a warning. A reopen
-    of an ask the user dropped needs the user's words in quotes, verified when ``words`` are
-    given: without them it is refused (no event).
+    A close without a quotation mark is kept but warned about. ``words``: the user's messages
+    of the agent's session (``None``: no transcript); a quote found there is ``verified``, one
+    that is not is kept with a warning. A reopen of an ask the user dropped needs the user's
+    words in quotes, verified when ``words`` are given; else it is refused (no event).
     """
     by = agent_stamp(actor)
     ask = asks.get(ask_id) if ask_id is not None else None
@@ -406,7 +386,7 @@ def decide_agent_change(
             warnings=[f"ASKS.md: [{ask.id}] is already {ask.state} — not closed again."]
         )
     if kind == "reopen" and ask.state == "dropped" and ask.closed_by == "user":
-        refused = _reopen_of_user_drop(ask, note, words)
+        refused = reopen_refusal(ask.id, ask.updated, ask.text, note, words)
         if refused is not None:
             return Decision(warnings=[refused])
     check = words.check(note, ask.text) if words is not None else None

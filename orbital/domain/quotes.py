@@ -30,6 +30,7 @@ something else never verifies a close.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -193,3 +194,23 @@ class UserWords:
         if check.verdict == "unquoted":
             return "the note quotes no words of the user's"
         return f'"{check.quote}" is not in the user\'s messages of this session'
+
+
+def reopen_refusal(
+    ask_id: str, dropped_on: dt.date, topic: str, note: str, words: UserWords | None
+) -> str | None:
+    """Why an agent may not reopen an ask the user dropped: only on the user's words, quoted,
+    and found in the session's transcript when one is given (``words``); ``None`` when it
+    may. ``topic`` is the ask's text."""
+    said = f'- reopen {ask_id} "<their words>"'
+    head = f"ASKS.md: [{ask_id}] was dropped by the user on {dropped_on} — not reopened"
+    if not quoted(note):
+        return (
+            f"{head}. Reopen it only if the user asked for it again, quoting their words: `{said}`."
+        )
+    if words is None:
+        return None
+    check = words.check(note, topic)
+    if check.verified:
+        return None
+    return f"{head}: {words.why(check)}. Quote the user's own words: `{said}`."
