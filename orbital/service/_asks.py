@@ -33,6 +33,7 @@ from orbital.domain.asks_legacy import (
 )
 from orbital.domain.asks_write import Appended, decide_agent_append, decide_agent_write
 from orbital.domain.quotes import UserWords
+from orbital.editor.sessions import transcript_words
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened
@@ -66,6 +67,12 @@ class AsksService:
         self.units = units
 
     # -- decisions ------------------------------------------------------------------------
+
+    @staticmethod
+    def words(transcript: Path | None) -> UserWords | None:
+        """The user's messages in a session transcript (``None``: none given), read before
+        the unit of work begins, outside the store's lock."""
+        return None if transcript is None else transcript_words(transcript)
 
     def decide_write(self, u: Unit, content: bytes, words: UserWords | None = None) -> None:
         """Decide a proposed ASKS.md in ``u``. A proposal that is the file on disk with lines
@@ -138,12 +145,13 @@ class AsksService:
         note: str,
         actor: Actor,
         session: str | None = None,
-        words: UserWords | None = None,
+        transcript: Path | None = None,
     ) -> WriteOutcome:
         """Close (done/dropped) or reopen an ask. Unknown id: :class:`UnknownAsk`.
-        Closing a closed ask or reopening an open one changes nothing. ``words``: the user's
-        messages of the agent's session, to verify the note's quotes against."""
+        Closing a closed ask or reopening an open one changes nothing. ``transcript``: the
+        agent's session, whose user messages an agent's quote is checked against."""
         ask_id = ask_id.strip().lower()
+        words = self.words(transcript)
         with self.units.begin(project, actor, session=session) as u:
             asks = u.asks.asks
             if ask_id not in asks:

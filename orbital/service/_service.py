@@ -29,7 +29,6 @@ from orbital.domain.workbench import (
     sort_open,
 )
 from orbital.editor.scheduler import EditorScheduler
-from orbital.editor.sessions import transcript_words
 from orbital.errors import InvalidInput, Refused, UnknownProject, UnmergedEdits
 from orbital.events import Actor, RecordedEvent
 from orbital.events.files import HandEditConflict, HandEditResolved
@@ -56,11 +55,6 @@ from orbital.tokens import CachedCounter
 AsOf = dt.datetime | dt.date | int | None
 #: Materialised state per stream category, kept by the store in the append transaction.
 REDUCERS = {"ask": ASK_REDUCER}
-
-
-def _words(transcript: Path | None) -> UserWords | None:
-    """The user's messages in a session transcript, read before the unit of work begins."""
-    return None if transcript is None else transcript_words(transcript)
 
 
 class Orbital:
@@ -208,14 +202,13 @@ class Orbital:
     ) -> WriteOutcome:
         """Apply a proposed full content of ``orbital/<name>``: events, then the file
         (``hold``: the file's new bytes are not written but are the outcome's content, for an
-        agent's own file tool to write; its checkpoint waits for them). ``transcript``: the
-        writer's session transcript; the quotes of the closes and reopens an ASKS.md write
-        adds are checked against the user's messages in it."""
+        agent's own file tool to write; its checkpoint waits for them; ``transcript``: the
+        writer's session, the quotes of the ask changes in an ASKS.md write are checked in)."""
         key = memory_file(name).key
         check_size(content)
         found = self.store.project(project)
         held = memory_file(name).name if hold else None
-        words = _words(transcript) if key == "asks" else None
+        words = self._asks.words(transcript) if key == "asks" else None
         with self.units.begin(
             found, actor, session=session, proposal=(key, content), held=held
         ) as u:
@@ -238,9 +231,7 @@ class Orbital:
         agent's hook waits for."""
         return self._memory.session_end(self.store.project(project))
 
-    def _decide_write(
-        self, u: Unit, key: str, content: bytes, words: UserWords | None = None
-    ) -> None:
+    def _decide_write(self, u: Unit, key: str, content: bytes, words: UserWords | None) -> None:
         if key == "asks":
             self._asks.decide_write(u, content, words)
         else:
@@ -384,7 +375,7 @@ class Orbital:
             check_size(raw)
         with self.units.begin(found, actor, proposal=(key, raw) if mine else None) as u:
             if mine:
-                self._decide_write(u, key, raw)
+                self._decide_write(u, key, raw, None)
             written = WriteOutcome("", list(u.warnings), list(u.events))
             text = "" if mine else raw.decode("utf-8", errors="replace")
             settled = HandEditResolved(file=key, conflict_copy=copy, kept=keep, text=text)
@@ -439,13 +430,11 @@ class Orbital:
         session: str | None = None,
         transcript: Path | None = None,
     ) -> WriteOutcome:
-        """Close an ask; an agent's quote is checked against ``transcript``'s user messages."""
         if kind not in ("done", "dropped"):
             raise InvalidInput(f"an ask is closed as done or dropped, not {kind!r}")
         close: CloseKind = "done" if kind == "done" else "dropped"
         found = self.store.project(project)
-        words = _words(transcript)
-        return self._asks.change(found, ask_id, close, note, actor, session, words)
+        return self._asks.change(found, ask_id, close, note, actor, session, transcript)
 
     def ask_reopen(
         self,
@@ -457,11 +446,8 @@ class Orbital:
         session: str | None = None,
         transcript: Path | None = None,
     ) -> WriteOutcome:
-        """Reopen an ask; an agent's quote is checked against ``transcript``'s user messages
-        (an ask the user dropped reopens only on their quoted words)."""
         found = self.store.project(project)
-        words = _words(transcript)
-        return self._asks.change(found, ask_id, "reopen", note, actor, session, words)
+        return self._asks.change(found, ask_id, "reopen", note, actor, session, transcript)
 
     def migrate_retractions(
         self,
