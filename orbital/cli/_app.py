@@ -28,6 +28,14 @@ project_option = click.option(
     help="The project directory (or any directory inside it).",
 )
 
+#: The agent's session transcript (Claude Code's ``transcript_path``), to verify quotes.
+transcript_option = click.option(
+    "--transcript",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The agent session's transcript (JSONL): quoted user words are checked against it.",
+)
+
 
 def service_of(ctx: click.Context) -> Orbital:
     """The service of this invocation: opened on first use, closed when the command ends."""

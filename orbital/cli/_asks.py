@@ -10,7 +10,14 @@ from pathlib import Path
 import click
 import msgspec
 
-from orbital.cli._app import cli, print_outcome, project_of, project_option, reports_errors
+from orbital.cli._app import (
+    cli,
+    print_outcome,
+    project_of,
+    project_option,
+    reports_errors,
+    transcript_option,
+)
 from orbital.errors import InvalidInput
 from orbital.events import Actor
 from orbital.service import Audience, Orbital
@@ -109,11 +116,19 @@ def _change(kind: str) -> Callable[..., None]:
     @project_option
     @click.argument("ask_id")
     @click.option("--quote", default="", help="The user's own words (quoted in the log).")
+    @click.option("--session", default=None, help="The agent session this change belongs to.")
+    @transcript_option
     @click.option("--json", "as_json", is_flag=True)
     @click.pass_context
     @reports_errors
     def change(
-        ctx: click.Context, project_path: Path, ask_id: str, quote: str, as_json: bool
+        ctx: click.Context,
+        project_path: Path,
+        ask_id: str,
+        quote: str,
+        session: str | None,
+        transcript: Path | None,
+        as_json: bool,
     ) -> None:
         service, project = project_of(ctx, project_path)
         pid = project.project_id
@@ -122,9 +137,13 @@ def _change(kind: str) -> Callable[..., None]:
 
         note = agent_note(quote) if actor is Actor.AGENT else quote
         if kind == "reopen":
-            outcome = service.ask_reopen(pid, ask_id, note, actor=actor)
+            outcome = service.ask_reopen(
+                pid, ask_id, note, actor=actor, session=session, transcript=transcript
+            )
         else:
-            outcome = service.ask_close(pid, ask_id, kind, note, actor=actor)
+            outcome = service.ask_close(
+                pid, ask_id, kind, note, actor=actor, session=session, transcript=transcript
+            )
         print_outcome(outcome, as_json)
 
     change.__doc__ = _CHANGE_HELP[kind]

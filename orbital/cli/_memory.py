@@ -19,6 +19,7 @@ from orbital.cli._app import (
     project_of,
     project_option,
     reports_errors,
+    transcript_option,
 )
 from orbital.clock import parse_as_of
 from orbital.domain.history import summarize
@@ -152,16 +153,27 @@ def regenerate(ctx: click.Context, project_path: Path, force: bool) -> None:
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print {content, warnings, events}.")
 @click.option("--session", default=None, help="The agent session this write belongs to.")
+@transcript_option
 @click.pass_context
 @reports_errors
 def write(
-    ctx: click.Context, project_path: Path, file: str, as_json: bool, session: str | None
+    ctx: click.Context,
+    project_path: Path,
+    file: str,
+    as_json: bool,
+    session: str | None,
+    transcript: Path | None,
 ) -> None:
     """Apply the agent's proposed full content of orbital/FILE, read from stdin."""
     service, project = project_of(ctx, project_path)
     content = sys.stdin.buffer.read()
     outcome = service.write_file(
-        project.project_id, file, content, actor=Actor.AGENT, session=session
+        project.project_id,
+        file,
+        content,
+        actor=Actor.AGENT,
+        session=session,
+        transcript=transcript,
     )
     print_outcome(outcome, as_json)
 
@@ -178,10 +190,18 @@ def write(
     help="agent: an agent's tool wrote the file; file: a hand edit of unknown author.",
 )
 @click.option("--json", "as_json", is_flag=True, help="One {content, warnings, events} per file.")
+@click.option("--session", default=None, help="The agent session these writes belong to.")
+@transcript_option
 @click.pass_context
 @reports_errors
 def ingest(
-    ctx: click.Context, project_path: Path, files: tuple[str, ...], as_actor: str, as_json: bool
+    ctx: click.Context,
+    project_path: Path,
+    files: tuple[str, ...],
+    as_actor: str,
+    as_json: bool,
+    session: str | None,
+    transcript: Path | None,
 ) -> None:
     """Process memory files changed outside Orbital as writes (all of them by default)."""
     service, project = project_of(ctx, project_path)
@@ -194,7 +214,14 @@ def ingest(
             if files:
                 raise InvalidInput(f"orbital/{memory_file(name).name} does not exist")
             continue
-        outcome = service.write_file(project.project_id, name, content, actor=actor)
+        outcome = service.write_file(
+            project.project_id,
+            name,
+            content,
+            actor=actor,
+            session=session,
+            transcript=transcript,
+        )
         print_outcome(outcome, as_json, exit_if_refused=False)
         refused |= outcome.refused
     if refused:

@@ -19,6 +19,7 @@ from typing import Literal
 import msgspec
 
 from orbital.domain.layered import Layered
+from orbital.domain.quotes import UserWords, quoted, reopen_refusal
 from orbital.domain.rephrase import MeaningIndex
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event
@@ -359,10 +360,14 @@ def decide_agent_change(
     note: str,
     today: dt.date,
     actor: Actor,
+    words: UserWords | None = None,
 ) -> Decision:
     """An agent's close or reopen (§6.5), stamped by :func:`agent_stamp` and dated today.
 
-    A close without any quotation mark in its note is kept but warned about.
+    A close without a quotation mark is kept but warned about. ``words``: the user's messages
+    of the agent's session (``None``: no transcript); a quote found there is ``verified``, one
+    that is not is kept with a warning. A reopen of an ask the user dropped needs the user's
+    words in quotes, verified when ``words`` are given; else it is refused (no event).
     """
     by = agent_stamp(actor)
     ask = asks.get(ask_id) if ask_id is not None else None
@@ -374,19 +379,33 @@ def decide_agent_change(
             ]
         )
     note = one_line(note)
-    if kind == "reopen":
-        if ask.state == "open":
-            return Decision(warnings=[f"ASKS.md: [{ask.id}] is already open."])
-        return Decision(events=[AskReopened(ask_id=ask.id, date=today, by=by, note=note)])
-    if ask.state != "open":
+    if kind == "reopen" and ask.state == "open":
+        return Decision(warnings=[f"ASKS.md: [{ask.id}] is already open."])
+    if kind != "reopen" and ask.state != "open":
         return Decision(
             warnings=[f"ASKS.md: [{ask.id}] is already {ask.state} — not closed again."]
         )
-    decision = Decision(events=[AskClosed(ask_id=ask.id, kind=kind, date=today, by=by, note=note)])
-    if not any(q in note for q in _QUOTES):
+    if kind == "reopen" and ask.state == "dropped" and ask.closed_by == "user":
+        refused = reopen_refusal(ask.id, ask.updated, ask.text, note, words)
+        if refused is not None:
+            return Decision(warnings=[refused])
+    check = words.check(note, ask.text) if words is not None else None
+    verified = check is not None and check.verified
+    event: AskClosed | AskReopened
+    if kind == "reopen":
+        event = AskReopened(ask_id=ask.id, date=today, by=by, note=note, verified=verified)
+    else:
+        event = AskClosed(ask_id=ask.id, kind=kind, date=today, by=by, note=note, verified=verified)
+    decision = Decision(events=[event])
+    if kind != "reopen" and not any(q in note for q in _QUOTES):
         decision.warnings.append(
             f"ASKS.md: closed [{ask.id}] without quoting the user — close an ask only with the "
             "user's own words in quotes."
+        )
+    elif words is not None and check is not None and not verified and quoted(note):
+        decision.warnings.append(
+            f"ASKS.md: {'reopened' if kind == 'reopen' else kind} [{ask.id}] with a quote that "
+            f"is not verified — {words.why(check)}; quote the user's own words."
         )
     return decision
 

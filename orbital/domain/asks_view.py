@@ -1,6 +1,16 @@
 """What the agents see of the asks (reference §4.5, §4.6) and the Workbench's recently closed.
 
 Pure functions over the folded asks and today's date.
+
+Beyond the reference — **what the person settled reaches the agent, with their words.** The
+Workbench's Done note and Drop reason are the person's answer to the agent; upstream kept them
+in the Workbench only. The block shows the asks the user closed in the last
+:data:`SETTLED_DAYS` days (their close's project-local date), newest first, at most
+:data:`SETTLED_CAP`, each with its note. The view serves every session of the project alike
+and does not know which one asks, so "since the agent's last session" is a time bound: 7 days,
+the Workbench's own "recently closed" window (upstream's ``recently_closed(days=7)``), reaches
+the next session of a project worked on weekly and then leaves the view. An ask shown there is
+not listed again under the dropped ones.
 """
 
 from __future__ import annotations
@@ -17,6 +27,13 @@ DROPPED_DAYS = 60
 CLIP = 240
 EMPTY_CUE = "Open asks: none (orbital/ASKS.md)"
 DROPPED_HEADER = "Dropped by the user — never re-propose:"
+SETTLED_DAYS = 7
+SETTLED_CAP = 10
+SETTLED_HEADER = (
+    f"Settled by the user in the last {SETTLED_DAYS} days, in their words "
+    "(a dropped one: never re-propose):"
+)
+_QUOTE_MARKS = "\"'\u201c\u201d\u2018\u2019\u300c\u300d\u300e\u300f"
 
 
 def clip(text: str) -> str:
@@ -60,6 +77,28 @@ def dropped_texts(asks: Asks, today: dt.date, recent: bool = True) -> list[str]:
     return [a.text for a in chosen]
 
 
+def recently_settled(asks: Asks, today: dt.date) -> list[Ask]:
+    """Asks the user closed in the last 7 days, newest first, at most 10."""
+    since = today - dt.timedelta(days=SETTLED_DAYS)
+    settled = (
+        a
+        for a in asks.values()
+        if a.closed_by == "user" and a.state != "open" and a.updated >= since
+    )
+    return heapq.nlargest(SETTLED_CAP, settled, key=lambda a: (a.updated, a.seq))
+
+
+def _settled_line(ask: Ask) -> str:
+    """``- done [id] text (date): "note"``: the note is the person's own words, quoted
+    unless they already are."""
+    line = f"- {ask.state} [{ask.id}] {clip(ask.text)} ({ask.updated.isoformat()})"
+    note = clip(" ".join(ask.note.split()))
+    if not note:
+        return line
+    quoted = len(note) > 1 and note[0] in _QUOTE_MARKS and note[-1] in _QUOTE_MARKS
+    return f"{line}: {note}" if quoted else f'{line}: "{note}"'
+
+
 def _open_line(ask: Ask, today: dt.date) -> str:
     line = f"[{ask.id}] {clip(ask.text)}"
     if ask.due:
@@ -84,7 +123,11 @@ def runtime_block(asks: Asks, today: dt.date, empty_cue: bool) -> str:
         sections.append("\n".join(lines))
     elif empty_cue:
         sections.append(EMPTY_CUE)
-    dropped = recent_dropped(asks, today)
+    settled = recently_settled(asks, today)
+    if settled:
+        sections.append("\n".join([SETTLED_HEADER, *(_settled_line(a) for a in settled)]))
+    shown = {a.id for a in settled}
+    dropped = [a for a in recent_dropped(asks, today) if a.id not in shown]
     if dropped:
         sections.append("\n".join([DROPPED_HEADER, *(f"- {clip(a.text)}" for a in dropped)]))
     return "\n\n".join(sections)

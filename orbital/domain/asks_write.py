@@ -33,6 +33,7 @@ from orbital.domain.asks import (
     index_open,
 )
 from orbital.domain.asks_legacy import flag_line
+from orbital.domain.quotes import UserWords
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.grammar.asks_md import append_lines, normalize_newlines, parse_line, render_lines
@@ -121,6 +122,7 @@ def _decide_line(
     dropped: DroppedIndex,
     opened: OpenIndex,
     actor: Actor,
+    words: UserWords | None,
 ) -> Decision:
     parsed = parse_line(line)
     if parsed is None:
@@ -147,7 +149,7 @@ def _decide_line(
             dropped_index=dropped,
             open_index=opened,
         )
-    return decide_agent_change(asks, parsed.kind, parsed.ask_id, parsed.text, today, actor)
+    return decide_agent_change(asks, parsed.kind, parsed.ask_id, parsed.text, today, actor, words)
 
 
 def _decide_lines(
@@ -159,6 +161,7 @@ def _decide_lines(
     dropped: DroppedIndex | None,
     opened: OpenIndex | None,
     actor: Actor,
+    words: UserWords | None,
 ) -> Appended:
     """Decide each candidate line in order, each seeing the events of the ones before it.
 
@@ -175,7 +178,7 @@ def _decide_lines(
     for line in candidates:
         if not line.strip() or line.lstrip().startswith("<!--"):
             continue
-        step = _decide_line(state, line, today, mint, dropped, opened, actor)
+        step = _decide_line(state, line, today, mint, dropped, opened, actor, words)
         decision.extend(step)
         if step.events:
             changed = fold_into(state, ((seq := seq + 1, e) for e in step.events))
@@ -204,12 +207,15 @@ def decide_agent_write(
     opened: OpenIndex | None = None,
     *,
     actor: Actor,
+    words: UserWords | None = None,
 ) -> WriteResult:
     """Decide an agent's proposed full ASKS.md ``new`` against the projected ``prev``.
 
     ``asks`` is the folded state ``prev`` shows; ``prev`` is ``""`` when no file exists yet;
     ``dropped`` and ``opened``, when given, index the dropped and the open asks of ``asks``;
-    ``actor`` is who wrote ``new`` (it decides the ``by:`` of closes and reopens).
+    ``actor`` is who wrote ``new`` (it decides the ``by:`` of closes and reopens); ``words``
+    are the user's messages of the writer's session, to verify the quotes of closes and
+    reopens against (``None``: no transcript given).
     """
     prev_text, new_text = normalize_newlines(prev)[0], normalize_newlines(new)[0]
     appended = _appended(prev_text, new_text)
@@ -217,7 +223,7 @@ def decide_agent_write(
         restored, candidates = 0, appended
     else:
         restored, candidates = _diff(prev_text.split("\n"), new_text.split("\n"))
-    result = _decide_lines(asks, candidates, restored, today, mint, dropped, opened, actor)
+    result = _decide_lines(asks, candidates, restored, today, mint, dropped, opened, actor, words)
     return WriteResult(
         result.events,
         result.audit,
@@ -237,6 +243,7 @@ def decide_agent_append(
     opened: OpenIndex | None = None,
     *,
     actor: Actor,
+    words: UserWords | None = None,
 ) -> Appended:
     """Decide a proposal that is the projected file (which ends with a newline) followed by
     ``added``: what :func:`decide_agent_write` decides for it, from ``prev_lines`` (the set of
@@ -246,4 +253,4 @@ def decide_agent_append(
     line of the file was moved, not written, so it is not new.
     """
     candidates = _added_lines(normalize_newlines(added)[0], prev_lines)
-    return _decide_lines(asks, candidates, 0, today, mint, dropped, opened, actor)
+    return _decide_lines(asks, candidates, 0, today, mint, dropped, opened, actor, words)

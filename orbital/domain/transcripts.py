@@ -7,10 +7,18 @@ read, detected per row (a file may mix them):
 * Orbital's ``orbital/sessions/<name>.jsonl``: ``{"role", "source", "content"}``. A row is the
   user's when ``role == "user"`` and ``source`` is absent or ``"user"`` (a ``source`` such as
   ``"management"`` or ``"system"`` marks text Orbital injected in the user's turn).
-* Claude Code's transcript: ``{"type": "user"|"assistant"|…, "message": {"role", "content"}}``.
-  A row is the user's when ``type`` and ``message.role`` are both ``user`` and it is not marked
-  ``isMeta``, ``isCompactSummary``, ``isVisibleInTranscriptOnly`` nor carries ``toolUseResult``
-  (a tool's output is returned in a user-role row but was never typed by the person).
+* Claude Code's transcript (shapes in ``docs/claude-code-notes.md``, seen in 2.1.332):
+  ``{"type": "user"|"assistant"|…, "message": {"role", "content"}}``. A row is the user's when
+  ``type`` and ``message.role`` are both ``user`` and it is not marked ``isMeta``,
+  ``isCompactSummary``, ``isVisibleInTranscriptOnly``, ``isSidechain`` (a sub-agent's prompt,
+  written by the main agent), ``textNotTyped`` nor carries ``toolUseResult`` (a tool's output
+  is returned in a user-role row but was never typed by the person), and its ``origin``, when
+  present, is ``{"kind": "human"}`` (``task-notification``, ``channel``, ``peer``… are not).
+  Text typed while a turn runs is an ``attachment`` row of type ``queued_command``
+  (``prompt``): the user's under the same ``origin`` rule when its ``commandMode`` is absent or
+  ``prompt``. Every other ``attachment`` (hook context, CLAUDE.md, dates…), the
+  ``api-request-blob`` copies of whole requests and the ``queue-operation`` bookkeeping are
+  never the user's; a row type not known here is not either.
 
 ``content`` is a string or a list of parts; only ``type: "text"`` parts count, joined by
 spaces (``tool_result``, ``tool_use``, images and thinking never do). A text that starts with
@@ -35,8 +43,18 @@ _HARNESS_TAGS = (
     "<local-command-stderr>",
     "<local-command-caveat>",
     "<user-prompt-submit-hook>",
+    "<task-notification>",
+    "<bash-stdout>",
+    "<bash-stderr>",
 )
-_CLAUDE_NOT_TYPED = ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly", "toolUseResult")
+_CLAUDE_NOT_TYPED = (
+    "isMeta",
+    "isCompactSummary",
+    "isVisibleInTranscriptOnly",
+    "isSidechain",
+    "textNotTyped",
+    "toolUseResult",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +96,29 @@ def _injected(text: str) -> bool:
     return text.lstrip().startswith(_HARNESS_TAGS)
 
 
+def _human(origin: object) -> bool:
+    """Claude Code's ``origin`` of a message: absent (a prompt typed or sent by the person) or
+    ``{"kind": "human"}``; any other kind was produced by Claude Code or another agent."""
+    return origin is None or (isinstance(origin, Mapping) and origin.get("kind") == "human")
+
+
+def _queued_turn(attachment: Mapping[str, object]) -> Turn | None:
+    """A message queued while a turn ran (``queued_command``): the person's words when typed
+    as a prompt by a human; any other attachment is context Claude Code added."""
+    if attachment.get("type") != "queued_command":
+        return None
+    text = _text_of(attachment.get("prompt"))
+    if not text:
+        return None
+    typed = (
+        attachment.get("commandMode") in (None, "prompt")
+        and _human(attachment.get("origin"))
+        and not attachment.get("textNotTyped")
+        and not _injected(text)
+    )
+    return Turn("user" if typed else "injected", text)
+
+
 def _claude_turn(row: Mapping[str, object], message: Mapping[str, object]) -> Turn | None:
     content = message.get("content")
     text = _text_of(content)
@@ -86,8 +127,10 @@ def _claude_turn(row: Mapping[str, object], message: Mapping[str, object]) -> Tu
         return Turn("assistant", text) if text else None
     if row.get("type") != "user" or role != "user":
         return Turn("injected", text) if text else None
-    if any(row.get(flag) for flag in _CLAUDE_NOT_TYPED) or _has_tool_result(content):
-        return Turn("tool" if "toolUseResult" in row else "injected", text) if text else None
+    if "toolUseResult" in row or _has_tool_result(content):
+        return Turn("tool", text) if text else None
+    if any(row.get(flag) for flag in _CLAUDE_NOT_TYPED) or not _human(row.get("origin")):
+        return Turn("injected", text) if text else None
     if not text:
         return None
     return Turn("injected" if _injected(text) else "user", text)
@@ -115,6 +158,9 @@ def turn_of(row: object) -> Turn | None:
     message = row.get("message")
     if isinstance(message, Mapping) and "type" in row:
         return _claude_turn(row, message)
+    attachment = row.get("attachment")
+    if row.get("type") == "attachment" and isinstance(attachment, Mapping):
+        return _queued_turn(attachment)
     if "role" in row:
         return _orbital_turn(row)
     return None

@@ -1,7 +1,8 @@
-"""Reading session transcripts from a directory (``orbital/sessions/`` or ``--sessions DIR``).
+"""Reading session transcripts: from a directory (``orbital/sessions/`` or ``--sessions DIR``)
+for the editor, or one file an agent's session names (Claude Code's ``transcript_path``).
 
-Names are checked before any path is built, and the file must resolve inside the directory,
-so a model-chosen session name cannot read anything else.
+In a directory, names are checked before any path is built, and the file must resolve inside
+the directory, so a model-chosen session name cannot read anything else.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
+from orbital.domain.quotes import UserWords
 from orbital.domain.transcripts import Turn, is_session_name, parse_transcript, user_words
 from orbital.errors import InvalidInput, SessionUnreadable
 
@@ -69,3 +71,14 @@ class SessionDir:
     def user_messages(self, name: str) -> list[str]:
         """What the user typed in session ``name`` (empty when it does not exist)."""
         return user_words(self.turns(name) or [])
+
+
+def transcript_words(path: Path) -> UserWords:
+    """What the user typed in the transcript at ``path`` (the caller's own session file,
+    given by its client, never chosen by a model). A transcript that cannot be read is
+    evidence of nothing, never a failure: no words, and the reason, for the agent's warning."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            return UserWords.of(user_words(parse_transcript(handle)))
+    except OSError as exc:
+        return UserWords(problem=f"{path}: {exc.strerror or exc}")

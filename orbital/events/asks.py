@@ -54,6 +54,10 @@ class AskClosed(Event, frozen=True, tag="ask.closed"):
     by: str
     note: str = ""
     legacy: LegacyRecord | None = None
+    #: The quoted words of ``note`` are in the user's messages of the session's transcript
+    #: (an agent's close or reopen checked by :mod:`orbital.domain.quotes`). A close stays
+    #: ``by:agent`` and undoable either way; rows stored before the field read ``False``.
+    verified: bool = False
 
 
 class AskReopened(Event, frozen=True, tag="ask.reopened"):
@@ -61,6 +65,10 @@ class AskReopened(Event, frozen=True, tag="ask.reopened"):
     date: dt.date
     by: str
     note: str = ""
+    #: The quoted words of ``note`` are in the user's messages of the session's transcript
+    #: (an agent's close or reopen checked by :mod:`orbital.domain.quotes`). A close stays
+    #: ``by:agent`` and undoable either way; rows stored before the field read ``False``.
+    verified: bool = False
 
 
 class AskOpenRefused(Event, frozen=True, tag="ask.open_refused"):

@@ -188,18 +188,38 @@ class AgentSessions:
 
     # -- the agent's writes ---------------------------------------------------------------
 
-    def write(self, project: Project, name: str, content: bytes, session: str) -> WriteOutcome:
+    def write(
+        self,
+        project: Project,
+        name: str,
+        content: bytes,
+        session: str,
+        transcript: Path | None = None,
+    ) -> WriteOutcome:
         """The agent's proposed full content of ``orbital/<name>`` through the write path, as
         ``agent`` in ``session``; the file's new bytes are not written but returned as the
-        outcome's content, for the agent's own tool to write."""
+        outcome's content, for the agent's own tool to write. The quotes of its ask closes and
+        reopens are checked against the session's ``transcript``."""
         return self.service.write_file(
-            project.project_id, name, content, actor=Actor.AGENT, session=session, hold=True
+            project.project_id,
+            name,
+            content,
+            actor=Actor.AGENT,
+            session=session,
+            hold=True,
+            transcript=transcript,
         )
 
-    def take_in(self, project: Project, session: str, names: Sequence[str] = ()) -> list[str]:
+    def take_in(
+        self,
+        project: Project,
+        session: str,
+        names: Sequence[str] = (),
+        transcript: Path | None = None,
+    ) -> list[str]:
         """Memory files changed on disk (by the agent's shell or its own file tool) become the
-        agent's writes in ``session``; a file holding Orbital's bytes only gets its stat
-        recorded. Returns the warnings."""
+        agent's writes in ``session`` (quotes checked against its ``transcript``); a file
+        holding Orbital's bytes only gets its stat recorded. Returns the warnings."""
         pid = project.project_id
         changed = self.service.unmerged(pid)
         wanted = {memory_file(n).name for n in names} if names else None
@@ -210,7 +230,9 @@ class AgentSessions:
             raw = self.service.files_of(project).read_bytes(name)
             if raw is None:
                 continue
-            outcome = self.service.write_file(pid, name, raw, actor=Actor.AGENT, session=session)
+            outcome = self.service.write_file(
+                pid, name, raw, actor=Actor.AGENT, session=session, transcript=transcript
+            )
             warnings += outcome.warnings
         self.service.settle(pid)
         return warnings

@@ -32,6 +32,8 @@ from orbital.domain.asks_legacy import (
     plan_migration,
 )
 from orbital.domain.asks_write import Appended, decide_agent_append, decide_agent_write
+from orbital.domain.quotes import UserWords
+from orbital.editor.sessions import transcript_words
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened
@@ -69,10 +71,16 @@ class AsksService:
 
     # -- decisions ------------------------------------------------------------------------
 
-    def decide_write(self, u: Unit, content: bytes) -> None:
+    @staticmethod
+    def words(transcript: Path | None) -> UserWords | None:
+        """The user's messages in a session transcript (``None``: none given), read before
+        the unit of work begins, outside the store's lock."""
+        return None if transcript is None else transcript_words(transcript)
+
+    def decide_write(self, u: Unit, content: bytes, words: UserWords | None = None) -> None:
         """Decide a proposed ASKS.md in ``u``. A proposal that is the file on disk with lines
         appended is decided from those lines alone (:func:`decide_agent_append`): its cost
-        is the size of the addition."""
+        is the size of the addition. ``words``: the user's, to verify quotes against."""
         current, known = u.asks_file, u.asks
         added = current.added_by(content)
         result: Appended
@@ -86,6 +94,7 @@ class AsksService:
                 known.dropped,
                 known.opened,
                 actor=u.actor,
+                words=words,
             )
         else:
             result = decide_agent_write(
@@ -97,6 +106,7 @@ class AsksService:
                 known.dropped,
                 known.opened,
                 actor=u.actor,
+                words=words,
             )
         u.decided(result.events, result.audit, result.warnings)
 
@@ -134,16 +144,19 @@ class AsksService:
         note: str,
         actor: Actor,
         session: str | None = None,
+        transcript: Path | None = None,
     ) -> WriteOutcome:
         """Close (done/dropped) or reopen an ask. Unknown id: :class:`UnknownAsk`.
-        Closing a closed ask or reopening an open one changes nothing."""
+        Closing a closed ask or reopening an open one changes nothing. ``transcript``: the
+        agent's session, whose user messages an agent's quote is checked against."""
         ask_id = ask_id.strip().lower()
+        words = self.words(transcript)
         with self.units.begin(project, actor, session=session) as u:
             asks = u.asks.asks
             if ask_id not in asks:
                 raise UnknownAsk(ask_id)
             if actor is Actor.AGENT:
-                d = decide_agent_change(asks, kind, ask_id, note, u.today, actor)
+                d = decide_agent_change(asks, kind, ask_id, note, u.today, actor, words)
                 u.decided(d.events, d.audit, d.warnings)
             else:
                 by = request_stamp(actor)

@@ -54,6 +54,12 @@ class HookResult:
     project: Project | None = None
 
 
+def _transcript(p: Payload) -> Path | None:
+    """The session's transcript, against which the quotes of the agent's ask closes and
+    reopens are checked (none in the payload: nothing is verified)."""
+    return Path(p.transcript_path) if p.transcript_path else None
+
+
 def _warning_lines(warnings: list[str]) -> str:
     return "\n".join(f"warning: {w}" for w in warnings)
 
@@ -110,8 +116,10 @@ class ClaudeCodeHooks:
         proposed = proposed_content(p.tool_name, p.tool_input, current)
         if proposed is None:
             return HookResult()  # the tool fails on its own (old_string not found…)
-        # seam (quotes): pass p.transcript_path once the write path takes a transcript.
-        outcome = self.service.agents.write(project, name, proposed.encode(), p.session_id)
+        transcript = _transcript(p)
+        outcome = self.service.agents.write(
+            project, name, proposed.encode(), p.session_id, transcript
+        )
         warnings = _warning_lines(outcome.warnings)
         wanted = outcome.content
         if wanted == current:
@@ -136,11 +144,11 @@ class ClaudeCodeHooks:
             name = self._target(project, p)
             if name is None:
                 return HookResult()
-            warnings = self.service.agents.take_in(project, p.session_id, [name])
+            warnings = self.service.agents.take_in(project, p.session_id, [name], _transcript(p))
         elif p.tool_name == "Bash":
             if not self.service.unmerged(project.project_id):
                 return HookResult()
-            warnings = self.service.agents.take_in(project, p.session_id)
+            warnings = self.service.agents.take_in(project, p.session_id, (), _transcript(p))
         else:
             return HookResult()
         if not warnings:

@@ -14,6 +14,7 @@ from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
 from orbital.domain.entry_pages import EntryPage, EntryQuery
+from orbital.domain.quotes import UserWords
 from orbital.domain.workbench import (
     ClosedAsk,
     EntryRow,
@@ -197,18 +198,21 @@ class Orbital:
         actor: Actor,
         session: str | None = None,
         hold: bool = False,
+        transcript: Path | None = None,
     ) -> WriteOutcome:
         """Apply a proposed full content of ``orbital/<name>``: events, then the file
         (``hold``: the file's new bytes are not written but are the outcome's content, for an
-        agent's own file tool to write; its checkpoint waits for them)."""
+        agent's own file tool to write; its checkpoint waits for them; ``transcript``: the
+        writer's session, the quotes of the ask changes in an ASKS.md write are checked in)."""
         key = memory_file(name).key
         check_size(content)
         found = self.store.project(project)
         held = memory_file(name).name if hold else None
+        words = self._asks.words(transcript) if key == "asks" else None
         with self.units.begin(
             found, actor, session=session, proposal=(key, content), held=held
         ) as u:
-            self._decide_write(u, key, content)
+            self._decide_write(u, key, content, words)
         if u.held is not None and u.held.data is not None:
             text = u.held.data.decode("utf-8")
             return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
@@ -228,9 +232,9 @@ class Orbital:
         agent's hook waits for."""
         return self._memory.session_end(self.store.project(project))
 
-    def _decide_write(self, u: Unit, key: str, content: bytes) -> None:
+    def _decide_write(self, u: Unit, key: str, content: bytes, words: UserWords | None) -> None:
         if key == "asks":
-            self._asks.decide_write(u, content)
+            self._asks.decide_write(u, content, words)
         else:
             self._memory.decide_write(u, key, content)
 
@@ -373,7 +377,7 @@ class Orbital:
             check_size(raw)
         with self.units.begin(found, actor, proposal=(key, raw) if mine else None) as u:
             if mine:
-                self._decide_write(u, key, raw)
+                self._decide_write(u, key, raw, None)
             written = WriteOutcome("", list(u.warnings), list(u.events), refused=u.refused)
             text = "" if mine else raw.decode("utf-8", errors="replace")
             settled = HandEditResolved(file=key, conflict_copy=copy, kept=keep, text=text)
@@ -428,11 +432,13 @@ class Orbital:
         *,
         actor: Actor,
         session: str | None = None,
+        transcript: Path | None = None,
     ) -> WriteOutcome:
         if kind not in ("done", "dropped"):
             raise InvalidInput(f"an ask is closed as done or dropped, not {kind!r}")
         close: CloseKind = "done" if kind == "done" else "dropped"
-        return self._asks.change(self.store.project(project), ask_id, close, note, actor, session)
+        found = self.store.project(project)
+        return self._asks.change(found, ask_id, close, note, actor, session, transcript)
 
     def ask_reopen(
         self,
@@ -442,10 +448,10 @@ class Orbital:
         *,
         actor: Actor,
         session: str | None = None,
+        transcript: Path | None = None,
     ) -> WriteOutcome:
-        return self._asks.change(
-            self.store.project(project), ask_id, "reopen", note, actor, session
-        )
+        found = self.store.project(project)
+        return self._asks.change(found, ask_id, "reopen", note, actor, session, transcript)
 
     def migrate_retractions(
         self,

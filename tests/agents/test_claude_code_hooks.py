@@ -207,3 +207,49 @@ def test_a_broken_store_never_blocks_the_agent(
     assert err.startswith("orbital hook: prompt: ")
     assert "prompt: " in (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")
     assert _hook("prompt", {"no": "event"})[:2] == (0, "")
+
+
+def test_a_file_tool_close_quoting_the_person_is_verified_against_the_transcript(
+    project: Path, orbital_db: str, clock: FixedClock, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "s1.jsonl"
+    typed = {"type": "user", "message": {"role": "user", "content": "go with the rooftop bar"}}
+    hook_context = {
+        "type": "attachment",
+        "attachment": {"type": "hook_additional_context", "content": ["bring back the host"]},
+    }
+    transcript.write_text(json.dumps(typed) + "\n" + json.dumps(hook_context) + "\n")
+    with Orbital.open(orbital_db, clock=clock) as service:
+        pid = service.project(project).project_id
+        venue = service.ask_open(pid, "Pick the venue", actor=Actor.AGENT).events[0].stream[4:]
+        host = service.ask_open(pid, "Pick a host", actor=Actor.AGENT).events[0].stream[4:]
+        service.ask_close(pid, host, "dropped", "we stay on-prem", actor=Actor.USER)
+    asks_md = project / "orbital" / "ASKS.md"
+    before = asks_md.read_text(encoding="utf-8")
+
+    def write(line: str) -> tuple[int, str, str]:
+        tool_input = {"file_path": str(asks_md), "content": f"{before}{line}\n"}
+        payload = {
+            "hook_event_name": "PreToolUse",
+            "session_id": "s1",
+            "transcript_path": str(transcript),
+            "cwd": str(project),
+            "tool_name": "Write",
+            "tool_input": tool_input,
+        }
+        return _hook("pre-tool", payload)
+
+    code, out, _ = write(f'- reopen {host} "bring back the host"')  # hook context, not typed
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert (code, answer["permissionDecision"]) == (0, "deny")
+    assert "was dropped by the user on" in answer["permissionDecisionReason"]
+    assert "is not in the user's messages of this session" in answer["permissionDecisionReason"]
+    code, out, _ = write(f'- done {venue} "go with the rooftop bar"')
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "allow"
+    with Orbital.open(orbital_db, clock=clock) as service:
+        events = [e for e in service.history(pid) if e.stream in (f"ask:{venue}", f"ask:{host}")]
+    closes = [(e.stream, e.type, e.session, getattr(e.event, "verified", None)) for e in events]
+    assert closes[-2:] == [
+        (f"ask:{host}", "ask.closed", None, False),  # the person's drop; no reopen recorded
+        (f"ask:{venue}", "ask.closed", "s1", True),
+    ]

@@ -102,3 +102,48 @@ def test_recently_closed_leaves_out_the_users_closes_and_old_ones() -> None:
         "- open 000005 2026-09-01 e\n"
     )
     assert [a.id for a in recently_closed(asks, TODAY)] == ["000002", "000001"]
+
+
+SETTLED = (
+    "Settled by the user in the last 7 days, in their words (a dropped one: never re-propose):"
+)
+
+
+def test_what_the_user_settled_this_week_reaches_the_agent_with_their_words() -> None:
+    asks = asks_of(
+        "- open 000001 2026-09-01 Review the README\n"
+        "- done 000001 2026-09-18 by:user README looks good, ship it\n"
+        "- open 000002 2026-09-01 Book the rooftop\n"
+        "- dropped 000002 2026-09-17 by:user too expensive\n"
+        "- open 000003 2026-09-01 Send the deck\n"
+        '- done 000003 2026-09-12 by:user "sent it myself"\n'
+        "- open 000004 2026-09-01 Old one\n"
+        "- done 000004 2026-09-11 by:user eight days ago\n"
+        "- open 000005 2026-09-01 The agent's own close\n"
+        '- done 000005 2026-09-18 by:agent "ok"\n'
+        "- open 000006 2026-09-01 Dropped long ago\n"
+        "- dropped 000006 2026-09-02 by:user\n"
+        "- open 000007 2026-09-01 Done without a word\n"
+        "- done 000007 2026-09-19 by:user\n"
+    )
+    assert runtime_block(asks, TODAY, empty_cue=True).split("\n") == [
+        CUE,
+        "",
+        SETTLED,
+        "- done [000007] Done without a word (2026-09-19)",
+        '- done [000001] Review the README (2026-09-18): "README looks good, ship it"',
+        '- dropped [000002] Book the rooftop (2026-09-17): "too expensive"',
+        '- done [000003] Send the deck (2026-09-12): "sent it myself"',
+        "",
+        "Dropped by the user — never re-propose:",
+        "- Dropped long ago",  # the rooftop is listed once, above, with the user's reason
+    ]
+
+
+def test_the_settled_list_is_capped_at_ten() -> None:
+    text = "".join(
+        f"- open {i:06x} 2026-09-01 ask {i}\n- done {i:06x} 2026-09-18 by:user\n" for i in range(12)
+    )
+    lines = runtime_block(asks_of(text), TODAY, empty_cue=False).split("\n")
+    assert lines[0] == SETTLED
+    assert lines[1:] == [f"- done [{i:06x}] ask {i} (2026-09-18)" for i in range(11, 1, -1)]

@@ -8,7 +8,8 @@ import pytest
 
 from orbital.domain.asks import decide_change, fold
 from orbital.domain.editor.choices import Applied, CloseAskChoice, parse_choices
-from orbital.domain.editor.closes import apply_close_asks, is_short_quote, verify_close
+from orbital.domain.editor.closes import apply_close_asks, verify_close
+from orbital.domain.quotes import is_short_quote
 from orbital.editor.sessions import SessionDir
 from orbital.events.asks import AskClosed
 from tests.editor.helpers import (

@@ -181,3 +181,83 @@ def test_a_symlink_out_of_the_directory_is_refused(tmp_path: Path) -> None:
 def test_undecodable_bytes_do_not_fail_the_read(tmp_path: Path) -> None:
     (tmp_path / "s.jsonl").write_bytes(b'{"role": "user", "content": "caf\xe9 ok"}\n')
     assert SessionDir(tmp_path).user_messages("s") == ["caf\ufffd ok"]
+
+
+#: A real ``claude -p`` session (2.1.332, stream-json input): the prompt typed first, a
+#: UserPromptSubmit hook adding "HOOKCTX ship it", a Bash tool result, and a second message
+#: sent while the tool ran (a ``queued_command`` attachment). Long rows trimmed, nothing else.
+CLAUDE_CODE_SESSION = Path(__file__).parent / "data" / "claude_code_2.1.332.jsonl"
+
+
+def test_a_real_claude_code_session_yields_the_typed_prompt_and_the_mid_turn_message() -> None:
+    with CLAUDE_CODE_SESSION.open(encoding="utf-8") as handle:
+        turns = parse_transcript(handle)
+    assert user_words(turns) == [
+        "FIRST please go with the rooftop",
+        "MIDTURN actually ship it on friday",
+    ]
+    # The hook's context reached the model, and is in the file, but never as the user's.
+    assert "HOOKCTX" in CLAUDE_CODE_SESSION.read_text(encoding="utf-8")
+    assert not any("HOOKCTX" in t.text or "BASHOUT" in t.text for t in turns if t.speaker == "user")
+
+
+def _user_row(content: object, **flags: object) -> dict[str, object]:
+    return {"type": "user", "message": {"role": "user", "content": content}, **flags}
+
+
+def _queued(prompt: object, **fields: object) -> dict[str, object]:
+    return {
+        "type": "attachment",
+        "attachment": {"type": "queued_command", "prompt": prompt, **fields},
+    }
+
+
+@pytest.mark.parametrize(
+    ("row", "speaker"),
+    [
+        (_user_row("typed", origin={"kind": "human"}), "user"),
+        (_user_row("typed", promptSource="sdk", turnOrigin="sdk"), "user"),
+        (_user_row("a sub-agent's task", isSidechain=True), "injected"),
+        (_user_row("synthetic", textNotTyped=True), "injected"),
+        (_user_row("done: x", origin={"kind": "task-notification"}), "injected"),
+        (_user_row("from a peer", origin={"kind": "peer"}), "injected"),
+        (_user_row("<task-notification><status>completed</status>"), "injected"),
+        (_user_row("<bash-stdout>ship it</bash-stdout><bash-stderr></bash-stderr>"), "injected"),
+        (_queued("typed mid-turn", commandMode="prompt"), "user"),
+        (_queued("typed mid-turn", origin={"kind": "human"}), "user"),
+        (_queued("/upgrade", commandMode="task-notification"), "injected"),
+        (_queued("x", origin={"kind": "task-notification"}), "injected"),
+        (_queued("x", origin={"kind": "channel"}), "injected"),
+        (_queued("<system-reminder>x</system-reminder>"), "injected"),
+        (
+            {
+                "type": "api-request-blob",
+                "message": {"role": "user", "content": [{"type": "text", "text": "go ahead"}]},
+            },
+            "injected",
+        ),
+    ],
+)
+def test_claude_code_rows_that_are_and_are_not_typed(row: object, speaker: str) -> None:
+    turn = turn_of(row)
+    assert turn is not None and turn.speaker == speaker
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {
+            "type": "attachment",
+            "attachment": {"type": "hook_additional_context", "content": ["ship it"]},
+        },
+        {
+            "type": "attachment",
+            "attachment": {"type": "instructions", "files": [{"content": "ship it"}]},
+        },
+        {"type": "queue-operation", "operation": "enqueue", "content": "ship it"},
+        {"type": "last-prompt", "lastPrompt": "ship it"},
+        _queued(""),
+    ],
+)
+def test_claude_code_rows_that_carry_no_words(row: object) -> None:
+    assert turn_of(row) is None

@@ -1,5 +1,6 @@
 """The Workbench page in a real browser (Debian's chromium driven by Playwright) against a real
-uvicorn server: sign in, Done, Reopen, Undo, Pin, an entry's history, and what is on disk.
+uvicorn server: sign in, Done with a note (which reaches the agent's view), Reopen, Undo, Pin,
+an entry's history, and what is on disk.
 
 Skipped, with the reason, where chromium or the playwright package is missing (``.ci/run``
 installs both). Playwright's own browser download is never used.
@@ -64,14 +65,20 @@ def test_done_reopen_and_undo_in_a_browser(server: str, world: World, tmp_path: 
             sync_api.expect(open_row).to_contain_text("Choose the venue")
             sync_api.expect(open_row).to_contain_text("overdue 18 days")
 
+            open_row.get_by_label(f"Note on done [{venue}]").fill("the rooftop, it is booked")
             open_row.get_by_role("button", name="Done").click()
             sync_api.expect(page.get_by_role("status").first).to_contain_text(
                 f"[{venue}] marked done."
             )
             sync_api.expect(open_row).to_have_count(0)
-            page.locator(f"#done-{world.alpha}-{venue}").get_by_role(
-                "button", name="Reopen"
-            ).click()
+            done_row = page.locator(f"#done-{world.alpha}-{venue}")
+            sync_api.expect(done_row).to_contain_text("the rooftop, it is booked")
+            view = service.context_view(world.alpha)
+            assert (
+                f'- done [{venue}] Choose the venue (2026-09-19): "the rooftop, it is booked"'
+                in view
+            )
+            done_row.get_by_role("button", name="Reopen").click()
             sync_api.expect(open_row).to_have_count(1)
 
             undo = page.locator(f"#closed-{world.alpha}-{deck}")
@@ -95,7 +102,7 @@ def test_done_reopen_and_undo_in_a_browser(server: str, world: World, tmp_path: 
     decisions = (world.alpha_root / "orbital" / "DECISIONS.md").read_text()
     assert "id:use-postgres created:2026-09-19 touched:2026-09-19 tag:pinned" in decisions
     assert asks_md(world).splitlines()[-3:] == [
-        f"- done {venue} 2026-09-19 by:user",
+        f"- done {venue} 2026-09-19 by:user the rooftop, it is booked",
         f"- reopen {venue} 2026-09-19 by:user",
         f"- reopen {deck} 2026-09-19 by:user",
     ]

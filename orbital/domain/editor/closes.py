@@ -16,14 +16,16 @@ Per proposed close (reference §8.4, rejection texts verbatim):
 Beyond the reference — **the topic rule for short quotes.** A bare "yes" occurs in almost
 every session, so on its own it proves nothing about *this* ask. A quote is *short* when it
 has fewer than 3 words, or when, lowercased and stripped of punctuation, it is one of
-:data:`ACKNOWLEDGEMENTS` ("sounds good", "go ahead", "let's do it"…). A short quote is accepted
-only if a user message containing it also names the ask's topic: it shares at least one
-*content word* with the ask text — a word of 4 or more letters, compared case-insensitively,
-that is not in :data:`STOP_WORDS`. Otherwise: ``…: short quote "<q>" does not name the ask's
-topic in <s>``. So "yes" from "yes, go with English for the webinar" closes "Decide the
-webinar language (EN or ZH)" (they share "webinar"), while a message that is only "yes" does
-not. (Scripts without spaces between words form one long "word" per run, so there the rule
-asks for a message that repeats a run of the ask text; a longer quote is the better evidence.)
+:data:`~orbital.domain.quotes.ACKNOWLEDGEMENTS` ("sounds good", "go ahead", "let's do it"…).
+A short quote is accepted only if a user message containing it also names the ask's topic: it
+shares at least one *content word* with the ask text — a word of 4 or more letters, compared
+case-insensitively, that is not in :data:`~orbital.domain.quotes.STOP_WORDS` (both shared with
+the agent's verified quotes, :mod:`orbital.domain.quotes`). Otherwise: ``…: short quote "<q>"
+does not name the ask's topic in <s>``. So "yes" from "yes, go with English for the webinar"
+closes "Decide the webinar language (EN or ZH)" (they share "webinar"), while a message that
+is only "yes" does not. (Scripts without spaces between words form one long "word" per run,
+so there the rule asks for a message that repeats a run of the ask text; a longer quote is
+the better evidence.)
 
 An accepted close is ``AskClosed(kind="done", by="editor", note='"<quote>"')``. The editor can
 only mark asks done, never dropped.
@@ -32,12 +34,12 @@ only mark asks done, never dropped.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from orbital.domain.asks import Ask, Asks, decide_change, fold
 from orbital.domain.editor.choices import Applied, CloseAskChoice
+from orbital.domain.quotes import content_words, is_short_quote
 from orbital.domain.transcripts import is_session_name
 from orbital.errors import OrbitalError
 from orbital.events.asks import AskClosed
@@ -47,30 +49,6 @@ from orbital.grammar.text import one_line
 MessagesOf = Callable[[str], Sequence[str]]
 
 QUOTE_MAX = 500
-SHORT_QUOTE_WORDS = 3
-CONTENT_WORD_MIN = 4
-ACKNOWLEDGEMENTS = frozenset(
-    {
-        "yes", "yeah", "yep", "yup", "ok", "okay", "sure", "done", "fine", "agreed", "correct",
-        "right", "exactly", "approved", "confirmed", "go ahead", "go for it", "do it",
-        "let's do it", "lets do it", "sounds good", "sounds great", "looks good", "lgtm",
-        "ship it", "that works", "works for me", "fine by me", "makes sense", "yes please",
-        "ok do it", "perfect", "great", "good", "thanks", "thank you",
-    }
-)  # fmt: skip
-STOP_WORDS = frozenset(
-    {
-        "about", "above", "after", "again", "also", "been", "before", "being", "both", "could",
-        "does", "doing", "done", "down", "each", "even", "from", "further", "have", "having",
-        "here", "into", "just", "like", "made", "make", "many", "more", "most", "much", "must",
-        "need", "only", "other", "over", "please", "same", "should", "some", "such", "sure",
-        "than", "that", "their", "them", "then", "there", "these", "they", "thing", "things",
-        "this", "those", "through", "under", "until", "very", "want", "well", "were", "what",
-        "when", "where", "which", "while", "will", "with", "would", "yeah", "your", "yours",
-        "okay", "thanks", "think", "going", "sounds", "good", "great", "fine", "let's",
-    }
-)  # fmt: skip
-_WORD = re.compile(r"\w+(?:'\w+)?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,20 +58,6 @@ class CloseOutcome:
     events: tuple[AskClosed, ...] = ()
     applied: tuple[Applied, ...] = ()
     rejected: tuple[str, ...] = ()
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
-
-def content_words(text: str) -> set[str]:
-    """The words that can name a topic: 4+ letters, not a stop word, casefolded."""
-    return {w for w in _words(text) if len(w) >= CONTENT_WORD_MIN and w not in STOP_WORDS}
-
-
-def is_short_quote(quote: str) -> bool:
-    """Too little to identify an ask alone: under 3 words, or a bare acknowledgement."""
-    return len(quote.split()) < SHORT_QUOTE_WORDS or " ".join(_words(quote)) in ACKNOWLEDGEMENTS
 
 
 def _names_topic(message: str, ask: Ask) -> bool:
