@@ -178,7 +178,7 @@ def test_the_cli_takes_the_transcript(env: Env, tmp_path: Path, store_url: str) 
     runner = CliRunner()
     base = ["--db", store_url, "ask", "reopen", ask, "--project", str(env.root)]
     bare = runner.invoke(cli, base, obj={})
-    assert bare.exit_code == 0
+    assert bare.exit_code == 4  # refused: its own exit code
     assert "was dropped by the user on 2026-09-19 — not reopened" in bare.stderr
     quote = ["--quote", "I do want the launch party after all"]
     path = ["--transcript", str(transcript(tmp_path)), "--session", "s9"]
