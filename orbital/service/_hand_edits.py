@@ -19,7 +19,7 @@ from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_legacy import decide_legacy_flags, extract_legacy_flags
 from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.file_write import decide_file_write
-from orbital.domain.hand_edits import replay_edit
+from orbital.domain.hand_edits import looks_broken, replay_edit
 from orbital.domain.merge import closest
 from orbital.domain.writes import Decision
 from orbital.errors import InvalidEncoding
@@ -127,16 +127,24 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
             "the file was regenerated and nothing was reverted."
         )
         return
+    current = u.memory.files[key]
     try:
         theirs = to_lf(decode_utf8(raw))
     except InvalidEncoding:
-        _keep_aside(u, key, raw, "is not valid UTF-8")
+        _keep_aside(u, key, raw, f"looks broken: it {looks_broken(current, raw)}")
         return
-    current = u.memory.files[key]
+    broken = looks_broken(current, raw)  # cut short: seen before anything is decided
+    if broken is not None:
+        _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
+        return
     recent = sorted(set(versions.values()), reverse=True)[:MERGE_BASES]
     bases = [u.units.memory.load(u.w, u.pid, at=p).files[key] for p in recent] or [current]
     base = bases[closest(theirs, [render_file(b) for b in bases])]
     decision = decide_memory_write(u, key, base, theirs, Actor.FILE)
+    broken = looks_broken(base, raw, decision.events)
+    if broken is not None:
+        _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
+        return
     replayed = replay_edit(base, current, decision.events)
     if replayed is None:
         _keep_aside(u, key, raw, "changes what the store changed too")
@@ -198,6 +206,21 @@ def _import_asks(u: Unit, found: Changed) -> Projection:
 def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
     """A hand edit follows the append-only rules, attributed ``file``; if anything the
     person typed would not survive, their file is saved beside it first."""
+    found = sha256(raw)
+    detected = HandEditDetected(
+        file=ASKS_KEY, expected_sha256=sha256(expected.encode()), found_sha256=found
+    )
+    broken = looks_broken(expected, raw)
+    if broken is not None:
+        _note(u, detected)
+        copy = u.save_aside(ASKS_FILE, raw)
+        _note(u, HandEditConflict(file=ASKS_KEY, conflict_copy=copy, found_sha256=found))
+        u.warnings.append(
+            f"ASKS.md was edited outside Orbital and the edit looks broken: it {broken}; "
+            f"nothing was taken from it, the edited file is saved as orbital/{copy} and "
+            "ASKS.md was regenerated from events."
+        )
+        return Projection(rendered=expected)
     text, _ = decode_asks_bytes(raw)
     known = u.units.asks.now(u.w, u.pid)
     result = decide_agent_write(
@@ -209,10 +232,6 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
         known.dropped,
         known.opened,
         actor=Actor.FILE,
-    )
-    found = sha256(raw)
-    detected = HandEditDetected(
-        file=ASKS_KEY, expected_sha256=sha256(expected.encode()), found_sha256=found
     )
     _note(u, detected)
     u.record([*result.events, *result.audit], actor=Actor.FILE)
