@@ -26,7 +26,7 @@ from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.events.files import HandEditConflict, HandEditDetected
-from orbital.files import decode_utf8, sha256
+from orbital.files import ABSENT, decode_utf8, sha256
 from orbital.grammar.asks_md import decode_asks_bytes, parse_file, parse_line
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_file
@@ -67,18 +67,23 @@ def take_in_memory(u: Unit) -> None:
         name = MEMORY_FILES[key]
         checkpoint = u.w.checkpoint(u.pid, name)
         stat = files.stat(name)
-        if stat is None or (
-            checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
-        ):
+        if stat is None:
+            u.seen[name] = ABSENT
+            continue
+        if checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns):
+            u.seen[name] = checkpoint.sha256
             continue
         raw = files.read_bytes(name) or b""
+        u.seen[name] = sha256(raw)  # what is decided on: a save after it is never overwritten
         if u.proposal == (key, raw):
             continue  # the write being made is this very content (``orbital ingest``)
         ours = render_file(u.memory.files[key])
         if checkpoint is not None and same_text(raw, ours):
             # Orbital's text under a new stat (touched, or written by an agent's own file
-            # tool from a held write): adopt the stat, leave the file alone.
-            u.w.set_checkpoint(u.pid, name, replace(checkpoint, size=stat[0], mtime_ns=stat[1]))
+            # tool from a held write): adopt the stat and the bytes' hash (line endings are
+            # the file's own), so the checkpoint is what ``seen`` holds; leave the file alone.
+            adopted = replace(checkpoint, size=stat[0], mtime_ns=stat[1], sha256=u.seen[name])
+            u.w.set_checkpoint(u.pid, name, adopted)
             continue
         if same_text(raw, ours) or not raw.strip():
             # Same text (line endings are the file's own), or an editor's truncate-then-write
@@ -183,8 +188,11 @@ def take_in_asks(u: Unit, proposal: bytes | None) -> Projection:
     if isinstance(found, Projection):
         return found
     if found.expected is None:
-        return _import_asks(u, found)
-    return _hand_edit_asks(u, found.raw, found.expected)
+        projection = _import_asks(u, found)
+    else:
+        projection = _hand_edit_asks(u, found.raw, found.expected)
+    projection.seen = sha256(found.raw)
+    return projection
 
 
 def _import_asks(u: Unit, found: Changed) -> Projection:
