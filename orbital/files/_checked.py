@@ -50,14 +50,14 @@ class FileGateway(Gateway):
         """Replace the file with ``data`` unless it no longer holds what the caller decided
         on (``expect``: its SHA-256, :data:`ABSENT`, or None for no check).
 
-        The file is renamed aside first (``.<name>.<new hash>.orbital-prev``), then checked,
-        then the new file is linked in only if no file took the name meanwhile (``link``
-        never replaces). So a save landing at any moment is either in the renamed file (seen
-        by the check, put back, not overwritten), or is the file found at the name (left
-        there), or lands after (on the new file): none is overwritten. A save by a writer that
-        kept the old file open across the swap shows as a change of the renamed file after
-        the link and comes back as ``kept``. The renamed file is the undo journal: removed
-        on commit, put back on rollback, and recognised after a crash (:meth:`recover`)."""
+        The file is hard-linked to a journal name (``.<name>.<new hash>.orbital-prev``) and
+        the journal checked; a save found there stays and nothing is written. Then the new
+        file and the name are swapped atomically (``renameat2(RENAME_EXCHANGE)``: the name is
+        never missing and never replaced blindly): what comes out is the checked file, or a
+        save that took the name in between, returned as ``kept``. A writer that kept the old
+        file open and writes into it later shows as a change of the journal (``kept`` now,
+        or put back at commit: :meth:`settle`). The journal is the undo: removed on commit,
+        put back on rollback, and recognised after a crash (:meth:`recover`)."""
         filename = projected_file(name).name
         new = sha256(data)
         with self._dir(create=True) as directory:
@@ -81,43 +81,37 @@ class FileGateway(Gateway):
     ) -> Written:
         journal = f".{filename}.{new[:16]}.orbital-prev"
         stamp = FileStamp(written.st_size, written.st_mtime_ns, new)
-        exchanged = _exchange(directory, temp, filename)
-        if exchanged is None:  # nothing at the name: link (never replaces) or leave a save
+        if not _link(directory, filename, journal, missing_ok=True):  # nothing at the name
             journal = f".{filename}.{new[:16]}.orbital-none"
             os.close(os.open(journal, os.O_WRONLY | os.O_CREAT | NOFOLLOW, 0o600, dir_fd=directory))
-            if not _link(directory, temp, filename):
+            if not _link(directory, temp, filename):  # link never replaces: a save stays
                 os.unlink(journal, dir_fd=directory)
                 return Written(None)
             return Written(stamp, None, journal)
-        os.rename(
-            temp if exchanged else filename, journal, src_dir_fd=directory, dst_dir_fd=directory
-        )
         fd, found = self._open(directory, journal, READ)
         with os.fdopen(fd, "rb") as handle:
             before = handle.read()
-        if expect is not None and sha256(before) != expect:  # a save landed: it goes back
-            return Written(None, self._put_back(directory, filename, journal, written, exchanged))
-        if not exchanged and not _link(directory, temp, filename):
-            os.unlink(journal, dir_fd=directory)  # a save took the name meanwhile: it stays
+        if expect is not None and sha256(before) != expect:  # a save landed: it stays
+            os.unlink(journal, dir_fd=directory)
             return Written(None)
+        kept = None
+        if _exchange(directory, temp, filename):  # the temp name: what the name held
+            swapped = os.stat(temp, dir_fd=directory, follow_symlinks=False)
+            if swapped.st_ino != found.st_ino:  # a save took the name since the check
+                kept = self._read(temp, shared=True)
+        else:  # no atomic exchange here: the narrowest check-then-replace
+            now = os.stat(filename, dir_fd=directory, follow_symlinks=False)
+            if now.st_ino != found.st_ino:
+                os.unlink(journal, dir_fd=directory)
+                return Written(None)
+            os.rename(temp, filename, src_dir_fd=directory, dst_dir_fd=directory)
         after = os.stat(journal, dir_fd=directory, follow_symlinks=False)
-        if (after.st_size, after.st_mtime_ns) != (found.st_size, found.st_mtime_ns):
-            return Written(stamp, self._read(journal, shared=True), journal)  # written into
-        return Written(stamp, None, journal, (found.st_size, found.st_mtime_ns))
-
-    def _put_back(
-        self, directory: int, filename: str, journal: str, ours: os.stat_result, exchanged: bool
-    ) -> bytes | None:
-        """Put the save found in ``journal`` back at the name; returns a save that cannot
-        stay there (one that took the name since) to be kept as a copy."""
-        if exchanged:
-            _exchange(directory, journal, filename)  # the name: the save; journal: what was there
-            info = os.stat(journal, dir_fd=directory, follow_symlinks=False)
-            kept = None if info.st_ino == ours.st_ino else self._read(journal, shared=True)
-        else:
-            kept = None if _link(directory, journal, filename) else self._read(journal, shared=True)
-        os.unlink(journal, dir_fd=directory)
-        return kept
+        if kept is None and (after.st_size, after.st_mtime_ns) != (
+            found.st_size,
+            found.st_mtime_ns,
+        ):
+            kept = self._read(journal, shared=True)  # written into since the check
+        return Written(stamp, kept, journal, (found.st_size, found.st_mtime_ns))
 
     def append_checked(self, name: str, data: bytes, expect: tuple[int, int]) -> Written:
         """Append to the file only while it is the one the caller knows (``expect``: size
@@ -263,35 +257,29 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 _RENAME_EXCHANGE = 2
 
 
-def _exchange(directory: int, first: str, second: str) -> bool | None:
-    """Swap two names atomically (``renameat2(RENAME_EXCHANGE)``), so the file at the name is
-    never missing: True when swapped, None when ``second`` does not exist, False when the
-    system or filesystem cannot (the caller then renames aside, a moment without a file)."""
+def _exchange(directory: int, first: str, second: str) -> bool:
+    """Swap two names atomically (``renameat2(RENAME_EXCHANGE)``): True when swapped, False
+    when the system or filesystem cannot (or ``second`` is gone)."""
     renameat2 = getattr(_LIBC, "renameat2", None)
     if renameat2 is None:
-        return _missing(directory, second)
+        return False
     if renameat2(directory, first.encode(), directory, second.encode(), _RENAME_EXCHANGE) == 0:
         return True
     code = ctypes.get_errno()
-    if code == errno.ENOENT:
-        return None if _missing(directory, second) is None else _exchange(directory, first, second)
-    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
-        return _missing(directory, second)
+    if code in (errno.ENOENT, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
     raise OSError(code, os.strerror(code), second)
 
 
-def _missing(directory: int, name: str) -> bool | None:
-    try:
-        os.stat(name, dir_fd=directory, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
-    return False
-
-
-def _link(directory: int, source: str, name: str) -> bool:
-    """Give ``source`` the name ``name`` unless something has it (``link`` never replaces)."""
+def _link(directory: int, source: str, name: str, *, missing_ok: bool = False) -> bool:
+    """Give ``source`` the name ``name`` too unless something has it (``link`` never
+    replaces); ``missing_ok``: False also when ``source`` is gone."""
     try:
         os.link(source, name, src_dir_fd=directory, dst_dir_fd=directory)
     except FileExistsError:
+        return False
+    except FileNotFoundError:
+        if not missing_ok:
+            raise
         return False
     return True

@@ -5,12 +5,12 @@ file (pin and unpin of an entry). Every hand-added entry ends up live or in a co
 
 from __future__ import annotations
 
-import os
-import random
-import threading
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+from orbital.domain.entry_actions import EntryAction
 from orbital.events import Actor
 from orbital.service import Orbital
 from orbital.watcher import Watcher
@@ -19,22 +19,23 @@ SAVES = 60
 SEED = "## Keep the seed entry\nChose: yes.\nReason: it is pinned and unpinned.\n"
 
 
-def _save(path: Path, text: str, by_rename: bool) -> None:
-    if by_rename:
+#: The person's editor, in its own process: each save adds an entry, by rename or in place.
+SAVER = """
+import os, random, sys, time
+from pathlib import Path
+
+path, saves, rng = Path(sys.argv[1]), int(sys.argv[2]), random.Random(3)
+for n in range(saves):
+    text = path.read_text().rstrip() + f"\\n\\n## Hand {n}\\nChose: saved by hand {n}.\\n"
+    if n % 2 == 0:
         temp = path.with_name(f".{path.name}.swp")
         temp.write_text(text)
         os.replace(temp, path)
     else:
         with path.open("w") as handle:
             handle.write(text)
-
-
-def _hand_saves(path: Path, stop: threading.Event, rng: random.Random) -> None:
-    for n in range(SAVES):
-        text = path.read_text()
-        _save(path, f"{text.rstrip()}\n\n## Hand {n}\nChose: saved by hand {n}.\n", n % 2 == 0)
-        time.sleep(rng.uniform(0.005, 0.03))
-    stop.set()
+    time.sleep(rng.uniform(0.005, 0.03))
+"""
 
 
 def test_every_hand_save_survives_while_orbital_rewrites_the_file(
@@ -49,20 +50,16 @@ def test_every_hand_save_survives_while_orbital_rewrites_the_file(
     memory = root / "orbital"
     watcher = Watcher(service, lambda _message: None, settle=0.05, debounce_ms=20)
     watcher.start()
-    stop = threading.Event()
-    saver = threading.Thread(
-        target=_hand_saves, args=(memory / "DECISIONS.md", stop, random.Random(3))
+    saver = subprocess.Popen(
+        [sys.executable, "-c", SAVER, str(memory / "DECISIONS.md"), str(SAVES)]
     )
     rewrites = 0
     try:
-        time.sleep(0.2)
-        saver.start()
-        while not stop.is_set():
-            service.entry_action(
-                project, entry, "pin" if rewrites % 2 == 0 else "unpin", actor=Actor.USER
-            )
+        while saver.poll() is None:
+            action: EntryAction = "pin" if rewrites % 2 == 0 else "unpin"
+            service.entry_action(project, entry, action, actor=Actor.USER)
             rewrites += 1
-        saver.join()
+        assert saver.wait() == 0
         time.sleep(1.0)  # the watcher takes the last saves in
     finally:
         watcher.stop()
