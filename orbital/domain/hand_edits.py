@@ -32,6 +32,7 @@ from orbital.events.entries import EntryRetired, EntryRetitled, EntryRevised
 from orbital.events.files import FileLayoutSet, FileStoredRaw, Slot
 from orbital.grammar.model import Entry, FileState
 from orbital.grammar.render import render_file
+from orbital.grammar.text import to_lf
 
 
 def _token(slot: Slot) -> str:
@@ -111,9 +112,10 @@ def looks_broken(before: FileState | str, raw: bytes, edit: Sequence[Event] = ()
     Broken is: bytes that are not UTF-8; a text cut mid-line (the file Orbital wrote ends with
     a newline, this one does not); a strict prefix of what was written that cuts into an entry;
     most live entries removed at once (at least :data:`MOST_GONE_MIN`, and more than half).
+    Line endings are the file's own: a CRLF file is judged as the same text in LF.
     """
     try:
-        text = raw.decode("utf-8")
+        text = to_lf(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         return f"is not valid UTF-8 (byte {exc.start})"
     written = before if isinstance(before, str) else render_file(before)

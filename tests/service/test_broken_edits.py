@@ -88,3 +88,21 @@ def test_a_meant_edit_is_not_judged_broken() -> None:
     assert looks_broken("## A\nx\n", b"## A\nx\n\n## B\ny\n") is None
     assert looks_broken("## A\nx\n", b"## A\nx") == "ends mid-line, as a file cut short does"
     assert looks_broken("## A\n", b"## \xff\n") == "is not valid UTF-8 (byte 3)"
+
+
+def test_a_crlf_file_cut_short_inside_an_entry_is_judged_as_the_same_file_in_lf(
+    env: Env,
+) -> None:
+    written = _seed(env)
+    path = env.memory / "DECISIONS.md"
+    path.write_bytes(written.replace(b"\n", b"\r\n"))
+    env.orbital.sync(env.project)  # the file's own line endings: no change
+    crlf = path.read_bytes()
+    cut = crlf[: crlf.index(b"Reason: reason 4.")]  # ends at a line, inside entry 4
+    path.write_bytes(cut)
+    report = env.orbital.sync(env.project)
+    (copy,) = report.conflicts
+    assert (env.memory / copy).read_bytes() == cut
+    assert path.read_bytes() == crlf  # regenerated, still CRLF
+    assert _file_events(env) == ["file.hand_edit_detected", "file.hand_edit_conflict"]
+    assert any("cut short inside an entry" in w for w in report.warnings), report.warnings
