@@ -12,6 +12,11 @@ order of entries; it is then replayed on the current state:
 
 A conflict returns None: the shell keeps the person's file beside and regenerates, so nothing
 is lost.
+
+Before any of that, :func:`looks_broken` judges whether a whole file looks broken rather than
+meant (cut short by a crashed editor, not UTF-8, most entries gone at once). One judgement
+serves every path that takes a whole file in: a hand edit that looks broken is kept as a
+conflict copy and nothing is taken from it; a writer's proposal that looks broken is refused.
 """
 
 from __future__ import annotations
@@ -23,9 +28,11 @@ import merge3
 import msgspec
 
 from orbital.events import Event
-from orbital.events.entries import EntryRetitled, EntryRevised
+from orbital.events.entries import EntryRetired, EntryRetitled, EntryRevised
 from orbital.events.files import FileLayoutSet, FileStoredRaw, Slot
 from orbital.grammar.model import Entry, FileState
+from orbital.grammar.render import render_file
+from orbital.grammar.text import to_lf
 
 
 def _token(slot: Slot) -> str:
@@ -90,3 +97,36 @@ def replay_edit(base: FileState, current: FileState, edit: Sequence[Event]) -> l
                 event = msgspec.structs.replace(event, text=text)
         replayed.append(event)
     return replayed
+
+
+#: "Most entries gone at once": at least this many, and more than half of the live ones.
+MOST_GONE_MIN = 3
+
+
+def looks_broken(before: FileState | str, raw: bytes, edit: Sequence[Event] = ()) -> str | None:
+    """Why ``raw``, proposed as the new whole text of a file that was ``before`` (a memory
+    file's state, or the text Orbital wrote), looks broken rather than meant; None when it
+    looks meant. ``edit``: the events ``raw`` decides to against ``before`` (empty when it
+    could not be decided, e.g. undecodable).
+
+    Broken is: bytes that are not UTF-8; a text cut mid-line (the file Orbital wrote ends with
+    a newline, this one does not); a strict prefix of what was written that cuts into an entry;
+    most live entries removed at once (at least :data:`MOST_GONE_MIN`, and more than half).
+    Line endings are the file's own: a CRLF file is judged as the same text in LF.
+    """
+    try:
+        text = to_lf(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return f"is not valid UTF-8 (byte {exc.start})"
+    written = before if isinstance(before, str) else render_file(before)
+    if text and written.endswith("\n") and not text.endswith("\n"):
+        return "ends mid-line, as a file cut short does"
+    revised = any(isinstance(e, EntryRevised) for e in edit)
+    if len(text) < len(written) and written.startswith(text) and revised:
+        return "is the file cut short inside an entry"
+    if isinstance(before, FileState):
+        live = len(before.live_ids())
+        gone = len({e.entry_id for e in edit if isinstance(e, EntryRetired)})
+        if gone >= MOST_GONE_MIN and gone * 2 > live:
+            return f"removes {gone} of {live} entries at once"
+    return None

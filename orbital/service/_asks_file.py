@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from orbital.files import FileGateway, decode_utf8
+from orbital.files import ABSENT, FileGateway, decode_utf8, sha256
 from orbital.grammar.asks_md import append_lines
 from orbital.project import Project
 from orbital.service._asks_state import ASKS_PREFIX, AsksState
@@ -52,6 +52,10 @@ class OnDisk:
     @classmethod
     def of(cls, size: int, mtime_ns: int, raw: bytes, text: str) -> OnDisk:
         return cls(size, mtime_ns, [raw], set(text.split("\n")), text)
+
+    @property
+    def raw(self) -> bytes:
+        return b"".join(self._pieces)
 
     @property
     def stat(self) -> tuple[int, int]:
@@ -98,6 +102,9 @@ class Projection:
     disk: OnDisk | None = None
     #: The projection's text when the disk does not hold it ("": there is nothing yet).
     rendered: str = ""
+    #: What was found on disk when the disk does not hold the projection (SHA-256 or
+    #: ``ABSENT``; None: not read): a save found otherwise when writing is never overwritten.
+    seen: str | None = None
 
     @property
     def text(self) -> str:
@@ -148,19 +155,19 @@ class AsksFile:
                 self._on_disk[pid] = known  # what the committed checkpoint describes
             return Projection(known)
         if stat is None:
-            return Projection(rendered=self.state.render(w, pid) if head else "")
+            return Projection(rendered=self.state.render(w, pid) if head else "", seen=ABSENT)
         raw = files.read_bytes(ASKS_FILE) or b""
         if checkpoint is None and head == 0:
             return Changed(raw, None)
         expected = self.state.render(w, pid)
         if raw == proposal:
-            return Projection(rendered=expected)
+            return Projection(rendered=expected, seen=sha256(raw))
         if raw == expected.encode():
             # Unchanged content (touched, or a git checkout of the same bytes).
             return Projection(OnDisk.of(len(raw), stat[1], raw, expected))
         if not raw.strip():
             # An editor's truncate-then-write caught half way: nothing to take in.
-            return Projection(rendered=expected)
+            return Projection(rendered=expected, seen=sha256(raw))
         return Changed(raw, expected)
 
     def write(
@@ -169,11 +176,13 @@ class AsksFile:
         project: Project,
         current: Projection,
         lines: list[str],
+        displaced: Callable[[str, bytes | None], None],
         files: FileGateway | None = None,
     ) -> str | Callable[[], str]:
         """Bring ASKS.md up to date: append ``lines`` when the disk holds the projection, else
-        write the whole file; record the checkpoint in the same transaction. Returns the
-        file's text (a function building it, after an append)."""
+        write the whole file; record the checkpoint in the same transaction (through ``files``:
+        the project's gateway unless one holds the file back). Returns the file's text (a
+        function building it, after an append)."""
         pid, files = project.project_id, files or self.ctx.files(project)
         previous = w.checkpoint(pid, ASKS_FILE)
         disk = current.disk
@@ -183,9 +192,14 @@ class AsksFile:
             checkpoint = previous if unchanged else Checkpoint(0, disk.size, disk.mtime_ns, None)
             content = lambda: disk.text  # noqa: E731 - built only if the caller reads it
         elif disk is not None and disk.size:
-            w.on_rollback(lambda: files.truncate(ASKS_FILE, disk.size))
             added = "".join(f"{line}\n" for line in lines).encode()
-            stamp = files.append(ASKS_FILE, added)
+            appended = files.append_checked(ASKS_FILE, added, disk.stat)
+            stamp = appended.stamp
+            if stamp is None:  # a save landed since the file was looked at: it stays
+                displaced(ASKS_FILE, None)
+                return self.state.render(w, pid)
+            w.on_rollback(lambda: files.undo(ASKS_FILE, appended))
+            w.on_commit(lambda: files.settle(ASKS_FILE, appended))
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
             after = disk.appended(stamp.size, stamp.mtime_ns, added)
 
@@ -199,9 +213,16 @@ class AsksFile:
             text = append_lines(current.text, lines)
             if not text:
                 return ""
-            w.on_rollback(files.restorer(ASKS_FILE))
             data = text.encode()
-            stamp = files.write(ASKS_FILE, data)
+            expect = current.seen if disk is None else sha256(disk.raw)
+            done = files.replace(ASKS_FILE, data, expect)
+            if done.stamp is None or done.kept is not None:
+                displaced(ASKS_FILE, done.kept)
+            stamp = done.stamp
+            if stamp is None:
+                return text
+            w.on_rollback(lambda: files.undo(ASKS_FILE, done))
+            w.on_commit(lambda: files.settle(ASKS_FILE, done))
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
             written = OnDisk.of(stamp.size, stamp.mtime_ns, data, text)
             w.on_commit(lambda: self._on_disk.__setitem__(pid, written))

@@ -19,14 +19,14 @@ from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_legacy import decide_legacy_flags, extract_legacy_flags
 from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.file_write import decide_file_write
-from orbital.domain.hand_edits import replay_edit
+from orbital.domain.hand_edits import looks_broken, replay_edit
 from orbital.domain.merge import closest
 from orbital.domain.writes import Decision
 from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.events.files import HandEditConflict, HandEditDetected
-from orbital.files import decode_utf8, sha256
+from orbital.files import ABSENT, decode_utf8, sha256
 from orbital.grammar.asks_md import decode_asks_bytes, parse_file, parse_line
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_file
@@ -67,18 +67,23 @@ def take_in_memory(u: Unit) -> None:
         name = MEMORY_FILES[key]
         checkpoint = u.w.checkpoint(u.pid, name)
         stat = files.stat(name)
-        if stat is None or (
-            checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
-        ):
+        if stat is None:
+            u.seen[name] = ABSENT
+            continue
+        if checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns):
+            u.seen[name] = checkpoint.sha256
             continue
         raw = files.read_bytes(name) or b""
+        u.seen[name] = sha256(raw)  # what is decided on: a save after it is never overwritten
         if u.proposal == (key, raw):
             continue  # the write being made is this very content (``orbital ingest``)
         ours = render_file(u.memory.files[key])
         if checkpoint is not None and same_text(raw, ours):
             # Orbital's text under a new stat (touched, or written by an agent's own file
-            # tool from a held write): adopt the stat, leave the file alone.
-            u.w.set_checkpoint(u.pid, name, replace(checkpoint, size=stat[0], mtime_ns=stat[1]))
+            # tool from a held write): adopt the stat and the bytes' hash (line endings are
+            # the file's own), so the checkpoint is what ``seen`` holds; leave the file alone.
+            adopted = replace(checkpoint, size=stat[0], mtime_ns=stat[1], sha256=u.seen[name])
+            u.w.set_checkpoint(u.pid, name, adopted)
             continue
         if same_text(raw, ours) or not raw.strip():
             # Same text (line endings are the file's own), or an editor's truncate-then-write
@@ -127,16 +132,24 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
             "the file was regenerated and nothing was reverted."
         )
         return
+    current = u.memory.files[key]
     try:
         theirs = to_lf(decode_utf8(raw))
     except InvalidEncoding:
-        _keep_aside(u, key, raw, "is not valid UTF-8")
+        _keep_aside(u, key, raw, f"looks broken: it {looks_broken(current, raw)}")
         return
-    current = u.memory.files[key]
+    broken = looks_broken(current, raw)  # cut short: seen before anything is decided
+    if broken is not None:
+        _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
+        return
     recent = sorted(set(versions.values()), reverse=True)[:MERGE_BASES]
     bases = [u.units.memory.load(u.w, u.pid, at=p).files[key] for p in recent] or [current]
     base = bases[closest(theirs, [render_file(b) for b in bases])]
     decision = decide_memory_write(u, key, base, theirs, Actor.FILE)
+    broken = looks_broken(base, raw, decision.events)
+    if broken is not None:
+        _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
+        return
     replayed = replay_edit(base, current, decision.events)
     if replayed is None:
         _keep_aside(u, key, raw, "changes what the store changed too")
@@ -175,8 +188,11 @@ def take_in_asks(u: Unit, proposal: bytes | None) -> Projection:
     if isinstance(found, Projection):
         return found
     if found.expected is None:
-        return _import_asks(u, found)
-    return _hand_edit_asks(u, found.raw, found.expected)
+        projection = _import_asks(u, found)
+    else:
+        projection = _hand_edit_asks(u, found.raw, found.expected)
+    projection.seen = sha256(found.raw)
+    return projection
 
 
 def _import_asks(u: Unit, found: Changed) -> Projection:
@@ -198,6 +214,21 @@ def _import_asks(u: Unit, found: Changed) -> Projection:
 def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
     """A hand edit follows the append-only rules, attributed ``file``; if anything the
     person typed would not survive, their file is saved beside it first."""
+    found = sha256(raw)
+    detected = HandEditDetected(
+        file=ASKS_KEY, expected_sha256=sha256(expected.encode()), found_sha256=found
+    )
+    broken = looks_broken(expected, raw)
+    if broken is not None:
+        _note(u, detected)
+        copy = u.save_aside(ASKS_FILE, raw)
+        _note(u, HandEditConflict(file=ASKS_KEY, conflict_copy=copy, found_sha256=found))
+        u.warnings.append(
+            f"ASKS.md was edited outside Orbital and the edit looks broken: it {broken}; "
+            f"nothing was taken from it, the edited file is saved as orbital/{copy} and "
+            "ASKS.md was regenerated from events."
+        )
+        return Projection(rendered=expected)
     text, _ = decode_asks_bytes(raw)
     known = u.units.asks.now(u.w, u.pid)
     result = decide_agent_write(
@@ -209,10 +240,6 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
         known.dropped,
         known.opened,
         actor=Actor.FILE,
-    )
-    found = sha256(raw)
-    detected = HandEditDetected(
-        file=ASKS_KEY, expected_sha256=sha256(expected.encode()), found_sha256=found
     )
     _note(u, detected)
     u.record([*result.events, *result.audit], actor=Actor.FILE)

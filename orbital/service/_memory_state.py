@@ -9,7 +9,7 @@ recorded since.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -17,7 +17,7 @@ import msgspec
 from orbital.catalogue import ARCHIVE_FILES, ENTRY_PREFIX, FILE_PREFIX, LAYER1_KEYS, MEMORY_FILES
 from orbital.domain.entries import fold_file
 from orbital.events import RecordedEvent
-from orbital.files import FileGateway
+from orbital.files import ABSENT, FileGateway
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.grammar.text import same_text, uses_crlf, with_line_endings
@@ -32,6 +32,9 @@ SNAPSHOT_NAME = "memory"
 SNAPSHOT_EVERY = 64
 #: How many of the newest written versions a hand edit is compared with to find its base.
 MERGE_BASES = 8
+#: Told of a save found where Orbital meant to write (file name, bytes to keep as a conflict
+#: copy, or None when the save stayed on disk to be taken in).
+Displaced = Callable[[str, bytes | None], None]
 
 
 class _Snapshot(msgspec.Struct):
@@ -133,6 +136,9 @@ class MemoryFiles:
         before: Memory,
         after: Memory,
         rewrite: set[str] | frozenset[str] = frozenset(),
+        *,
+        seen: Mapping[str, str | None] | None = None,
+        displaced: Displaced | None = None,
         files: FileGateway | None = None,
     ) -> None:
         """Write what changed: each archive before its live file (over budget beats losing an
@@ -146,7 +152,7 @@ class MemoryFiles:
                 text = render_archive(after.files[key])
                 stale = w.checkpoint(pid, archive_name) is None
                 if text and (stale or text != render_archive(before.files[key])):
-                    self.write(w, project, archive_name, text, after.changed_at[key], files)
+                    self.write(w, project, archive_name, text, after.changed_at[key], files=files)
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
             unchanged = after.files[key] is before.files[key] and key not in rewrite
@@ -160,7 +166,11 @@ class MemoryFiles:
             ):
                 continue
             text = render_file(after.files[key])
-            self.write(w, project, name, text, after.changed_at[key], files)
+            expect = (seen or {}).get(name)
+            position = after.changed_at[key]
+            self.write(
+                w, project, name, text, position, expect=expect, displaced=displaced, files=files
+            )
 
     def write(
         self,
@@ -169,13 +179,24 @@ class MemoryFiles:
         name: str,
         text: str,
         position: int,
+        *,
+        expect: str | None = None,
+        displaced: Displaced | None = None,
         files: FileGateway | None = None,
     ) -> None:
+        """Replace the file unless a save landed since it was read as ``expect`` (then the
+        save is left, or handed to ``displaced``), with its checkpoint and its undo; in the
+        file's own line endings (a CRLF file is written CRLF)."""
         files = files or self.ctx.files(project)
-        previous = files.read_bytes(name)
-        w.on_rollback(files.restorer(name, previous))
-        # Line endings stay as the file has them (a CRLF file is written CRLF).
-        stamp = files.write(name, with_line_endings(text, uses_crlf(previous)).encode())
+        crlf = uses_crlf(files.read_bytes(name))
+        done = files.replace(name, with_line_endings(text, crlf).encode(), expect)
+        if displaced is not None and (done.stamp is None or done.kept is not None):
+            displaced(name, done.kept)
+        stamp = done.stamp
+        if stamp is None:
+            return
+        w.on_rollback(lambda: files.undo(name, done))
+        w.on_commit(lambda: files.settle(name, done))
         w.set_checkpoint(
             project.project_id, name, Checkpoint(position, stamp.size, stamp.mtime_ns, stamp.sha256)
         )
@@ -187,6 +208,7 @@ class MemoryFiles:
         memory: Memory,
         *,
         new_too: bool = False,
+        displaced: Displaced | None = None,
         files: FileGateway | None = None,
     ) -> None:
         """Write again each file Orbital wrote that is gone from disk; ``new_too``: also each
@@ -196,8 +218,16 @@ class MemoryFiles:
             name = MEMORY_FILES[key]
             written = w.checkpoint(project.project_id, name) is not None
             if files.stat(name) is None and (written or new_too):
-                text = render_file(memory.files[key])
-                self.write(w, project, name, text, memory.changed_at[key], files)
+                self.write(
+                    w,
+                    project,
+                    name,
+                    render_file(memory.files[key]),
+                    memory.changed_at[key],
+                    expect=ABSENT,
+                    displaced=displaced,
+                    files=files,
+                )
 
     def unmerged(self, r: Reader, project: Project) -> list[str]:
         """Memory files whose disk content differs from what Orbital last wrote."""

@@ -22,14 +22,15 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, stream_id
+from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, file_stream, stream_id
 from orbital.domain.entries import stream_for
 from orbital.domain.history import summarize
 from orbital.events import Actor, Event, event_type
 from orbital.events.asks import ASK_EVENTS
 from orbital.events.asks import stream_of as ask_stream
 from orbital.events.editor import EDITOR_EVENTS
-from orbital.files import HeldGateway
+from orbital.events.files import HandEditConflict
+from orbital.files import FileStamp, HeldGateway, projected_file, sha256
 from orbital.grammar.asks_md import render_file, render_lines
 from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
@@ -79,6 +80,9 @@ class Unit:
         self.conflicts: list[str] = []
         #: Memory files to write again whatever changed (taken in, regenerated).
         self.rewrite: set[str] = set()
+        #: Per projected file, what the unit found on disk and decided on (SHA-256 or
+        #: ``ABSENT``): a file found otherwise when written is a save, never overwritten.
+        self.seen: dict[str, str | None] = {}
         self._before: Memory | None = None
         self._memory: Memory | None = None
         self._asks_file: Projection | None = None
@@ -196,6 +200,41 @@ class Unit:
         self.conflicts.append(copy)
         return copy
 
+    def displaced(self, name: str, kept: bytes | None) -> None:
+        """A save found where a projection was to be written: it stayed on disk (taken in
+        by the next sync; the watcher sees it) or, when ``kept``, is saved as a copy."""
+        if kept is None:
+            self.warnings.append(
+                f"{name} was saved while Orbital was writing it; the save is left on disk "
+                "and taken in by the next sync."
+            )
+            return
+        self.keep_copy(name, kept, "was saved while Orbital was writing it")
+
+    def keep_copy(self, name: str, raw: bytes, why: str) -> None:
+        """Keep ``raw`` of projected file ``name`` as a conflict copy, recorded and listed."""
+        copy = self.save_aside(name, raw)
+        key = projected_file(name).key
+        conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw))
+        self.w.append(
+            self.pid, file_stream(key), [conflict], expected_version=None, actor=Actor.FILE
+        )
+        self.warnings.append(
+            f"{name} {why}; that version is saved as orbital/{copy} so nothing is lost."
+        )
+
+    def recover(self) -> None:
+        """Finish what a crashed writer left in ``orbital/`` before anything is read: an
+        uncommitted projection is put back, temp files are removed (:meth:`FileGateway.recover`)."""
+        files = self.units.ctx.files(self.project)
+
+        def committed(name: str) -> FileStamp | None:
+            found = self.w.checkpoint(self.pid, name)
+            return None if found is None else FileStamp(found.size, found.mtime_ns, found.sha256)
+
+        for name, raw in files.recover(committed):
+            self.keep_copy(name, raw, "was found beside an unfinished write after a crash")
+
     # -- what the projections become -----------------------------------------------------
 
     def refresh_memory(self, *, create: bool = False) -> None:
@@ -221,16 +260,36 @@ class Unit:
         if self._before is not None:
             after = self.memory
             memory = self.units.memory
-            files = self.held
-            memory.write_files(self.w, self.project, self._before, after, self.rewrite, files)
+            memory.write_files(
+                self.w,
+                self.project,
+                self._before,
+                after,
+                self.rewrite,
+                seen=self.seen,
+                displaced=self.displaced,
+                files=self.held,
+            )
             if self._restore:
-                memory.write_missing(self.w, self.project, after, new_too=self._create, files=files)
+                memory.write_missing(
+                    self.w,
+                    self.project,
+                    after,
+                    new_too=self._create,
+                    displaced=self.displaced,
+                    files=self.held,
+                )
             self.memory_after = after
         if self._ask_events:
             self.units.asks.maybe_snapshot(self.w, self.pid, self._ask_events)
         if self._asks_file is not None:
             self.asks_text = self.units.asks_file.write(
-                self.w, self.project, self._asks_file, self._lines, self.held
+                self.w,
+                self.project,
+                self._asks_file,
+                self._lines,
+                self.displaced,
+                self.held,
             )
 
 
@@ -273,5 +332,6 @@ class Units:
     ) -> Iterator[Unit]:
         """A unit inside the transaction ``w`` (which registered the project, say)."""
         unit = Unit(self, w, project, actor, session, proposal, held)
+        unit.recover()
         yield unit
         unit.finish()

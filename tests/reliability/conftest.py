@@ -43,3 +43,20 @@ def tmpfs(tmp_path: Path) -> Iterator[Tmpfs]:
         yield Tmpfs(mount)
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=True)
+
+
+#: Figures the crash-and-concurrency tests measured, printed at the end of the run.
+FIGURES: list[str] = []
+
+
+@pytest.fixture
+def figures() -> list[str]:
+    """Where a reliability test records what it measured (trials, writes, lost)."""
+    return FIGURES
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if FIGURES:
+        terminalreporter.section("reliability figures")
+        for line in FIGURES:
+            terminalreporter.write_line(line)

@@ -15,115 +15,23 @@ at any moment, leads a read or a write outside the project.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import secrets
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 
-from orbital.catalogue import ARCHIVE_FILES, ARCHIVE_OF, MEMORY_DIR, MEMORY_FILES
-from orbital.errors import DiskFull, InvalidEncoding, TooLarge, UnknownFile, UnsafePath
+from orbital.catalogue import MEMORY_DIR
+from orbital.errors import DiskFull, UnsafePath
+from orbital.files._names import FILE_MODE, FileStamp, check_name, projected_file, sha256
 
-DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
-
-
-def _umask() -> int:
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
-
-
-#: The mode a new file gets from the process's umask (0644 with the usual 022).
-_FILE_MODE = 0o666 & ~_umask()
-_BY_NAME = {name.casefold(): key for key, name in MEMORY_FILES.items()}
-_ARCHIVE_BY_NAME = {name.casefold(): key for key, name in ARCHIVE_FILES.items()}
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryFile:
-    key: str
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class FileStamp:
-    """What a file looked like right after Orbital wrote it (``sha256`` None: not computed)."""
-
-    size: int
-    mtime_ns: int
-    sha256: str | None
-
-
-def max_file_bytes() -> int:
-    raw = os.environ.get("ORBITAL_MAX_FILE_BYTES", "").strip()
-    return int(raw) if raw.isdigit() else DEFAULT_MAX_FILE_BYTES
-
-
-def _check_name(name: str) -> None:
-    if not name or "\x00" in name:
-        raise UnsafePath(name, "empty names and NUL bytes are not file names")
-    if "/" in name or "\\" in name or name in {".", ".."} or Path(name).is_absolute():
-        raise UnsafePath(name, "a memory file is named without a directory")
-
-
-def memory_file(name: str) -> MemoryFile:
-    """The memory file called ``name`` (any case): ``asks.md`` is ASKS.md."""
-    _check_name(name)
-    key = _BY_NAME.get(name.casefold())
-    if key is None:
-        raise UnknownFile(name, tuple(MEMORY_FILES.values()))
-    return MemoryFile(key, MEMORY_FILES[key])
-
-
-def projected_file(name: str) -> MemoryFile:
-    """A memory file or one of the archives (both are projections Orbital renders)."""
-    _check_name(name)
-    key = _ARCHIVE_BY_NAME.get(name.casefold())
-    if key is not None:
-        return MemoryFile(ARCHIVE_OF[key], ARCHIVE_FILES[key])
-    try:
-        return memory_file(name)
-    except UnknownFile:
-        raise UnknownFile(
-            name, tuple(MEMORY_FILES.values()) + tuple(ARCHIVE_FILES.values())
-        ) from None
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def decode_utf8(data: bytes, *, offset: int = 0) -> str:
-    """Strict UTF-8, with the offset of the first bad byte in the error (``offset``: where
-    ``data`` starts in the whole content)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidEncoding(offset + exc.start) from None
-
-
-def check_size(data: bytes) -> None:
-    limit = max_file_bytes()
-    if len(data) > limit:
-        raise TooLarge(len(data), limit)
-
-
-_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 #: A read never blocks on a FIFO swapped in for a file (it is refused once opened).
-_READ = os.O_RDONLY | os.O_NONBLOCK
+READ = os.O_RDONLY | os.O_NONBLOCK
 
 
-class Unread:
-    """The type of :data:`UNREAD`: a file's bytes not read yet (``None`` means missing)."""
-
-
-UNREAD = Unread()
-
-
-class FileGateway:
+class Gateway:
     """Reads and writes the projected files of one project's ``orbital/`` directory."""
 
     def __init__(self, root: str | Path) -> None:
@@ -139,7 +47,7 @@ class FileGateway:
                 with suppress(FileExistsError):
                     os.mkdir(MEMORY_DIR, dir_fd=root_fd)
             try:
-                fd = os.open(MEMORY_DIR, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=root_fd)
+                fd = os.open(MEMORY_DIR, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW, dir_fd=root_fd)
             except OSError as exc:
                 if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
                     raise
@@ -162,7 +70,7 @@ class FileGateway:
     def _open(self, directory: int, filename: str, flags: int) -> tuple[int, os.stat_result]:
         """``filename`` in ``directory`` opened without following a symlink, and what it is."""
         try:
-            fd = os.open(filename, flags | _NOFOLLOW, 0o666, dir_fd=directory)
+            fd = os.open(filename, flags | NOFOLLOW, 0o666, dir_fd=directory)
         except OSError as exc:
             if exc.errno != errno.ELOOP:
                 raise
@@ -187,7 +95,7 @@ class FileGateway:
         read too (a memory file the person linked elsewhere is still the project's)."""
         try:
             with self._dir() as directory:
-                fd, info = self._open(directory, filename, _READ)
+                fd, info = self._open(directory, filename, READ)
         except FileNotFoundError:
             return None
         with os.fdopen(fd, "rb") as handle:
@@ -234,7 +142,7 @@ class FileGateway:
             fd, info = self._open(directory, filename, os.O_RDWR | os.O_APPEND | os.O_CREAT)
             try:
                 if info.st_nlink > 1:
-                    whole = _pread_all(fd, info.st_size) + data
+                    whole = pread_all(fd, info.st_size) + data
                 else:
                     view = memoryview(data)
                     while view:
@@ -250,7 +158,7 @@ class FileGateway:
 
     def save_aside(self, filename: str, data: bytes) -> str:
         """Write ``data`` as a new file beside the projections (a conflict copy)."""
-        _check_name(filename)
+        check_name(filename)
         with self._dir(create=True) as directory:
             self._replace(directory, filename, data)
         return filename
@@ -258,12 +166,12 @@ class FileGateway:
     def read_aside(self, filename: str) -> bytes | None:
         """A file kept beside the projections (a conflict copy); it must be the plain file
         Orbital wrote: a symlink or a file with other hard links is refused."""
-        _check_name(filename)
+        check_name(filename)
         return self._read(filename, shared=False)
 
     def has_aside(self, filename: str) -> bool:
         """Whether a file of that name is beside the projections (whatever it now is)."""
-        _check_name(filename)
+        check_name(filename)
         try:
             with self._dir() as directory:
                 info = os.stat(filename, dir_fd=directory, follow_symlinks=False)
@@ -272,23 +180,14 @@ class FileGateway:
         return not stat.S_ISDIR(info.st_mode)
 
     def remove_aside(self, filename: str) -> None:
-        _check_name(filename)
+        check_name(filename)
         self._unlink(filename)
 
     def _replace(self, directory: int, filename: str, data: bytes) -> os.stat_result:
         """Write a temp file in ``directory`` and rename it over ``filename`` (a rename never
         follows a link and never writes into the file it replaces)."""
-        temp = f".{filename}.{secrets.token_hex(4)}.tmp"
-        fd = os.open(
-            temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=directory
-        )
+        temp, info = self._temp(directory, filename, data)
         try:
-            os.fchmod(fd, _FILE_MODE)  # the umask's mode, whatever the process's umask is now
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-                info = os.fstat(handle.fileno())
             os.replace(temp, filename, src_dir_fd=directory, dst_dir_fd=directory)
         except BaseException:
             with suppress(FileNotFoundError):
@@ -297,6 +196,24 @@ class FileGateway:
         os.fsync(directory)
         return info
 
+    @staticmethod
+    def _temp(directory: int, filename: str, data: bytes) -> tuple[str, os.stat_result]:
+        """``data`` written and synced to a new temp file beside ``filename``."""
+        temp = f".{filename}.{secrets.token_hex(4)}.tmp"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o666, dir_fd=directory)
+        try:
+            os.fchmod(fd, FILE_MODE)  # the umask's mode, whatever the process's umask is now
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+                info = os.fstat(handle.fileno())
+        except BaseException:
+            with suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=directory)
+            raise
+        return temp, info
+
     def truncate(self, name: str, size: int) -> None:
         """Cut the file back to ``size`` bytes (undo of an append); a file with other hard
         links is replaced by the cut copy, as :meth:`append` does."""
@@ -304,7 +221,7 @@ class FileGateway:
         with self._dir() as directory:
             fd, info = self._open(directory, filename, os.O_RDWR)
             try:
-                kept = _pread_all(fd, size) if info.st_nlink > 1 else None
+                kept = pread_all(fd, size) if info.st_nlink > 1 else None
                 if kept is None:
                     os.ftruncate(fd, size)
             finally:
@@ -319,59 +236,8 @@ class FileGateway:
         with self._dir() as directory, suppress(FileNotFoundError):
             os.unlink(filename, dir_fd=directory)
 
-    def restorer(self, name: str, previous: bytes | Unread | None = UNREAD) -> Callable[[], None]:
-        """A callable that puts the file back as it is now (``previous``, when the caller read
-        it already): the undo of the write about to be made, for when the store's transaction
-        does not commit. (The undo of an append is :meth:`truncate` to the size before it.)"""
-        if isinstance(previous, Unread):
-            previous = self.read_bytes(name)
-        if previous is None:
-            return lambda: self.remove(name)
 
-        def put_back() -> None:
-            if self.read_bytes(name) != previous:  # the write may never have landed (disk full)
-                self.write(name, previous)
-
-        return put_back
-
-
-class HeldGateway(FileGateway):
-    """A gateway that writes every file but one: the bytes meant for ``held`` are kept here
-    for another writer to put on disk (an agent's own file tool, which must write the file
-    itself to keep its record of the file's state). Its stamp's mtime is -1, so the checkpoint
-    never matches a stat and the next unit looks at the bytes that landed."""
-
-    def __init__(self, root: str | Path, held: str) -> None:
-        super().__init__(root)
-        self.held = projected_file(held).name
-        #: What Orbital would have written to ``held`` (None: it was not written).
-        self.data: bytes | None = None
-
-    def _holds(self, name: str) -> bool:
-        return projected_file(name).name == self.held
-
-    def write(self, name: str, data: bytes) -> FileStamp:
-        if not self._holds(name):
-            return super().write(name, data)
-        self.data = data
-        return FileStamp(len(data), -1, sha256(data))
-
-    def append(self, name: str, data: bytes) -> FileStamp:
-        if not self._holds(name):
-            return super().append(name, data)
-        base = self.data if self.data is not None else (self.read_bytes(name) or b"")
-        self.data = base + data
-        return FileStamp(len(self.data), -1, None)
-
-    def restorer(self, name: str, previous: bytes | Unread | None = UNREAD) -> Callable[[], None]:
-        return (lambda: None) if self._holds(name) else super().restorer(name, previous)
-
-    def truncate(self, name: str, size: int) -> None:
-        if not self._holds(name):
-            super().truncate(name, size)
-
-
-def _pread_all(fd: int, size: int) -> bytes:
+def pread_all(fd: int, size: int) -> bytes:
     """The first ``size`` bytes of an open file."""
     chunks: list[bytes] = []
     offset = 0
