@@ -11,9 +11,11 @@ from pathlib import Path
 from orbital.catalogue import MEMORY_DIR
 from orbital.clock import Clock, clock_from_env, end_of_day
 from orbital.domain.asks import Ask, CloseKind
+from orbital.domain.beliefs import Belief
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
 from orbital.domain.entry_pages import EntryPage, EntryQuery
+from orbital.domain.trust import TrustAction
 from orbital.domain.workbench import (
     ClosedAsk,
     EntryRow,
@@ -46,6 +48,7 @@ from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._page_sessions import PageSessions
+from orbital.service._trust import TrustService
 from orbital.service._unit import Unit, Units
 from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
@@ -78,6 +81,7 @@ class Orbital:
         self._history = History(self.units, self._memory)
         self.agents = AgentSessions(self)
         self.claude_code = ClaudeCodeHooks(self)
+        self._trust = TrustService(self.units)
         self.editor = EditorService(
             self.units, self._memory, self._memory.count, EditorScheduler(clock)
         )
@@ -331,6 +335,33 @@ class Orbital:
     ) -> WriteOutcome:
         """Pin, unpin or restore a durable entry (the person's Workbench actions)."""
         return self._memory.entry_action(self.store.project(project), entry_id, action, actor)
+
+    def trust_action(
+        self, project: str, entry_id: str, action: TrustAction, reason: str, *, actor: Actor
+    ) -> WriteOutcome:
+        """Dispute, retract or reaffirm an entry: the person's alone (anyone else refused)."""
+        return self._trust.act(self.store.project(project), entry_id, action, reason, actor)
+
+    def beliefs(
+        self,
+        project: str,
+        states: tuple[str, ...] = (),
+        *,
+        as_of: AsOf = None,
+        in_force_at: dt.date | None = None,
+    ) -> list[Belief]:
+        """Entries with their trust state: now, as believed at ``as_of``, or those in force
+        on the day ``in_force_at`` as known now (a late-recorded supersession counts)."""
+        found = self.store.project(project)
+        if in_force_at is not None:
+            if as_of is not None:
+                raise InvalidInput("ask for --as-of or --in-force-at, not both")
+            start = dt.datetime.combine(in_force_at + dt.timedelta(days=1), dt.time(), found.tz())
+            with self.store.reader() as r:
+                end = r.position_at(project, start - dt.timedelta(microseconds=1))
+            return self._trust.in_force(found, in_force_at, states, end_of_day=end)
+        at = self.as_of(project, as_of)
+        return self._trust.beliefs(found, states, at=None if at is None else at[0])
 
     def session_end(self, project: str) -> SessionEndReport:
         """The session-end routine: a memory-editor pass when a model is configured and its
