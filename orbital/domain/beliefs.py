@@ -16,10 +16,21 @@ from dataclasses import dataclass, replace
 
 from orbital.catalogue import ARCHIVE_FILES, DISPLAY, MEMORY_DIR
 from orbital.domain.trust_fold import OUT_OF_FORCE
+from orbital.errors import InvalidInput
 from orbital.events.files import Slot
 from orbital.grammar.model import Entry, FileState, TrustState
 
 TRUST_STATES: tuple[TrustState, ...] = ("held", "disputed", "superseded", "retracted")
+
+
+def parse_day(value: str | None) -> dt.date | None:
+    """An in-force-at day as people write it (``YYYY-MM-DD``)."""
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise InvalidInput(f"in force at a day, YYYY-MM-DD, not {value!r}") from None
 
 
 def out_of_view_note(key: str, count: int) -> str:
