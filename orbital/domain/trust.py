@@ -206,17 +206,24 @@ def _supersede(
 
 
 def restated_entry(
-    files: Mapping[str, FileState], key: str, text: str, skip: frozenset[str] = frozenset()
+    files: Mapping[str, FileState],
+    key: str,
+    text: str,
+    skip: frozenset[str] = frozenset(),
+    *,
+    out_of_force: bool = False,
 ) -> Entry | None:
-    """The live or archived entry of ``key``'s file (superseded and retracted ones included)
-    that ``text`` says again, if any (the rephrasing matcher, :mod:`rephrase`)."""
+    """The live or archived entry of ``key``'s file (superseded and retracted ones included;
+    only those with ``out_of_force``) that ``text`` says again, if any (the rephrasing
+    matcher, :mod:`rephrase`)."""
     state = files.get(key)
     if state is None:
         return None
     candidates = {
         e.entry_id: without_supersedes(e.text)
         for e in state.entries.values()
-        if e.entry_id not in skip and (e.status != "retired" or e.trust.state in OUT_OF_FORCE)
+        if e.entry_id not in skip
+        and (e.trust.state in OUT_OF_FORCE or (not out_of_force and e.status != "retired"))
     }
     found = restated(without_supersedes(text), candidates) if candidates else None
     return state.entries[found] if found is not None else None
