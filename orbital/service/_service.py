@@ -352,16 +352,8 @@ class Orbital:
     ) -> list[Belief]:
         """Entries with their trust state: now, as believed at ``as_of``, or those in force
         on the day ``in_force_at`` as known now (a late-recorded supersession counts)."""
-        found = self.store.project(project)
-        if in_force_at is not None:
-            if as_of is not None:
-                raise InvalidInput("ask for --as-of or --in-force-at, not both")
-            start = dt.datetime.combine(in_force_at + dt.timedelta(days=1), dt.time(), found.tz())
-            with self.store.reader() as r:
-                end = r.position_at(project, start - dt.timedelta(microseconds=1))
-            return self._trust.in_force(found, in_force_at, states, end_of_day=end)
         at = self.as_of(project, as_of)
-        return self._trust.beliefs(found, states, at=None if at is None else at[0])
+        return self._trust.listing(self.store.project(project), states, at, in_force_at)
 
     def session_end(self, project: str) -> SessionEndReport:
         """The session-end routine: a memory-editor pass when a model is configured and its

@@ -9,7 +9,8 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orbital.domain.beliefs import TRUST_STATES, Belief, beliefs, in_force_at
+from orbital.domain.beliefs import TRUST_STATES, Belief, beliefs
+from orbital.domain.beliefs import in_force_at as in_force_at_day
 from orbital.domain.trust import (
     TrustAction,
     decide_restatements,
@@ -59,22 +60,26 @@ class TrustService:
         assert entry is not None  # the decider refuses an unknown id
         return WriteOutcome(render_file(u.memory_after.files[entry.file]), u.warnings, u.events)
 
-    def beliefs(
-        self, project: Project, states: Sequence[str] = (), *, at: int | None = None
+    def listing(
+        self,
+        project: Project,
+        states: Sequence[str],
+        at: tuple[int, dt.datetime] | None,
+        in_force_at: dt.date | None,
     ) -> list[Belief]:
-        """Every entry with its trust state, now or as of position ``at``."""
+        """Every entry with its trust state: now, as of ``at`` (position, instant), or in
+        force on the day ``in_force_at`` as known now (one of the two)."""
         chosen = check_states(states)
+        pid = project.project_id
         with self.units.ctx.store.reader() as r:
-            memory = self.units.memory.load(r, project.project_id, at=at)
-        return beliefs(memory.files, chosen)
-
-    def in_force(
-        self, project: Project, day: dt.date, states: Sequence[str] = (), *, end_of_day: int
-    ) -> list[Belief]:
-        """The entries in force on ``day`` as known now (``end_of_day``: the last position
-        recorded by the end of that day)."""
-        chosen = check_states(states)
-        with self.units.ctx.store.reader() as r:
-            then = self.units.memory.load(r, project.project_id, at=end_of_day)
-            now = self.units.memory.load(r, project.project_id)
-        return [b for b in in_force_at(then.files, now.files, day) if b.state in chosen]
+            if in_force_at is None:
+                memory = self.units.memory.load(r, pid, at=None if at is None else at[0])
+                return beliefs(memory.files, chosen)
+            if at is not None:
+                raise InvalidInput("ask for --as-of or --in-force-at, not both")
+            next_day = in_force_at + dt.timedelta(days=1)
+            start = dt.datetime.combine(next_day, dt.time(), project.tz())
+            end = r.position_at(pid, start - dt.timedelta(microseconds=1))
+            then = self.units.memory.load(r, pid, at=end)
+            now = self.units.memory.load(r, pid)
+        return [b for b in in_force_at_day(then.files, now.files, in_force_at) if b.state in chosen]
