@@ -58,7 +58,7 @@ def _action(action: TrustAction) -> Callable[..., None]:
         service, project = project_of(ctx, project_path)
         pid = project.project_id
         actor = _ask_actor(ctx, service, pid)
-        print_outcome(service.trust_action(pid, entry_id, action, reason, actor=actor), as_json)
+        print_outcome(service.trust.act(pid, entry_id, action, reason, actor=actor), as_json)
 
     change.__doc__ = _HELP[action]
     return change
@@ -103,7 +103,7 @@ def beliefs_command(
     """List the durable entries with their trust state (held, disputed, superseded,
     retracted)."""
     service, project = project_of(ctx, project_path)
-    rows = service.beliefs(
+    rows = service.trust.beliefs(
         project.project_id, states, as_of=parse_as_of(as_of), in_force_at=parse_day(in_force_at)
     )
     if as_json:

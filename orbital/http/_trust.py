@@ -47,9 +47,7 @@ def _trust_route(action: TrustAction) -> HTTPRouteHandler:
         data: JSONBody[TrustReason | None] = None,
     ) -> WriteResult:
         reason = data.reason if data is not None else ""
-        outcome = service.trust_action(
-            target.project_id, entry_id, action, reason, actor=caller.actor
-        )
+        outcome = service.trust.act(target.project_id, entry_id, action, reason, actor=caller.actor)
         return msgspec.convert(outcome, WriteResult, from_attributes=True)
 
     return post(
@@ -85,7 +83,7 @@ def beliefs(
         QueryParameter(name="state", description="Only these trust states."),
     ] = None,
 ) -> Beliefs:
-    rows = service.beliefs(
+    rows = service.trust.beliefs(
         target.project_id,
         tuple(trust or ()),
         as_of=parse_as_of(as_of),

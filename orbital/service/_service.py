@@ -11,11 +11,9 @@ from pathlib import Path
 from orbital.catalogue import MEMORY_DIR
 from orbital.clock import Clock, clock_from_env, end_of_day
 from orbital.domain.asks import Ask, CloseKind
-from orbital.domain.beliefs import Belief
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
 from orbital.domain.entry_pages import EntryPage, EntryQuery
-from orbital.domain.trust import TrustAction
 from orbital.domain.workbench import (
     ClosedAsk,
     EntryRow,
@@ -48,7 +46,7 @@ from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._page_sessions import PageSessions
-from orbital.service._trust import TrustService
+from orbital.service._trust import Trust
 from orbital.service._unit import Unit, Units
 from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
@@ -81,7 +79,7 @@ class Orbital:
         self._history = History(self.units, self._memory)
         self.agents = AgentSessions(self)
         self.claude_code = ClaudeCodeHooks(self)
-        self._trust = TrustService(self.units)
+        self.trust = Trust(self)
         self.editor = EditorService(
             self.units, self._memory, self._memory.count, EditorScheduler(clock)
         )
@@ -335,25 +333,6 @@ class Orbital:
     ) -> WriteOutcome:
         """Pin, unpin or restore a durable entry (the person's Workbench actions)."""
         return self._memory.entry_action(self.store.project(project), entry_id, action, actor)
-
-    def trust_action(
-        self, project: str, entry_id: str, action: TrustAction, reason: str, *, actor: Actor
-    ) -> WriteOutcome:
-        """Dispute, retract or reaffirm an entry: the person's alone (anyone else refused)."""
-        return self._trust.act(self.store.project(project), entry_id, action, reason, actor)
-
-    def beliefs(
-        self,
-        project: str,
-        states: tuple[str, ...] = (),
-        *,
-        as_of: AsOf = None,
-        in_force_at: dt.date | None = None,
-    ) -> list[Belief]:
-        """Entries with their trust state: now, as believed at ``as_of``, or those in force
-        on the day ``in_force_at`` as known now (a late-recorded supersession counts)."""
-        at = self.as_of(project, as_of)
-        return self._trust.listing(self.store.project(project), states, at, in_force_at)
 
     def session_end(self, project: str) -> SessionEndReport:
         """The session-end routine: a memory-editor pass when a model is configured and its

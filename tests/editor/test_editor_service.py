@@ -141,7 +141,7 @@ def test_merge_gets_a_new_id_and_the_merged_archive_text(env: Env) -> None:
     ) in archive
     assert "## Postgres for storage too <!--mem id:postgres-for-storage-too" in archive
     # the merge superseded what it merged (issue 16)
-    trusted = {b.id: (b.state, b.by) for b in env.orbital.beliefs(env.project)}
+    trusted = {b.id: (b.state, b.by) for b in env.orbital.trust.beliefs(env.project)}
     assert trusted["use-postgres"] == ("superseded", (new_id,))
     assert trusted["postgres-for-storage-too"] == ("superseded", (new_id,))
     # a comment-stripped rewrite by the agent keeps everything where it is
@@ -445,7 +445,7 @@ def test_session_end_runs_the_editor_when_a_model_is_configured(
 
 def test_the_editor_never_merges_a_retracted_entry_back(env: Env) -> None:
     env.write("DECISIONS.md", DECISIONS)
-    env.orbital.trust_action(env.project, "use-postgres", "retract", "wrong", actor=Actor.USER)
+    env.orbital.trust.act(env.project, "use-postgres", "retract", "wrong", actor=Actor.USER)
     env.write(
         "DECISIONS.md",
         env.file("DECISIONS.md") + "\n## Postgres is our store\nChose: PostgreSQL for storage.\n",

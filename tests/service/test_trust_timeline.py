@@ -44,7 +44,7 @@ def test_as_of_and_in_force_at_with_a_late_recorded_supersession(
         service.write_file(project, "DECISIONS.md", text, actor=Actor.AGENT)
 
         def ids(**kw: object) -> list[tuple[str, str]]:
-            return [(b.id, b.state) for b in service.beliefs(project, **kw)]  # type: ignore[arg-type]
+            return [(b.id, b.state) for b in service.trust.beliefs(project, **kw)]  # type: ignore[arg-type]
 
         sqlite, postgres = "use-sqlite-for-the-store", "use-postgresql-for-the-store"
         # what we believed on the 7th: SQLite, nothing else recorded yet
@@ -76,12 +76,12 @@ def test_an_agent_dispute_or_retract_is_refused_and_changes_nothing(
         before, head = path.read_bytes(), service.head(project)
         for action in ("dispute", "retract", "reaffirm"):
             with pytest.raises(Refused, match=f"^only the person can {action} an entry"):
-                service.trust_action(
+                service.trust.act(
                     project, "use-sqlite-for-the-store", action, "r", actor=Actor.AGENT
                 )
         assert path.read_bytes() == before
         assert service.head(project) == head
-        done = service.trust_action(
+        done = service.trust.act(
             project, "use-sqlite-for-the-store", "dispute", "too small", actor=Actor.USER
         )
         assert [e.type for e in done.events] == ["entry.disputed"]
