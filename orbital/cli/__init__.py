@@ -3,7 +3,15 @@ rules live below it. Orbital's typed errors become one ``error:`` line and the e
 their family (``_app.py``).
 """
 
-from orbital.cli import _admin, _agents, _asks, _editor, _mcp, _memory  # noqa: F401  (each registers its commands)
+from orbital.cli import (  # noqa: F401  (each registers its commands)
+    _admin,
+    _agents,
+    _asks,
+    _editor,
+    _entries,
+    _mcp,
+    _memory,
+)
 from orbital.cli._app import cli, main
 
 __all__ = ["cli", "main"]

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from orbital.catalogue import entry_stream, file_stream
+from orbital.domain.trust_fold import fold_trust
 from orbital.events._base import Event
 from orbital.events.entries import (
     EntryArchived,
@@ -26,6 +27,7 @@ from orbital.events.entries import (
     EntryUnpinned,
 )
 from orbital.events.files import FileLayoutSet, FileStoredRaw, Slot
+from orbital.events.trust import TRUST_EVENTS
 from orbital.grammar.model import Entry, FileState
 
 
@@ -34,6 +36,8 @@ def _without_tag(meta: Mapping[str, str]) -> dict[str, str]:
 
 
 def _entry_change(entry: Entry, event: Event) -> Entry:
+    if isinstance(event, TRUST_EVENTS):
+        return replace(entry, trust=fold_trust(entry.trust, event))
     match event:
         case EntryRevised(text=text, touched=touched):
             return replace(entry, text=text, touched=touched or entry.touched)

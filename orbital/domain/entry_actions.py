@@ -34,6 +34,11 @@ def decide_entry_action(
     if action == "restore":
         if entry.status == "live":
             return []
+        if entry.status == "archived" and entry.trust.state in ("superseded", "retracted"):
+            raise Refused(
+                f"entry {entry_id!r} is {entry.trust.state}: reaffirm it to bring it back "
+                "(restore is for an entry the backstop or the editor moved out)"
+            )
         if entry.status != "archived":
             raise Refused(
                 f"entry {entry_id!r} is {entry.status}, not archived: only an archived entry "

@@ -16,10 +16,16 @@ def _clip(text: str) -> str:
     return one_line if len(one_line) <= _CLIP else one_line[: _CLIP - 1].rstrip() + "…"
 
 
+def _show(value: object) -> str:
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    return str(value)
+
+
 def summarize(event: Event) -> str:
     """``<type> <key fields>: <text>``, clipped to one readable line."""
     fields = msgspec.structs.asdict(event)
-    keys = [str(fields[name]) for name in _KEY_FIELDS if fields.get(name)]
+    keys = [_show(fields[name]) for name in _KEY_FIELDS if fields.get(name)]
     texts = [_clip(str(fields[name])) for name in _TEXT_FIELDS if fields.get(name)]
     head = " ".join([event_type(type(event)), *keys])
     return f"{head}: {texts[0]}" if texts else head

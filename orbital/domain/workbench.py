@@ -94,6 +94,12 @@ class EntryRow(msgspec.Struct, frozen=True):
     touched: dt.date
     archived_on: dt.date | None
     history: list[TimelineItem]
+    #: Trust state (issue 16): held, disputed, superseded or retracted, and its details.
+    trust: str = "held"
+    trust_reason: str = ""
+    superseded_by: tuple[str, ...] = ()
+    superseded_since: dt.date | None = None
+    restates: str = ""
 
 
 def due_moment(due: str | None) -> dt.datetime | None:
@@ -229,4 +235,9 @@ def entry_row(entry: Entry, history: list[TimelineItem]) -> EntryRow:
         touched=entry.touched,
         archived_on=entry.archived_on,
         history=history,
+        trust=entry.trust.state,
+        trust_reason=entry.trust.reason,
+        superseded_by=entry.trust.by,
+        superseded_since=entry.trust.since,
+        restates=entry.trust.restates,
     )

@@ -21,9 +21,16 @@ from orbital.events.entries import ENTRY_EVENTS
 from orbital.events.files import FILE_EVENTS
 from orbital.events.migration import MIGRATION_EVENTS
 from orbital.events.project import PROJECT_EVENTS, ProjectRegistered
+from orbital.events.trust import TRUST_EVENTS
 
 EVENT_TYPES: tuple[type[Event], ...] = (
-    PROJECT_EVENTS + ASK_EVENTS + ENTRY_EVENTS + FILE_EVENTS + MIGRATION_EVENTS + EDITOR_EVENTS
+    PROJECT_EVENTS
+    + ASK_EVENTS
+    + ENTRY_EVENTS
+    + TRUST_EVENTS
+    + FILE_EVENTS
+    + MIGRATION_EVENTS
+    + EDITOR_EVENTS
 )
 #: The runtime union used for decoding; statically, decoded values are ``Event``.
 AnyEvent: Any = Union[EVENT_TYPES]  # noqa: UP007 - built from a tuple at runtime

@@ -28,8 +28,11 @@ FORMAT_HEADERS: dict[str, str] = {
         "PROJECT_STATE.md / DECISIONS.md / LESSONS.md.-->"
     ),
     "decisions": (
-        "<!--format DECISIONS entries: '## <slug>' then Chose / Reason / Rejected. Supersede or "
-        "replace old entries when a decision changes; never leave contradictions.-->"
+        "<!--format DECISIONS entries: '## <slug>' then Chose / Reason / Rejected. When a "
+        "decision changes, add the new entry with a line 'Supersedes: <id>[, <id>…] "
+        "[since YYYY-MM-DD]' naming the old entries' ids (from their id comments; since: when "
+        "the change took effect) and Orbital moves them to the archive; never leave "
+        "contradictions.-->"
     ),
     "lessons": (
         "<!--format LESSONS entries: numbered durable heuristics and playbooks. Add on error "

@@ -16,6 +16,24 @@ from typing import Literal
 from orbital.events.files import Slot
 
 Status = Literal["live", "archived", "merged", "retired"]
+TrustState = Literal["held", "disputed", "superseded", "retracted"]
+
+
+@dataclass(frozen=True)
+class Trust:
+    """Whether an entry is still believed (folded by :mod:`orbital.domain.trust`)."""
+
+    state: TrustState = "held"
+    #: The person's reason (disputed, retracted, reaffirmed).
+    reason: str = ""
+    #: The newer entries that supersede this one.
+    by: tuple[str, ...] = ()
+    #: When the supersession took effect (its ``since`` date, else the day it was recorded).
+    since: dt.date | None = None
+    #: The day the current state was recorded.
+    on: dt.date | None = None
+    #: A superseded or retracted entry this one says again (the writer was warned).
+    restates: str = ""
 
 
 @dataclass(frozen=True)
@@ -37,6 +55,7 @@ class Entry:
     pointer_dropped: bool = False
     #: The entry a merged entry was folded into (status ``merged``).
     merged_into: str = ""
+    trust: Trust = Trust()
 
     @property
     def pinned(self) -> bool:

@@ -26,6 +26,7 @@ from orbital.http._schemas import (
     ResolveConflict,
     WriteResult,
 )
+from orbital.http._trust import trust_routes
 from orbital.service import Credential, Orbital, Project
 
 
@@ -218,6 +219,7 @@ def workbench_router() -> Router:
             ask_reopen,
             entries,
             *(_entry_route(action) for action in _ENTRY_ACTIONS),
+            *trust_routes(),
             conflicts,
             resolve_conflict,
         ],

@@ -192,7 +192,9 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
     @server.tool(
         annotations=_READ,
         description="One memory entry or ask by id, or by a mention: @decision.<id>, "
-        "@lesson.<id>, @ask.<id>. Answers its text, its state and its latest events.",
+        "@lesson.<id>, @ask.<id>. Answers its text, its state (an entry also its trust: held, "
+        "disputed with the person's reason, superseded by newer entries, or retracted) and "
+        "its latest events.",
     )
     def memory_get(
         ref: Annotated[

@@ -16,6 +16,7 @@ from orbital.catalogue import MEMORY_FILES
 from orbital.domain.asks import Ask
 from orbital.domain.asks_view import runtime_block, subagent_dropped_line
 from orbital.domain.backstop import plan_backstop
+from orbital.domain.beliefs import view_state
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
 from orbital.domain.views import assemble_view
@@ -27,6 +28,7 @@ from orbital.project import Project
 from orbital.service._context import EventSummary, WriteOutcome
 from orbital.service._hand_edits import decide_memory_write
 from orbital.service._memory_state import MEMORY_KEYS, Memory
+from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
 
 
@@ -51,7 +53,7 @@ class MemoryService:
     def decide_write(u: Unit, key: str, content: bytes) -> None:
         """Decide a writer's proposed full text of one memory file (reference §5) in ``u``."""
         decision = decide_memory_write(u, key, u.memory.files[key], decode_utf8(content))
-        u.append(decision.events)
+        decide_trust_of_write(u, decision.events)
         u.warnings += decision.warnings
         retired = sum(isinstance(e, EntryRetired) for e in decision.events)
         if retired:
@@ -164,7 +166,7 @@ class MemoryService:
         memory_key = ("memory", pid, memory.position, window, today)
         memory_part = self._views.get(memory_key) if cache else None
         if memory_part is None:
-            texts = {k: render_file(memory.files[k]) for k in MEMORY_KEYS}
+            texts = {k: render_file(view_state(memory.files[k])) for k in MEMORY_KEYS}
             memory_part = assemble_view(texts, today, self.count, window=window)
             if cache:
                 self._remember(memory_key, memory_part)

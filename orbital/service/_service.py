@@ -47,6 +47,7 @@ from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._page_sessions import PageSessions
+from orbital.service._trust import Trust
 from orbital.service._unit import Unit, Units
 from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
@@ -79,6 +80,7 @@ class Orbital:
         self._history = History(self.units, self._memory)
         self.agents = AgentSessions(self)
         self.claude_code = ClaudeCodeHooks(self)
+        self.trust = Trust(self)
         self.editor = EditorService(
             self.units, self._memory, self._memory.count, EditorScheduler(clock)
         )

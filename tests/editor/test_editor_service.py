@@ -140,6 +140,10 @@ def test_merge_gets_a_new_id_and_the_merged_archive_text(env: Env) -> None:
         f"[merged 2026-09-19 into id:{new_id}]\n\n## Use Postgres <!--mem id:use-postgres"
     ) in archive
     assert "## Postgres for storage too <!--mem id:postgres-for-storage-too" in archive
+    # the merge superseded what it merged (issue 16)
+    trusted = {b.id: (b.state, b.by) for b in env.orbital.trust.beliefs(env.project)}
+    assert trusted["use-postgres"] == ("superseded", (new_id,))
+    assert trusted["postgres-for-storage-too"] == ("superseded", (new_id,))
     # a comment-stripped rewrite by the agent keeps everything where it is
     before = env.file("DECISIONS.md")
     env.write("DECISIONS.md", re.sub(r" <!--mem [^>]*-->", "", before))
@@ -437,3 +441,30 @@ def test_session_end_runs_the_editor_when_a_model_is_configured(
     use_model(env, ScriptedModel(["{}"]))
     report = env.orbital.session_end(env.project)
     assert report.editor == "not_needed"  # nothing over its soft budget: no pass
+
+
+def test_the_editor_never_merges_a_retracted_entry_back(env: Env) -> None:
+    env.write("DECISIONS.md", DECISIONS)
+    env.orbital.trust.act(env.project, "use-postgres", "retract", "wrong", actor=Actor.USER)
+    env.write(
+        "DECISIONS.md",
+        env.file("DECISIONS.md") + "\n## Postgres is our store\nChose: PostgreSQL for storage.\n",
+    )
+    before = env.file("DECISIONS.md")
+    report = env.apply(
+        {
+            "merge": [
+                {
+                    "file": "decisions",
+                    "ids": ["postgres-for-storage-too", "postgres-is-our-store"],
+                    "text": "## Postgres storage\nChose: PostgreSQL for storage.\n",
+                }
+            ]
+        }
+    )
+    assert report.applied == []
+    assert report.rejected == [
+        "merge postgres-for-storage-too,postgres-is-our-store: the merged text says again "
+        "what use-postgres said, which is retracted: it is not merged back"
+    ]
+    assert env.file("DECISIONS.md") == before

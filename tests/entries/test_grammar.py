@@ -121,8 +121,11 @@ def test_format_header_is_normalised() -> None:
 
 def test_verbatim_contracts() -> None:
     assert FORMAT_HEADERS["decisions"] == (
-        "<!--format DECISIONS entries: '## <slug>' then Chose / Reason / Rejected. Supersede or "
-        "replace old entries when a decision changes; never leave contradictions.-->"
+        "<!--format DECISIONS entries: '## <slug>' then Chose / Reason / Rejected. When a "
+        "decision changes, add the new entry with a line 'Supersedes: <id>[, <id>…] "
+        "[since YYYY-MM-DD]' naming the old entries' ids (from their id comments; since: when "
+        "the change took effect) and Orbital moves them to the archive; never leave "
+        "contradictions.-->"
     )
     assert FORMAT_HEADERS["lessons"].startswith("<!--format LESSONS entries: numbered durable")
     assert FORMAT_HEADERS["index"].startswith("<!--format INDEX is a navigation map ONLY: ")

@@ -40,6 +40,10 @@ def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
         "/api/v1/workbench/{project}/entries/{entry_id}/pin",
         "/api/v1/workbench/{project}/entries/{entry_id}/unpin",
         "/api/v1/workbench/{project}/entries/{entry_id}/restore",
+        "/api/v1/workbench/{project}/entries/{entry_id}/dispute",
+        "/api/v1/workbench/{project}/entries/{entry_id}/retract",
+        "/api/v1/workbench/{project}/entries/{entry_id}/reaffirm",
+        "/api/v1/workbench/{project}/beliefs",
         "/api/v1/workbench/{project}/conflicts",
         "/api/v1/workbench/{project}/conflicts/{copy}/resolve",
     }

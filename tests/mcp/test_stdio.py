@@ -134,6 +134,7 @@ def test_every_tool_through_the_stdio_client(
 
         got = data_of(await client.call_tool("memory_get", {"ref": "@decision.use-postgres"}))
         assert (got["kind"], got["file"], got["status"]) == ("entry", "DECISIONS.md", "live")
+        assert (got["trust"], got["trust_reason"], got["superseded_by"]) == ("held", "", [])
         assert "PostgreSQL" in got["text"]
         assert got["history"][0]["type"] == "entry.created"
         got_ask = data_of(await client.call_tool("memory_get", {"ref": f"@ask.{ask_id}"}))

@@ -13,8 +13,11 @@ from orbital.service import Orbital
 from tests.service.conftest import TODAY
 
 DECISIONS_HEADER = (
-    "<!--format DECISIONS entries: '## <slug>' then Chose / Reason / Rejected. Supersede or "
-    "replace old entries when a decision changes; never leave contradictions.-->\n"
+    "<!--format DECISIONS entries: '## <slug>' then Chose / Reason / Rejected. When a "
+    "decision changes, add the new entry with a line 'Supersedes: <id>[, <id>…] "
+    "[since YYYY-MM-DD]' naming the old entries' ids (from their id comments; since: when "
+    "the change took effect) and Orbital moves them to the archive; never leave "
+    "contradictions.-->\n"
 )
 LESSONS_HEADER = (
     "<!--format LESSONS entries: numbered durable heuristics and playbooks. Add on error "

@@ -57,9 +57,12 @@ from orbital.domain.editor.choices import (
     MergeChoice,
 )
 from orbital.domain.entries import fold_file
+from orbital.domain.trust import restated_entry
+from orbital.domain.trust_fold import OUT_OF_FORCE
 from orbital.events._base import Event
 from orbital.events.entries import EntryArchived, EntryCreated, EntryMerged
 from orbital.events.files import FileLayoutSet, Slot
+from orbital.events.trust import EntrySuperseded
 from orbital.grammar.durable import split_entries
 from orbital.grammar.model import Entry, FileState
 from orbital.grammar.parse import parse_durable_entry, proposed_body
@@ -210,6 +213,8 @@ class MemoryChoicesApplier:
                 return f"{label}: id {entry_id} already used in this document"
             if entry.pinned:
                 return f"{label}: {entry_id} is pinned"
+            if entry.trust.state in OUT_OF_FORCE:
+                return f"{label}: {entry_id} is {entry.trust.state}: it is not merged back"
             found.append(entry)
         return sorted(found, key=lambda e: live.index(e.entry_id))
 
@@ -240,6 +245,12 @@ class MemoryChoicesApplier:
                 text, sentence, base = _durable_text(plan.key, choice.text)
         except _Refused as refused:
             return f"{label}: {refused.reason}"
+        back = restated_entry(self.files, plan.key, text, frozenset(choice.ids), out_of_force=True)
+        if back is not None:
+            return (
+                f"{label}: the merged text says again what {back.entry_id} said, which is "
+                f"{back.trust.state}: it is not merged back"
+            )
         limit = MERGE_GROWTH * sum(len(original_text(e, plan.key)) for e in checked)
         limit += MERGE_SLACK
         if len(one_line(sentence)) > limit:
@@ -264,6 +275,7 @@ class MemoryChoicesApplier:
             plan.events.append(
                 EntryMerged(entry_id=entry.entry_id, into=new_id, date=today, pointer=shown)
             )
+            plan.events.append(EntrySuperseded(entry_id=entry.entry_id, by=(new_id,), date=today))
         at = next(i for i, s in enumerate(plan.layout) if s.entry == first)
         plan.layout.insert(at, Slot(entry=new_id))
         plan.used.update(choice.ids)

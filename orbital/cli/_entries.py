@@ -1,0 +1,118 @@
+"""Commands on the trust state of durable entries: the person's dispute, retract and reaffirm
+(``orbital entry … --as-user``), and ``orbital beliefs`` (now, as of, or in force at a day)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+import msgspec
+
+from orbital.cli._app import cli, print_outcome, project_of, project_option, reports_errors
+from orbital.cli._asks import _ask_actor
+from orbital.clock import parse_as_of
+from orbital.domain.beliefs import TRUST_STATES, Belief, parse_day
+from orbital.domain.trust import TRUST_ACTIONS, TrustAction
+
+
+@cli.group()
+@click.option(
+    "--as-user",
+    is_flag=True,
+    help="Act as the person: needs their Workbench token in ORBITAL_TOKEN (or --token).",
+)
+@click.option("--token", default=None, envvar="ORBITAL_TOKEN", help="A Workbench token.")
+@click.pass_context
+def entry(ctx: click.Context, as_user: bool, token: str | None) -> None:
+    """Dispute, retract or reaffirm a durable entry: the person's alone (--as-user)."""
+    ctx.obj["as_user"] = as_user
+    ctx.obj["token"] = token
+
+
+_HELP: dict[TrustAction, str] = {
+    "dispute": "Mark an entry disputed, with your reason (shown beside it in the view).",
+    "retract": "Retract an entry: it is wrong; it leaves the view and moves to the archive.",
+    "reaffirm": "Hold an entry true again (after a dispute, a retraction or a supersession).",
+}
+
+
+def _action(action: TrustAction) -> Callable[..., None]:
+    @project_option
+    @click.argument("entry_id")
+    @click.option("--reason", default="", help="Why (required to dispute).")
+    @click.option("--as-user", "as_user", is_flag=True, help="As the person (see `entry`).")
+    @click.option("--json", "as_json", is_flag=True)
+    @click.pass_context
+    @reports_errors
+    def change(
+        ctx: click.Context,
+        project_path: Path,
+        entry_id: str,
+        reason: str,
+        as_user: bool,
+        as_json: bool,
+    ) -> None:
+        ctx.obj["as_user"] = ctx.obj.get("as_user") or as_user
+        service, project = project_of(ctx, project_path)
+        pid = project.project_id
+        actor = _ask_actor(ctx, service, pid)
+        print_outcome(service.trust.act(pid, entry_id, action, reason, actor=actor), as_json)
+
+    change.__doc__ = _HELP[action]
+    return change
+
+
+for _name in TRUST_ACTIONS:
+    entry.command(_name)(_action(_name))
+
+
+def _detail(b: Belief) -> str:
+    if b.state == "superseded":
+        since = f" since {b.since.isoformat()}" if b.since else ""
+        return f"by {', '.join(b.by)}{since}"
+    parts = [b.reason] if b.reason else []
+    if b.restates:
+        parts.append(f"restates {b.restates}")
+    return "; ".join(parts)
+
+
+@cli.command("beliefs")
+@project_option
+@click.option("--as-of", default=None, help="What was believed then: a time or @N.")
+@click.option(
+    "--in-force-at",
+    default=None,
+    help="What was in force on this day (YYYY-MM-DD), knowing what is known now.",
+)
+@click.option(
+    "--state", "states", multiple=True, type=click.Choice(TRUST_STATES), help="Only these."
+)
+@click.option("--json", "as_json", is_flag=True, help="A JSON array of entries.")
+@click.pass_context
+@reports_errors
+def beliefs_command(
+    ctx: click.Context,
+    project_path: Path,
+    as_of: str | None,
+    in_force_at: str | None,
+    states: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """List the durable entries with their trust state (held, disputed, superseded,
+    retracted)."""
+    service, project = project_of(ctx, project_path)
+    rows = service.trust.beliefs(
+        project.project_id, states, as_of=parse_as_of(as_of), in_force_at=parse_day(in_force_at)
+    )
+    if as_json:
+        sys.stdout.buffer.write(msgspec.json.encode(rows) + b"\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("id", "file", "state", "status", "title", "detail", box=None)
+    for b in rows:
+        table.add_row(b.id, b.file, b.state, b.status, b.title, _detail(b))
+    Console(soft_wrap=not sys.stdout.isatty()).print(table)

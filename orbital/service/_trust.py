@@ -1,0 +1,92 @@
+"""Trust-state use cases (issue 16): the person's dispute, retract and reaffirm, the
+supersessions and restatements a write carries, and the beliefs listing (now, as of, in force
+at a day). Each write is one unit of work; the rules are in :mod:`orbital.domain.trust`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from orbital.domain.beliefs import TRUST_STATES, Belief, beliefs
+from orbital.domain.beliefs import in_force_at as in_force_at_day
+from orbital.domain.trust import (
+    TrustAction,
+    decide_restatements,
+    decide_supersessions,
+    decide_trust_action,
+    find,
+)
+from orbital.errors import InvalidInput
+from orbital.events import Actor, Event
+from orbital.grammar.render import render_file
+from orbital.service._context import WriteOutcome
+from orbital.service._unit import Unit
+
+if TYPE_CHECKING:
+    from orbital.service._service import AsOf, Orbital
+
+
+def decide_trust_of_write(u: Unit, written: Sequence[Event]) -> None:
+    """In ``u``, after a writer's events are decided (not yet appended): the supersessions
+    its ``Supersedes:`` lines name and the warnings for what it restates."""
+    files = u.memory.files
+    restated = decide_restatements(files, written, u.today)
+    superseded = decide_supersessions(files, written, u.today)
+    u.append([*written, *superseded.events, *restated.events])
+    u.warnings += [*superseded.warnings, *restated.warnings]
+
+
+def check_states(states: Sequence[str]) -> tuple[str, ...]:
+    unknown = [s for s in states if s not in TRUST_STATES]
+    if unknown:
+        raise InvalidInput(
+            f"a trust state is one of {', '.join(TRUST_STATES)}, not {', '.join(unknown)}"
+        )
+    return tuple(states) or TRUST_STATES
+
+
+class Trust:
+    """The trust use cases, over the service's projects and as-of resolution."""
+
+    def __init__(self, service: Orbital) -> None:
+        self.service = service
+        self.units = service.units
+
+    def act(
+        self, project: str, entry_id: str, action: TrustAction, reason: str, *, actor: Actor
+    ) -> WriteOutcome:
+        """Dispute, retract or reaffirm one entry, as ``actor`` (only the person may)."""
+        with self.units.begin(self.service.store.project(project), actor) as u:
+            u.append(decide_trust_action(u.memory.files, entry_id, action, reason, actor, u.today))
+        assert u.memory_after is not None
+        entry = find(u.memory_after.files, entry_id)
+        assert entry is not None  # the decider refuses an unknown id
+        return WriteOutcome(render_file(u.memory_after.files[entry.file]), u.warnings, u.events)
+
+    def beliefs(
+        self,
+        project: str,
+        states: Sequence[str] = (),
+        *,
+        as_of: AsOf = None,
+        in_force_at: dt.date | None = None,
+    ) -> list[Belief]:
+        """Every entry with its trust state: now, as believed at ``as_of`` (an instant or a
+        position), or in force on the day ``in_force_at`` as known now (one of the two)."""
+        chosen = check_states(states)
+        found = self.service.store.project(project)
+        at = self.service.as_of(project, as_of)
+        with self.units.ctx.store.reader() as r:
+            if in_force_at is None:
+                memory = self.units.memory.load(r, project, at=None if at is None else at[0])
+                return beliefs(memory.files, chosen)
+            if at is not None:
+                raise InvalidInput("ask for --as-of or --in-force-at, not both")
+            next_day = in_force_at + dt.timedelta(days=1)
+            start = dt.datetime.combine(next_day, dt.time(), found.tz())
+            end = r.position_at(project, start - dt.timedelta(microseconds=1))
+            then = self.units.memory.load(r, project, at=end)
+            now = self.units.memory.load(r, project)
+        return [b for b in in_force_at_day(then.files, now.files, in_force_at) if b.state in chosen]

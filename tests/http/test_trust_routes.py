@@ -1,0 +1,62 @@
+"""The person's trust routes (dispute, retract, reaffirm) and the beliefs listing (JSON API)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orbital.events import Actor
+from tests.http.http_helpers import Client, World, bearer
+
+
+def act(client: Client, world: World, entry_id: str, action: str, body: Any, token: str) -> Any:
+    return client.post(
+        f"/api/v1/workbench/{world.alpha}/entries/{entry_id}/{action}",
+        headers=bearer(token),
+        json=body,
+    )
+
+
+def test_the_person_disputes_retracts_and_reaffirms_over_http(client: Client, world: World) -> None:
+    world.service.write_file(
+        world.alpha, "DECISIONS.md", b"## Ship on Fridays\nChose: yes.\n", actor=Actor.AGENT
+    )
+    disputed = act(client, world, "ship-on-fridays", "dispute", {"reason": "outages"}, world.person)
+    assert disputed.status_code == 200, disputed.text
+    assert [e["type"] for e in disputed.json()["events"]] == ["entry.disputed"]
+    listed = client.get(
+        f"/api/v1/workbench/{world.alpha}/beliefs", headers=bearer(world.person)
+    ).json()
+    assert [(e["id"], e["state"], e["reason"]) for e in listed["entries"]] == [
+        ("ship-on-fridays", "disputed", "outages")
+    ]
+    retracted = act(client, world, "ship-on-fridays", "retract", None, world.person)
+    assert [e["type"] for e in retracted.json()["events"]] == ["entry.retracted", "entry.archived"]
+    assert "retracted by the person" in retracted.json()["content"]
+    reaffirmed = act(client, world, "ship-on-fridays", "reaffirm", {}, world.person)
+    assert [e["type"] for e in reaffirmed.json()["events"]] == [
+        "entry.reaffirmed",
+        "entry.restored",
+    ]
+    held = client.get(
+        f"/api/v1/workbench/{world.alpha}/beliefs?state=held", headers=bearer(world.person)
+    ).json()
+    assert [e["id"] for e in held["entries"]] == ["ship-on-fridays"]
+
+
+def test_a_dispute_needs_a_reason_and_an_agent_token_is_refused(
+    client: Client, world: World
+) -> None:
+    world.service.write_file(
+        world.alpha, "DECISIONS.md", b"## Ship on Fridays\nChose: yes.\n", actor=Actor.AGENT
+    )
+    before = (world.alpha_root / "orbital" / "DECISIONS.md").read_bytes()
+    head = world.service.head(world.alpha)
+    empty = act(client, world, "ship-on-fridays", "dispute", {"reason": " "}, world.person)
+    assert empty.status_code == 400
+    assert empty.json()["detail"] == (
+        "a dispute needs a reason (--reason): it is shown beside the entry"
+    )
+    agent = act(client, world, "ship-on-fridays", "retract", {}, world.agent)
+    assert agent.status_code == 403
+    assert (world.alpha_root / "orbital" / "DECISIONS.md").read_bytes() == before
+    assert world.service.head(world.alpha) == head
