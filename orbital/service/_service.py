@@ -15,19 +15,7 @@ from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
 from orbital.domain.entry_pages import EntryPage, EntryQuery
 from orbital.domain.quotes import UserWords
-from orbital.domain.workbench import (
-    ClosedAsk,
-    EntryRow,
-    OpenAsk,
-    ProjectInfo,
-    WorkbenchView,
-    done_asks,
-    dropped_asks,
-    open_asks,
-    recently_closed_asks,
-    sort_closed,
-    sort_open,
-)
+from orbital.domain.workbench import EntryRow, WorkbenchView
 from orbital.editor.scheduler import EditorScheduler
 from orbital.errors import InvalidInput, Refused, UnknownProject, UnmergedEdits
 from orbital.events import Actor, RecordedEvent
@@ -49,6 +37,7 @@ from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._page_sessions import PageSessions
 from orbital.service._trust import Trust
 from orbital.service._unit import Unit, Units
+from orbital.service._workbench import workbench_view
 from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
 
@@ -480,27 +469,7 @@ class Orbital:
             if project is not None
             else [p for p in self.projects() if caller.reaches(p.project_id)]
         )
-        now = self.clock.now()
-        infos: list[ProjectInfo] = []
-        opened: list[tuple[OpenAsk, int]] = []
-        done: list[tuple[ClosedAsk, int]] = []
-        dropped: list[tuple[ClosedAsk, int]] = []
-        closed: list[tuple[ClosedAsk, int]] = []
-        for found in chosen:
-            pid, local = found.project_id, now.astimezone(found.tz())
-            asks = {a.id: a for a in self._asks.listing(found, "all")}
-            infos.append(ProjectInfo(pid, found.root, found.timezone, local.date()))
-            opened += open_asks(pid, asks, local)
-            done += done_asks(pid, asks, local.date())
-            dropped += dropped_asks(pid, asks)
-            closed += recently_closed_asks(pid, asks, local.date())
-        return WorkbenchView(
-            projects=infos,
-            asks=sort_open(opened),
-            done=sort_closed(done),
-            dropped=sort_closed(dropped),
-            recently_closed=sort_closed(closed) if recently_closed else None,
-        )
+        return workbench_view(self._asks, chosen, self.clock.now(), recently_closed)
 
     def memory_entries(self, project: str) -> list[EntryRow]:
         """Every durable entry of the project (live first, in file order) with its history,

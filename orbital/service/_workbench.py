@@ -1,0 +1,49 @@
+"""The person's asks across projects, as the Workbench lists them: a read over each
+project's asks, with dates counted in that project's timezone."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from orbital.domain.workbench import (
+    ClosedAsk,
+    OpenAsk,
+    ProjectInfo,
+    WorkbenchView,
+    done_asks,
+    dropped_asks,
+    open_asks,
+    recently_closed_asks,
+    sort_closed,
+    sort_open,
+)
+from orbital.project import Project
+from orbital.service._asks import AsksService
+
+
+def workbench_view(
+    asks_service: AsksService, projects: Sequence[Project], now: dt.datetime, recently_closed: bool
+) -> WorkbenchView:
+    """The asks of ``projects`` sorted for the person: open (overdue first), done, dropped and,
+    when asked for, recently closed."""
+    infos: list[ProjectInfo] = []
+    opened: list[tuple[OpenAsk, int]] = []
+    done: list[tuple[ClosedAsk, int]] = []
+    dropped: list[tuple[ClosedAsk, int]] = []
+    closed: list[tuple[ClosedAsk, int]] = []
+    for found in projects:
+        pid, local = found.project_id, now.astimezone(found.tz())
+        asks = {a.id: a for a in asks_service.listing(found, "all")}
+        infos.append(ProjectInfo(pid, found.root, found.timezone, local.date()))
+        opened += open_asks(pid, asks, local)
+        done += done_asks(pid, asks, local.date())
+        dropped += dropped_asks(pid, asks)
+        closed += recently_closed_asks(pid, asks, local.date())
+    return WorkbenchView(
+        projects=infos,
+        asks=sort_open(opened),
+        done=sort_closed(done),
+        dropped=sort_closed(dropped),
+        recently_closed=sort_closed(closed) if recently_closed else None,
+    )
