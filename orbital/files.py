@@ -335,11 +335,18 @@ class FileGateway:
         return put_back
 
 
+#: The mtime a held write's checkpoint records: no stat matches it, so the next unit looks at
+#: what is on disk (the held bytes, once the agent's tool wrote them; the bytes from before,
+#: when the tool never ran).
+HELD_MTIME_NS = -1
+
+
 class HeldGateway(FileGateway):
     """A gateway that writes every file but one: the bytes meant for ``held`` are kept here
     for another writer to put on disk (an agent's own file tool, which must write the file
-    itself to keep its record of the file's state). Its stamp's mtime is -1, so the checkpoint
-    never matches a stat and the next unit looks at the bytes that landed."""
+    itself to keep its record of the file's state). Its stamp's mtime is
+    :data:`HELD_MTIME_NS`, so the checkpoint never matches a stat and the next unit looks at
+    the bytes that landed."""
 
     def __init__(self, root: str | Path, held: str) -> None:
         super().__init__(root)
@@ -354,14 +361,14 @@ class HeldGateway(FileGateway):
         if not self._holds(name):
             return super().write(name, data)
         self.data = data
-        return FileStamp(len(data), -1, sha256(data))
+        return FileStamp(len(data), HELD_MTIME_NS, sha256(data))
 
     def append(self, name: str, data: bytes) -> FileStamp:
         if not self._holds(name):
             return super().append(name, data)
         base = self.data if self.data is not None else (self.read_bytes(name) or b"")
         self.data = base + data
-        return FileStamp(len(self.data), -1, None)
+        return FileStamp(len(self.data), HELD_MTIME_NS, None)
 
     def restorer(self, name: str, previous: bytes | Unread | None = UNREAD) -> Callable[[], None]:
         return (lambda: None) if self._holds(name) else super().restorer(name, previous)
