@@ -139,7 +139,7 @@ def test_session_end_runs_the_backstop_brings_the_view_up_to_date_and_keeps_the_
 # -- a write Claude Code refused after Orbital recorded it ------------------------------------
 
 
-def _pre_tool(root: Path, session: str, tool: str, tool_input: dict[str, object]) -> str:
+def _pre_tool(root: Path, session: str, tool: str, tool_input: Mapping[str, object]) -> str:
     payload = {
         "hook_event_name": "PreToolUse",
         "session_id": session,
