@@ -21,10 +21,13 @@ from pathlib import Path
 import click
 
 from orbital.agents import claude_code as cc
+from orbital.agents import git_exclude as ge
 from orbital.cli._app import cli, project_option, reports_errors, service_of
 
 #: The files install may change, with how each is changed and undone.
 _VIEW = cc.VIEW_FILE
+#: The install record's key for the repository's ``info/exclude``.
+_EXCLUDE = "git info/exclude"
 
 
 def _executable() -> str:
@@ -44,8 +47,9 @@ def _record_path(root: Path) -> Path:
 
 
 def _read(path: Path) -> str | None:
+    """The file's text, line endings as they are (so uninstall gives the same bytes back)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return None
 
@@ -56,7 +60,7 @@ def _write(path: Path, text: str | None) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_text(text, encoding="utf-8")
+    temp.write_bytes(text.encode("utf-8"))
     os.replace(temp, path)
 
 
@@ -123,6 +127,7 @@ def install_claude_code(ctx: click.Context, project_path: Path) -> None:
     service.agents.write_view(project, view_path, head, service.context_view(project.project_id))
     click.echo(f"wrote {_VIEW} (the memory view at @{head}, imported by {cc.MEMORY_FILE})")
     record["created_dir"] = created_dir
+    _exclude_from_git(root, record)
     _write(_record_path(root), json.dumps(record, indent=2))
     click.echo(f"Claude Code will now load Orbital's memory in {root}")
 
@@ -155,11 +160,52 @@ def uninstall_claude_code(ctx: click.Context, project_path: Path) -> None:
     if view_path.exists() or (view and view.before is not None):
         _write(view_path, view.before if view else None)
         click.echo(f"{'restored' if view and view.before is not None else 'removed'} {_VIEW}")
+    _include_in_git_again(record)
     folder = root / ".claude"
     if record.get("created_dir") and folder.is_dir() and not any(folder.iterdir()):
         folder.rmdir()
         click.echo("removed .claude/ (install created it)")
     _record_path(root).unlink(missing_ok=True)
+
+
+def _exclude_from_git(root: Path, record: dict[str, object]) -> None:
+    """The per-person files install made, listed in the repository's ``info/exclude``
+    unless git ignores them already (see :mod:`orbital.agents.git_exclude`)."""
+    from orbital.cli._git_exclude import repository, to_exclude
+
+    repo = repository(root)
+    if repo is None:
+        return
+    names = [cc.SETTINGS_FILE, _VIEW]
+    memory = record.get(cc.MEMORY_FILE)
+    if isinstance(memory, dict) and memory.get("before") is None:
+        names.append(cc.MEMORY_FILE)  # created by install, so it is Orbital's to exclude
+    patterns = to_exclude(repo, root, names)
+    earlier = _change(record, _EXCLUDE)
+    if not patterns:
+        click.echo(f"unchanged {repo.exclude} (git ignores Orbital's files already)")
+        return
+    current = _read(repo.exclude)
+    change = ge.add_excludes(current, patterns)
+    before = earlier.before if earlier and current == earlier.written else current
+    record[_EXCLUDE] = {"before": before, "written": change.written, "path": str(repo.exclude)}
+    _write(repo.exclude, change.written)
+    click.echo(f"wrote {repo.exclude} (git ignores {', '.join(patterns)})")
+
+
+def _include_in_git_again(record: dict[str, object]) -> None:
+    """Orbital's block taken out of ``info/exclude`` (the file's bytes back if untouched)."""
+    found = record.get(_EXCLUDE)
+    if not isinstance(found, dict) or not isinstance(found.get("path"), str):
+        return
+    path = Path(found["path"])
+    current = _read(path)
+    if current is None:
+        return
+    after = ge.remove_excludes(current, _change(record, _EXCLUDE))
+    if after != current:
+        _write(path, after)
+        click.echo(f"{'removed' if after is None else 'restored'} {path}")
 
 
 # -- hooks ----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ at any moment, leads a read or a write outside the project.
 """
 
 from orbital.files._checked import FileGateway, Written
-from orbital.files._held import HeldGateway
+from orbital.files._held import HELD_MTIME_NS, HeldGateway
 from orbital.files._names import (
     ABSENT,
     DEFAULT_MAX_FILE_BYTES,
@@ -30,6 +30,7 @@ from orbital.files._names import (
 __all__ = [
     "ABSENT",
     "DEFAULT_MAX_FILE_BYTES",
+    "HELD_MTIME_NS",
     "FileGateway",
     "FileStamp",
     "HeldGateway",

@@ -2,7 +2,8 @@
 
 The agent's tool keeps a record of each file's state and refuses to edit a file changed behind
 its back, so it must write the file itself: Orbital decides the bytes, the tool puts them on
-disk. Every write of that file is kept here instead; its stamp's mtime is -1, so the checkpoint
+disk. Every write of that file is kept here instead; its stamp's mtime is
+:data:`HELD_MTIME_NS`, so the checkpoint
 never matches a stat and the next unit looks at the bytes that landed.
 """
 
@@ -12,6 +13,11 @@ from pathlib import Path
 
 from orbital.files._checked import FileGateway, Written
 from orbital.files._names import FileStamp, projected_file, sha256
+
+#: The mtime a held write's checkpoint records: no stat matches it, so the next unit looks at
+#: what is on disk (the held bytes, once the agent's tool wrote them; the bytes from before,
+#: when the tool never ran).
+HELD_MTIME_NS = -1
 
 
 class HeldGateway(FileGateway):
@@ -28,7 +34,7 @@ class HeldGateway(FileGateway):
 
     def _hold(self, data: bytes) -> FileStamp:
         self.data = data
-        return FileStamp(len(data), -1, sha256(data))
+        return FileStamp(len(data), HELD_MTIME_NS, sha256(data))
 
     def _base(self, name: str) -> bytes:
         """What an append to the held file extends: the held bytes, else the disk's."""
@@ -61,7 +67,7 @@ class HeldGateway(FileGateway):
         if not self._holds(name):
             return super().append(name, data)
         self.data = self._base(name) + data
-        return FileStamp(len(self.data), -1, None)
+        return FileStamp(len(self.data), HELD_MTIME_NS, None)
 
     def truncate(self, name: str, size: int) -> None:
         if not self._holds(name):

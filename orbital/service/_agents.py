@@ -23,7 +23,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,8 +32,11 @@ from orbital.catalogue import MEMORY_FILES, ask_stream
 from orbital.domain.changes import describe_changes
 from orbital.events import Actor
 from orbital.files import memory_file
+from orbital.grammar.render import render_file
 from orbital.project import Project
+from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
+from orbital.service._held import unlanded
 from orbital.service._memory import SessionEndReport
 
 if TYPE_CHECKING:
@@ -61,10 +64,13 @@ def _write_atomic(path: Path, text: str) -> None:
 
 @dataclass
 class SessionMark:
-    """What Orbital remembers of one agent session."""
+    """What Orbital remembers of one agent session: the last position it saw, its
+    transcript, and the memory files whose held write its file tool has not reported
+    writing yet (``pending``)."""
 
     seen: int | None = None
     transcript: str = ""
+    pending: tuple[str, ...] = ()
 
 
 class SessionMarks:
@@ -81,13 +87,17 @@ class SessionMarks:
             data = json.loads(self.path(project, session).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return SessionMark()
-        seen = data.get("seen") if isinstance(data, dict) else None
-        transcript = data.get("transcript", "") if isinstance(data, dict) else ""
-        return SessionMark(seen if isinstance(seen, int) else None, str(transcript))
+        if not isinstance(data, dict):
+            return SessionMark()
+        seen, pending = data.get("seen"), data.get("pending")
+        names = tuple(n for n in pending if isinstance(n, str)) if isinstance(pending, list) else ()
+        return SessionMark(
+            seen if isinstance(seen, int) else None, str(data.get("transcript", "")), names
+        )
 
     def put(self, project: str, session: str, mark: SessionMark) -> None:
-        text = json.dumps({"seen": mark.seen, "transcript": mark.transcript})
-        _write_atomic(self.path(project, session), text)
+        data = {"seen": mark.seen, "transcript": mark.transcript, "pending": list(mark.pending)}
+        _write_atomic(self.path(project, session), json.dumps(data))
 
 
 @dataclass(frozen=True)
@@ -149,7 +159,8 @@ class AgentSessions:
         else:
             lines, head = self.changes(project, loaded, session)
         self.write_view(project, view_path, head, view)
-        self.marks.put(project.project_id, session, SessionMark(head, transcript))
+        mark = self.marks.get(project.project_id, session)
+        self.marks.put(project.project_id, session, replace(mark, seen=head, transcript=transcript))
         if loaded is None:
             return StartReport(view, head)
         if not lines:
@@ -175,16 +186,61 @@ class AgentSessions:
         """What changed since the session last looked ("" when nothing did, and for a session
         never seen: it starts from now)."""
         mark = self.marks.get(project.project_id, session)
+        notes = self.settle_pending(project, session)[1] if mark.pending else []
         if mark.seen is None:
             head = self.service.head(project.project_id)
-            self.marks.put(project.project_id, session, SessionMark(head, mark.transcript))
-            return ""
+            self.marks.put(project.project_id, session, replace(mark, seen=head, pending=()))
+            return "\n".join(notes)
         lines, head = self.changes(project, mark.seen, session)
         if head != mark.seen:
-            self.marks.put(project.project_id, session, SessionMark(head, mark.transcript))
+            self.marks.put(project.project_id, session, replace(mark, seen=head, pending=()))
         if not lines:
-            return ""
-        return f"Orbital memory changed since you last looked (now @{head}):\n" + "\n".join(lines)
+            return "\n".join(notes)
+        changed = f"Orbital memory changed since you last looked (now @{head}):\n" + "\n".join(
+            lines
+        )
+        return "\n".join([*notes, changed])
+
+    # -- held writes whose tool never ran -------------------------------------------------
+
+    def held(self, project: Project, session: str, name: str) -> None:
+        """The session's file tool is about to write ``name``'s held bytes."""
+        mark = self.marks.get(project.project_id, session)
+        if name not in mark.pending:
+            pending = (*mark.pending, name)
+            self.marks.put(project.project_id, session, replace(mark, pending=pending))
+
+    def landed(self, project: Project, session: str, name: str) -> None:
+        """The session's file tool wrote ``name`` (its PostToolUse came)."""
+        mark = self.marks.get(project.project_id, session)
+        if name in mark.pending:
+            pending = tuple(n for n in mark.pending if n != name)
+            self.marks.put(project.project_id, session, replace(mark, pending=pending))
+
+    def _unlanded(self, project: Project, names: Sequence[str]) -> list[str]:
+        pid, units = project.project_id, self.service.units
+        with self.service.store.reader() as r:
+
+            def render(name: str) -> str:
+                if name == ASKS_FILE:
+                    return units.asks.render(r, pid)
+                return render_file(units.memory.load(r, pid).files[memory_file(name).key])
+
+            return unlanded(r, pid, units.ctx.files(project), names, render)
+
+    def settle_pending(self, project: Project, session: str) -> tuple[list[str], list[str]]:
+        """Held writes of the session that never reached their file (Claude Code refused
+        the tool after Orbital recorded the write; no hook says so): the files written again
+        from the store. Returns their names and a note for the agent on each."""
+        pid = project.project_id
+        mark = self.marks.get(pid, session)
+        if not mark.pending:
+            return [], []
+        names = self._unlanded(project, mark.pending)
+        if names:
+            self.service.sync(pid)
+        self.marks.put(pid, session, replace(self.marks.get(pid, session), pending=()))
+        return names, [_not_applied(name) for name in names]
 
     # -- the agent's writes ---------------------------------------------------------------
 
@@ -242,15 +298,25 @@ class AgentSessions:
     def end(
         self, project: Project, session: str, view_path: Path | None, transcript: str = ""
     ) -> SessionEndReport:
-        """The backstop; the view file brought up to date; the transcript's path kept."""
+        """Held writes that never landed written again; the backstop; the view file brought
+        up to date; the transcript's path kept."""
         pid = project.project_id
+        self.settle_pending(project, session)
         report = self.service.backstop(pid)
         mark = self.marks.get(pid, session)
-        self.marks.put(pid, session, SessionMark(mark.seen, transcript or mark.transcript))
+        self.marks.put(pid, session, replace(mark, transcript=transcript or mark.transcript))
         if view_path is not None and view_path.exists():
             head = self.service.head(pid)
             self.write_view(project, view_path, head, self.service.context_view(pid))
         return report
+
+
+def _not_applied(name: str) -> str:
+    return (
+        f"Orbital recorded your earlier write of orbital/{name}, but Claude Code did not "
+        f"apply it (the tool was refused); Orbital has now written orbital/{name} with it. "
+        "Read the file again before you change it."
+    )
 
 
 #: The memory files an agent's file tools may write through Orbital (not the archives).

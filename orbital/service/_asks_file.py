@@ -16,6 +16,7 @@ from orbital.grammar.asks_md import append_lines
 from orbital.project import Project
 from orbital.service._asks_state import ASKS_PREFIX, AsksState
 from orbital.service._context import Context
+from orbital.service._held import asks_not_landed
 from orbital.store import Checkpoint, Reader, Writer
 
 ASKS_FILE = "ASKS.md"
@@ -105,6 +106,8 @@ class Projection:
     #: What was found on disk when the disk does not hold the projection (SHA-256 or
     #: ``ABSENT``; None: not read): a save found otherwise when writing is never overwritten.
     seen: str | None = None
+    #: The position of a held write that never reached the disk (None: none).
+    not_landed: int | None = None
 
     @property
     def text(self) -> str:
@@ -168,6 +171,8 @@ class AsksFile:
         if not raw.strip():
             # An editor's truncate-then-write caught half way: nothing to take in.
             return Projection(rendered=expected, seen=sha256(raw))
+        if checkpoint is not None and asks_not_landed(checkpoint, raw, expected):
+            return Projection(rendered=expected, seen=sha256(raw), not_landed=checkpoint.position)
         return Changed(raw, expected)
 
     def write(
@@ -261,4 +266,5 @@ class AsksFile:
             checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
         ):
             return False
-        return files.read_bytes(ASKS_FILE) != self.state.render(r, pid).encode()
+        raw, expected = files.read_bytes(ASKS_FILE) or b"", self.state.render(r, pid)
+        return raw != expected.encode() and not asks_not_landed(checkpoint, raw, expected)

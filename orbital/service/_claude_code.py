@@ -64,6 +64,15 @@ def _warning_lines(warnings: list[str]) -> str:
     return "\n".join(f"warning: {w}" for w in warnings)
 
 
+def _post_tool_answer(parts: list[str]) -> HookResult:
+    """PostToolUse context (after the tool's result), or nothing."""
+    text = "\n".join(part for part in parts if part)
+    if not text:
+        return HookResult()
+    output = {"hookEventName": "PostToolUse", "additionalContext": text}
+    return HookResult({"hookSpecificOutput": output})
+
+
 class ClaudeCodeHooks:
     def __init__(self, service: Orbital) -> None:
         self.service = service
@@ -111,6 +120,11 @@ class ClaudeCodeHooks:
         name = self._target(project, p)
         if name is None:
             return HookResult()
+        unlanded, notes = self.service.agents.settle_pending(project, p.session_id)
+        if name in unlanded:
+            # The file was just written again with the write the tool never made: the
+            # agent's copy of it is stale, and its own tool would refuse to edit it.
+            return HookResult(deny_answer("\n".join(notes)))
         raw = self.service.files_of(project).read_bytes(name)
         current = raw.decode("utf-8") if raw is not None else ""
         proposed = proposed_content(p.tool_name, p.tool_input, current)
@@ -135,26 +149,28 @@ class ClaudeCodeHooks:
                 f"Orbital wrote orbital/{name} through its write path; the file now holds "
                 "Orbital's projection (ids stamped, rules applied), not exactly your text."
             )
-        context = "\n".join(part for part in (note, warnings) if part)
+        context = "\n".join(part for part in (*notes, note, warnings) if part)
         updated = rewritten_input(p.tool_name, p.tool_input, current, wanted)
+        self.service.agents.held(project, p.session_id, name)
         return HookResult(allow_answer(updated, context))
 
     def _post_tool(self, project: Project, p: Payload) -> HookResult:
+        notes: list[str] = []
         if p.tool_name in FILE_TOOLS:
             name = self._target(project, p)
             if name is None:
                 return HookResult()
+            self.service.agents.landed(project, p.session_id, name)
+            notes = self.service.agents.settle_pending(project, p.session_id)[1]
             warnings = self.service.agents.take_in(project, p.session_id, [name], _transcript(p))
         elif p.tool_name == "Bash":
+            notes = self.service.agents.settle_pending(project, p.session_id)[1]
             if not self.service.unmerged(project.project_id):
-                return HookResult()
+                return _post_tool_answer(notes)
             warnings = self.service.agents.take_in(project, p.session_id, (), _transcript(p))
         else:
             return HookResult()
-        if not warnings:
-            return HookResult()
-        output = {"hookEventName": "PostToolUse", "additionalContext": _warning_lines(warnings)}
-        return HookResult({"hookSpecificOutput": output})
+        return _post_tool_answer([*notes, _warning_lines(warnings)])
 
     def _session_end(self, project: Project, p: Payload) -> HookResult:
         view = self._view_path(project)

@@ -32,6 +32,7 @@ from orbital.grammar.model import FileState
 from orbital.grammar.render import render_file
 from orbital.grammar.text import norm, same_text, to_lf
 from orbital.service._asks_file import ASKS_FILE, Changed, Projection
+from orbital.service._held import memory_not_landed, not_landed_warning
 from orbital.service._memory_state import MEMORY_KEYS, MERGE_BASES
 
 if TYPE_CHECKING:
@@ -92,6 +93,9 @@ def take_in_memory(u: Unit) -> None:
             continue
         if checkpoint is None:
             _import(u, key, raw)
+        elif memory_not_landed(u.w, u.pid, name, checkpoint, raw, ours):
+            u.rewrite.add(key)
+            u.warnings.append(not_landed_warning(name, checkpoint.position))
         else:
             _merge(u, key, raw, ours)
 
@@ -186,6 +190,8 @@ def take_in_asks(u: Unit, proposal: bytes | None) -> Projection:
     """The projected ASKS.md, taking in whatever changed on disk since Orbital wrote it."""
     found = u.units.asks_file.look(u.w, u.project, proposal)
     if isinstance(found, Projection):
+        if found.not_landed is not None:
+            u.warnings.append(not_landed_warning(ASKS_FILE, found.not_landed))
         return found
     if found.expected is None:
         projection = _import_asks(u, found)

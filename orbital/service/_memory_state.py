@@ -23,6 +23,7 @@ from orbital.grammar.render import render_archive, render_file
 from orbital.grammar.text import same_text, uses_crlf, with_line_endings
 from orbital.project import Project
 from orbital.service._context import Context
+from orbital.service._held import memory_not_landed
 from orbital.store import Checkpoint, Reader, Writer
 
 MEMORY_KEYS = LAYER1_KEYS
@@ -240,7 +241,8 @@ class MemoryFiles:
                 checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
             ):
                 continue
-            memory = self.load(r, pid)
-            if not same_text(files.read_bytes(name) or b"", render_file(memory.files[key])):
-                changed.append(name)
+            raw, ours = files.read_bytes(name) or b"", render_file(self.load(r, pid).files[key])
+            if same_text(raw, ours) or memory_not_landed(r, pid, name, checkpoint, raw, ours):
+                continue
+            changed.append(name)
         return changed

@@ -64,18 +64,7 @@ def run_claude(
     ``acceptEdits`` lets file tools run unasked (``bypassPermissions`` is refused as root).
     ``env`` adds variables (the store of the hooks Orbital installs, say).
     """
-    variables = {name: os.environ[name] for name in _KEPT if name in os.environ}
-    variables |= dict(env or {})
-    variables |= {
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "ANTHROPIC_BASE_URL": base_url,
-        "ANTHROPIC_API_KEY": "sk-ant-test-orbital",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-    }
+    variables = environment(home, base_url, env)
     command = [str(binary), "-p", prompt, "--model", "claude-sonnet-4-5"]
     command += ["--permission-mode", "acceptEdits", "--output-format", "json", *extra]
     done = subprocess.run(
@@ -88,3 +77,65 @@ def run_claude(
         timeout=timeout,
     )
     return Run(done.returncode, done.stdout, done.stderr)
+
+
+def environment(home: Path, base_url: str, env: Mapping[str, str] | None) -> dict[str, str]:
+    """A run's environment: built from scratch, HOME its own, the model at ``base_url``."""
+    variables = {name: os.environ[name] for name in _KEPT if name in os.environ}
+    variables |= dict(env or {})
+    variables |= {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-test-orbital",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
+    return variables
+
+
+class Conversation:
+    """One running ``claude -p`` session fed user messages one at a time on stdin
+    (``--input-format stream-json``): each :meth:`say` is a new prompt of the same session,
+    answered before it returns, so a test can act between two prompts."""
+
+    def __init__(
+        self, binary: Path, project: Path, home: Path, base_url: str, env: Mapping[str, str]
+    ) -> None:
+        command = [str(binary), "-p", "--model", "claude-sonnet-4-5", "--verbose"]
+        command += ["--input-format", "stream-json", "--output-format", "stream-json"]
+        command += ["--permission-mode", "acceptEdits"]
+        self.process = subprocess.Popen(
+            command,
+            cwd=project,
+            env=environment(home, base_url, env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def say(self, text: str) -> dict[str, object]:
+        """Send one user message; returns the turn's ``result`` event."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        message = {"type": "user", "message": {"role": "user", "content": text}}
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+        for line in self.process.stdout:
+            event = json.loads(line)
+            if isinstance(event, dict) and event.get("type") == "result":
+                return event
+        raise AssertionError(f"claude ended before answering: {self.process.stderr}")
+
+    def close(self, timeout: float = 120) -> int:
+        """End the session (stdin closed) and wait for the process."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            return self.process.wait(timeout)
+        finally:
+            for stream in (self.process.stdout, self.process.stderr):
+                if stream is not None:
+                    stream.close()

@@ -109,6 +109,9 @@ class FakeAnthropic:
     """The script and the log; ``url`` is the base URL to give the agent."""
 
     script: list[Turn]
+    #: Scripts of sub-agents, by the prompt the agent gave each (a request holding that text
+    #: exactly is the sub-agent's).
+    agents: dict[str, list[Turn]] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
     url: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -130,7 +133,9 @@ class FakeAnthropic:
             if "tools" not in request.body:
                 turn = say(SIDE_ANSWER)
             else:
-                turn = self.script.pop(0) if self.script else say(EXHAUSTED)
+                texts = request.texts()
+                script = next((s for p, s in self.agents.items() if p in texts), self.script)
+                turn = script.pop(0) if script else say(EXHAUSTED)
             number = len(self.requests)
         model = str(request.body.get("model", "claude-fake"))
         if request.body.get("stream"):
@@ -189,9 +194,12 @@ def _events(turn: Turn, model: str, number: int) -> str:
 
 
 @contextmanager
-def serving(script: Sequence[Turn]) -> Iterator[FakeAnthropic]:
-    """Run the stand-in for the ``with`` block; ``url`` is what ``ANTHROPIC_BASE_URL`` takes."""
-    fake = FakeAnthropic(list(script))
+def serving(
+    script: Sequence[Turn], agents: Mapping[str, Sequence[Turn]] | None = None
+) -> Iterator[FakeAnthropic]:
+    """Run the stand-in for the ``with`` block; ``url`` is what ``ANTHROPIC_BASE_URL`` takes.
+    ``agents``: the scripts of sub-agents, by their prompt."""
+    fake = FakeAnthropic(list(script), {p: list(s) for p, s in (agents or {}).items()})
 
     def answer(received: Received) -> tuple[int, str, bytes]:
         body = json.loads(received.body) if received.body.strip() else {}
