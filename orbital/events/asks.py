@@ -54,6 +54,9 @@ class AskClosed(Event, frozen=True, tag="ask.closed"):
     by: str
     note: str = ""
     legacy: LegacyRecord | None = None
+    #: An imported line without a date: ``date`` is the ask's previous day (when it was last
+    #: known to change), and the line is rendered without one, as it was written.
+    undated: bool = False
 
 
 class AskReopened(Event, frozen=True, tag="ask.reopened"):
@@ -61,6 +64,8 @@ class AskReopened(Event, frozen=True, tag="ask.reopened"):
     date: dt.date
     by: str
     note: str = ""
+    #: As :attr:`AskClosed.undated`.
+    undated: bool = False
 
 
 class AskOpenRefused(Event, frozen=True, tag="ask.open_refused"):

@@ -31,6 +31,7 @@ from orbital.events.asks import stream_of as ask_stream
 from orbital.events.editor import EDITOR_EVENTS
 from orbital.files import HeldGateway
 from orbital.grammar.asks_md import render_file, render_lines
+from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
 from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
@@ -67,12 +68,15 @@ class Unit:
         self.units, self.w, self.project = units, w, project
         #: A file whose new bytes are held back for the agent's own tool to write.
         self.held = HeldGateway(project.root, held) if held is not None else None
+        #: What the writer is told besides the result (a NUL removed from the session id).
+        self.warnings: list[str] = []
+        if session is not None:
+            session, self.warnings = without_nul(session, "the session id")
         self.actor, self.session = actor, session
         #: The write being made (file key, bytes): the disk holding it is not a hand edit.
         self.proposal = proposal
         self.today: dt.date = units.ctx.today(project)
         self.mint: Callable[[], str] = units.ctx.mint
-        self.warnings: list[str] = []
         self.events: list[EventSummary] = []
         self.conflicts: list[str] = []
         #: Memory files to write again whatever changed (taken in, regenerated).
