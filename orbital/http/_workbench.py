@@ -10,7 +10,7 @@ import msgspec
 from litestar import Router, get, post
 from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
-from litestar.openapi.spec import Operation
+from litestar.openapi.spec import Operation, RequestBody
 from litestar.params import FromPath, JSONBody, QueryParameter
 from litestar.types import AnyCallable
 
@@ -49,7 +49,7 @@ class _OptionalBody(Operation):
     Litestar documents every body as required."""
 
     def __post_init__(self) -> None:
-        if self.request_body is not None:
+        if isinstance(self.request_body, RequestBody):
             self.request_body.required = False
 
 
