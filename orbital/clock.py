@@ -43,7 +43,10 @@ def parse_instant(text: str) -> datetime:
         ) from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise InvalidInput(f"{text!r} is out of range once taken to UTC") from None
 
 
 def clock_from_env(environ: dict[str, str] | None = None) -> Clock:
@@ -58,6 +61,10 @@ def clock_from_env(environ: dict[str, str] | None = None) -> Clock:
     return SystemClock()
 
 
+#: The largest log position a store can hold (a signed 64-bit integer column).
+MAX_POSITION = 2**63 - 1
+
+
 def parse_as_of(value: str | None) -> datetime | date | int | None:
     """An as-of as people write it: an ISO 8601 instant, a date (``YYYY-MM-DD``: the whole of
     that day, resolved with the project's timezone by :func:`end_of_day`), or ``@N`` for log
@@ -67,7 +74,10 @@ def parse_as_of(value: str | None) -> datetime | date | int | None:
     if value.startswith("@"):
         if not value[1:].isdigit():
             raise InvalidInput(f"{value!r} is not a position: write @ and a number, e.g. @120")
-        return int(value[1:])
+        position = int(value[1:])
+        if position > MAX_POSITION:
+            raise InvalidInput(f"{value!r} is not a position: positions end at @{MAX_POSITION}")
+        return position
     text = value.strip()
     if len(text) == 10:
         try:
@@ -80,5 +90,8 @@ def parse_as_of(value: str | None) -> datetime | date | int | None:
 def end_of_day(day: date, tz: tzinfo) -> datetime:
     """The last instant of ``day`` in ``tz``, in UTC: "as of 1 November" is what was true at
     the end of that day where the project is, so it includes what was written that day."""
-    midnight = datetime.combine(day + timedelta(days=1), time(), tz).astimezone(UTC)
+    try:
+        midnight = datetime.combine(day + timedelta(days=1), time(), tz).astimezone(UTC)
+    except OverflowError:  # the last day there is: its end is after everything
+        return datetime.max.replace(tzinfo=UTC)
     return midnight - timedelta(microseconds=1)

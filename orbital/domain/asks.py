@@ -24,6 +24,7 @@ from orbital.domain.rephrase import MeaningIndex
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused, AskReopened
+from orbital.grammar.asks_md import valid_due
 from orbital.grammar.text import norm, one_line
 
 AskState = Literal["open", "done", "dropped"]
@@ -413,27 +414,15 @@ def decide_agent_change(
 # --- Workbench / CLI / editor actions (§6.6) -------------------------------------------------
 
 
-_DUE = re.compile(r"(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2})?")
-
-
 def check_request(text: str, due: str | None) -> None:
     """What a person or a command asks to open must be usable: a text, and a due date that
     is a real ``YYYY-MM-DD`` (optionally ``THH:MM``), since views compare it as a date."""
     if not one_line(text):
         raise InvalidInput("an ask needs a text")
-    if due is None:
-        return
-    found = _DUE.fullmatch(due)
-    try:
-        if found is None:
-            raise ValueError
-        dt.date.fromisoformat(found[1])
-        if found[2]:
-            dt.time.fromisoformat(found[2][1:])
-    except ValueError:
+    if due is not None and not valid_due(due):
         raise InvalidInput(
             f"due {due!r} is not a date: write YYYY-MM-DD or YYYY-MM-DDTHH:MM (a real day)"
-        ) from None
+        )
 
 
 def decide_open(

@@ -14,6 +14,7 @@ from orbital.catalogue import ask_stream
 from orbital.domain.asks import Asks, Minter, is_hex_id, mint_id
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, LegacyRecord
+from orbital.grammar.asks_md import due_warning, valid_due
 from orbital.grammar.text import norm, one_line
 
 _FLAG = re.compile(r"(?P<marker>-|\d+[.)])(?P<gap>\s+)\[(?P<tag>[^\]]*)\](?P<text>.*)")
@@ -38,19 +39,25 @@ class LegacyFlag:
     legacy_id: str | None
     created: dt.date | None
     line: int
+    #: The tag's ``due:`` when it is not a date (dropped: the ask opens without a due).
+    bad_due: str | None = None
 
 
-def flag_line(line: str) -> tuple[str, str | None] | None:
-    """``(text, due)`` of a top-level ``- [user …] text`` / ``3. [user] text`` line, else ``None``.
+def flag_line(line: str) -> tuple[str, str | None, str | None] | None:
+    """``(text, due, bad_due)`` of a top-level ``- [user …] text`` / ``3. [user] text`` line,
+    else ``None``.
 
-    The tag must hold the token ``user``; a ``due:`` token in it is the due. Mem comments are
-    stripped from the text.
+    The tag must hold the token ``user``; a ``due:`` token in it is the due when it is a date,
+    else ``bad_due`` (dropped, for the caller to warn). Mem comments are stripped from the text.
     """
     match = _FLAG.fullmatch(line)
     if match is None or "user" not in match["tag"].split():
         return None
+    text = one_line(_MEM.sub(" ", match["text"]))
     due = _TAG_DUE.search(match["tag"])
-    return one_line(_MEM.sub(" ", match["text"])), due[1] if due else None
+    if due is None:
+        return text, None, None
+    return (text, due[1], None) if valid_due(due[1]) else (text, None, due[1])
 
 
 def _fields(comment: str) -> dict[str, str]:
@@ -108,7 +115,7 @@ def extract_legacy_flags(state: str) -> tuple[str, list[LegacyFlag]]:
                 for cont in block[1:]
                 if _MEM.sub("", cont).strip()
             ]
-            text, due = flag
+            text, due, bad_due = flag
             if parts:
                 text = one_line(f"{text} {'; '.join(p for p in parts if p)}")
             legacy_id = fields.get("id")
@@ -119,6 +126,7 @@ def extract_legacy_flags(state: str) -> tuple[str, list[LegacyFlag]]:
                     legacy_id=legacy_id if legacy_id and is_hex_id(legacy_id) else None,
                     created=_date(fields.get("created")),
                     line=index + 1,
+                    bad_due=bad_due,
                 )
             )
         index = end
@@ -264,7 +272,11 @@ def decide_legacy_flags(
     """``[user]`` bullets written into PROJECT_STATE (:func:`extract_legacy_flags`) become
     asks (reference §6.7); a bullet already an ask is only removed. Never refuses the write."""
     by_text = {norm(a.text): a for a in asks.values()}
-    warnings: list[str] = []
+    warnings = [
+        due_warning(flag.bad_due, flag.text, "PROJECT_STATE.md")
+        for flag in flags
+        if flag.bad_due is not None
+    ]
     fresh: list[LegacyFlag] = []
     for flag in flags:
         known = by_text.get(norm(flag.text))

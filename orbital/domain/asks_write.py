@@ -16,7 +16,7 @@ import datetime as dt
 import difflib
 from collections import ChainMap
 from collections.abc import Container, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 from orbital.domain.asks import (
@@ -36,7 +36,13 @@ from orbital.domain.asks_legacy import flag_line
 from orbital.domain.quotes import UserWords
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
-from orbital.grammar.asks_md import append_lines, normalize_newlines, parse_line, render_lines
+from orbital.grammar.asks_md import (
+    append_lines,
+    due_warning,
+    normalize_newlines,
+    parse_line,
+    render_lines,
+)
 
 _AFTER_EVERYTHING = 1 << 62
 
@@ -134,12 +140,13 @@ def _decide_line(
                     '`- open <text>`, or `- done <id> "<the user\'s words>"`.'
                 ]
             )
-        text, due = legacy
-        return decide_agent_open(
+        text, due, bad_due = legacy
+        decided = decide_agent_open(
             asks, text, due, today, mint, dropped_index=dropped, open_index=opened
         )
+        return _with_due_warning(decided, bad_due, text)
     if parsed.kind == "open":
-        return decide_agent_open(
+        decided = decide_agent_open(
             asks,
             parsed.text,
             parsed.due,
@@ -149,7 +156,15 @@ def _decide_line(
             dropped_index=dropped,
             open_index=opened,
         )
+        return _with_due_warning(decided, parsed.bad_due, parsed.text)
     return decide_agent_change(asks, parsed.kind, parsed.ask_id, parsed.text, today, actor, words)
+
+
+def _with_due_warning(decided: Decision, bad_due: str | None, text: str) -> Decision:
+    """``decided`` telling the writer that a due which is not a date was dropped."""
+    if bad_due is None or not text:
+        return decided
+    return replace(decided, warnings=[due_warning(bad_due, text), *decided.warnings])
 
 
 def _decide_lines(

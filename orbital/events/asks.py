@@ -58,6 +58,9 @@ class AskClosed(Event, frozen=True, tag="ask.closed"):
     #: (an agent's close or reopen checked by :mod:`orbital.domain.quotes`). A close stays
     #: ``by:agent`` and undoable either way; rows stored before the field read ``False``.
     verified: bool = False
+    #: An imported line without a date: ``date`` is the ask's previous day (when it was last
+    #: known to change), and the line is rendered without one, as it was written.
+    undated: bool = False
 
 
 class AskReopened(Event, frozen=True, tag="ask.reopened"):
@@ -69,6 +72,8 @@ class AskReopened(Event, frozen=True, tag="ask.reopened"):
     #: (an agent's close or reopen checked by :mod:`orbital.domain.quotes`). A close stays
     #: ``by:agent`` and undoable either way; rows stored before the field read ``False``.
     verified: bool = False
+    #: As :attr:`AskClosed.undated`.
+    undated: bool = False
 
 
 class AskOpenRefused(Event, frozen=True, tag="ask.open_refused"):

@@ -52,6 +52,11 @@ FORMAT_HEADER = (
 _EVENT = re.compile(r"\s*[-*]\s+(open|done|dropped|reopen)(?=\s|$)(.*)")
 _OPEN_ID = re.compile(r"\s*\[?([0-9a-fA-F]{6})\]?\s+(\d{4}-\d{2}-\d{2})(?=\s|$)")
 _DUE = re.compile(r"(?<!\S)\[?due:(\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2})?)\]?(?!\S)")
+#: A due token that is not a date: first after ``- open`` (where the header puts the due) or
+#: bracketed anywhere. It is dropped from the text, and the writer told (:func:`due_warning`).
+_LEAD_DUE = re.compile(r"\s*\[?due:([^\s\]]*)\]?(?=\s|$)")
+_BRACKET_DUE = re.compile(r"(?<!\S)\[due:([^\s\]]*)\](?!\S)")
+_DUE_VALUE = re.compile(r"(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2})?")
 _CLOSE_ID = re.compile(r"\s*\[?([0-9a-fA-F]{6})\]?(?=\s|$)")
 _DATE = re.compile(r"\s*(\d{4}-\d{2}-\d{2})(?=\s|$)")
 _BY = re.compile(r"\s*by:(\S+)")
@@ -67,6 +72,31 @@ class AskLine:
     text: str
     due: str | None = None
     by: str | None = None
+    #: A due token of an ``open`` that is not a real date (dropped: the ask has no due).
+    bad_due: str | None = None
+
+
+def valid_due(value: str) -> bool:
+    """Whether ``value`` is a due an ask can carry: a real ``YYYY-MM-DD`` day, optionally
+    with ``THH:MM`` (views compare dues as dates, so anything else would be read as text)."""
+    found = _DUE_VALUE.fullmatch(value)
+    if found is None:
+        return False
+    try:
+        dt.date.fromisoformat(found[1])
+        if found[2]:
+            dt.time.fromisoformat(found[2][1:])
+    except ValueError:
+        return False
+    return True
+
+
+def due_warning(value: str, text: str, where: str = "ASKS.md") -> str:
+    """The warning for a due that is not a date, dropped from the ask ``text``."""
+    return (
+        f'{where}: dropped "due:{value}" from the ask "{text[:60]}" — not a date; write '
+        "due:YYYY-MM-DD or due:YYYY-MM-DDTHH:MM (a real day)."
+    )
 
 
 def _date(value: str) -> dt.date | None:
@@ -89,12 +119,12 @@ def parse_line(line: str) -> AskLine | None:
         head = _OPEN_ID.match(rest)
         if head is not None:
             ask_id, date, rest = head[1].lower(), _date(head[2]), rest[head.end() :]
-        due_match = _DUE.search(rest)
-        due = None
-        if due_match is not None:
-            due = due_match[1]
-            rest = rest[: due_match.start()] + " " + rest[due_match.end() :]
-        return AskLine(kind, ask_id, date, one_line(rest), due=due)
+        token = _DUE.search(rest) or _LEAD_DUE.match(rest) or _BRACKET_DUE.search(rest)
+        due = bad = None
+        if token is not None:
+            rest = rest[: token.start()] + " " + rest[token.end() :]
+            due, bad = (token[1], None) if valid_due(token[1]) else (None, token[1])
+        return AskLine(kind, ask_id, date, one_line(rest), due=due, bad_due=bad)
     id_match = _CLOSE_ID.match(rest)
     if id_match is None:
         return AskLine(kind, None, None, one_line(rest))
@@ -119,7 +149,8 @@ def render_event(event: Event) -> str | None:
     elif isinstance(event, AskClosed | AskReopened):
         kind = event.kind if isinstance(event, AskClosed) else "reopen"
         by = f"by:{event.by or 'agent'}"
-        parts = [f"- {kind}", event.ask_id, event.date.isoformat(), by, one_line(event.note)]
+        date = "" if event.undated else event.date.isoformat()
+        parts = [f"- {kind}", event.ask_id, date, by, one_line(event.note)]
     elif isinstance(event, AskFileLine):
         return event.text
     else:
@@ -184,11 +215,27 @@ def synthetic_id(text: str, taken: set[str]) -> str:
         seed = f"{norm(text)}#{attempt}"
 
 
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    """What a hand-written ASKS.md stands for, and what the writer is told about it."""
+
+    events: list[Event]
+    warnings: list[str]
+
+
 def parse_file(text: str, today: dt.date) -> list[Event]:
+    """The events of :func:`read_file`."""
+    return read_file(text, today).events
+
+
+def read_file(text: str, today: dt.date) -> ParsedFile:
     """The events a (possibly hand-written) ASKS.md stands for, in file order.
 
     A format header on line 1 is code-owned and dropped. Id-less opens get their synthetic id,
-    undated lines ``today``, closes without ``by:`` count as ``agent`` (not the user's consent).
+    an undated open ``today``, closes without ``by:`` count as ``agent`` (not the user's
+    consent). An undated close or reopen is not dated with the import day (it would show as
+    closed just now): it keeps the ask's previous day, marked ``undated`` (upstream's fold:
+    ``updated = date or previous``). A due that is not a date is dropped with a warning.
     Lines the fold could not use — prose, blanks, opens without text, closes of an id not
     opened above them — become :class:`AskFileLine` so :func:`render_file` keeps them.
     """
@@ -200,16 +247,20 @@ def parse_file(text: str, today: dt.date) -> list[Event]:
         lines.pop(0)
     parsed = [parse_line(line) for line in lines]
     taken = {p.ask_id for p in parsed if p and p.kind == "open" and p.ask_id}
-    known: set[str] = set()
+    #: Each ask's day so far (its last dated event), by id.
+    known: dict[str, dt.date] = {}
     events: list[Event] = []
+    warnings: list[str] = []
     for line, item in zip(lines, parsed, strict=True):
         event = _event_of(item, today, taken, known)
         events.append(event if event is not None else AskFileLine(text=line))
-    return events
+        if isinstance(event, AskOpened) and item is not None and item.bad_due is not None:
+            warnings.append(due_warning(item.bad_due, item.text))
+    return ParsedFile(events, warnings)
 
 
 def _event_of(
-    item: AskLine | None, today: dt.date, taken: set[str], known: set[str]
+    item: AskLine | None, today: dt.date, taken: set[str], known: dict[str, dt.date]
 ) -> Event | None:
     if item is None:
         return None
@@ -220,13 +271,14 @@ def _event_of(
         if ask_id is None:
             ask_id = synthetic_id(item.text, taken)
             taken.add(ask_id)
-        known.add(ask_id)
-        return AskOpened(ask_id=ask_id, text=item.text, date=item.date or today, due=item.due)
+        date = known[ask_id] = item.date or today
+        return AskOpened(ask_id=ask_id, text=item.text, date=date, due=item.due)
     if item.ask_id is None or item.ask_id not in known:
         return None
-    by = item.by or "agent"
+    by, undated = item.by or "agent", item.date is None
+    date = known[item.ask_id] = item.date or known[item.ask_id]
     if item.kind == "reopen":
-        return AskReopened(ask_id=item.ask_id, date=item.date or today, by=by, note=item.text)
+        return AskReopened(ask_id=item.ask_id, date=date, by=by, note=item.text, undated=undated)
     return AskClosed(
-        ask_id=item.ask_id, kind=item.kind, date=item.date or today, by=by, note=item.text
+        ask_id=item.ask_id, kind=item.kind, date=date, by=by, note=item.text, undated=undated
     )

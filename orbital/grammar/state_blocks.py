@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from orbital.grammar.asks_md import valid_due
+
 _BLOCK_START = re.compile(r"^(?:-|\d+[.)])\s+\S")
 _LIST_MARKER = re.compile(r"^(?:-|\d+[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
@@ -162,6 +164,24 @@ def match_key(text: str) -> str:
         if any(t.lower() == "user" or t.lower().startswith("due:") for t in tokens):
             text = text[tag.end() :]
     return _WS.sub(" ", text).strip()
+
+
+def malformed_dues(text: str) -> list[str]:
+    """A warning for each bullet whose leading ``[due:…]`` tag is not a date (reference §5.3:
+    the state lint warns about a malformed due). The line is kept as written."""
+    warnings: list[str] = []
+    for line in text.split("\n"):
+        marker = _LIST_MARKER.match(line)
+        tag = _LEADING_TAG.match(line[marker.end() :]) if marker else None
+        if tag is None:
+            continue
+        for token in re.split(r"[\s,;]+", tag.group(1)):
+            if token.lower().startswith("due:") and not valid_due(token[4:]):
+                warnings.append(
+                    f'PROJECT_STATE.md: malformed due "[{tag.group(1)}]" in "{line.strip()[:60]}"'
+                    " — write [due:YYYY-MM-DD] (a real day); the line is kept as written."
+                )
+    return warnings
 
 
 def strip_mem_comments(text: str) -> str:

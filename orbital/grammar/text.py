@@ -43,3 +43,33 @@ def same_text(raw: bytes, text: str) -> bool:
     """Whether a file's bytes are ``text`` in either line-ending style."""
     data = text.encode()
     return raw == data or (uses_crlf(raw) and raw == data.replace(b"\n", b"\r\n"))
+
+
+#: U+0000: no text Orbital stores holds it (PostgreSQL's text refuses it, editors and terminals
+#: stop at it), so it is removed wherever text enters, with a warning (:func:`without_nul`).
+NUL = "\x00"
+
+
+def nul_warning(where: str, count: int) -> str:
+    """The one warning for NUL characters removed from what entered as ``where``."""
+    what, them = ("character", "it") if count == 1 else ("characters", "them")
+    return f"{where}: removed {count} NUL {what} (U+0000): stored text cannot hold {them}."
+
+
+def without_nul(text: str, where: str) -> tuple[str, list[str]]:
+    """``text`` without NUL characters, and the warning saying so (none when there were none).
+
+    The one rule for NUL: every interface's text (a file's proposed content, a hand edit, an
+    ask's text, due or note) passes here before anything is decided on it."""
+    count = text.count(NUL)
+    if not count:
+        return text, []
+    return text.replace(NUL, ""), [nul_warning(where, count)]
+
+
+def without_nul_bytes(data: bytes, where: str) -> tuple[bytes, list[str]]:
+    """:func:`without_nul` for UTF-8 bytes not decoded yet (byte 0 is only ever U+0000)."""
+    count = data.count(b"\x00")
+    if not count:
+        return data, []
+    return data.replace(b"\x00", b""), [nul_warning(where, count)]

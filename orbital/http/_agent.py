@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
-from litestar import Router, get, post, put
+from litestar import Response, Router, get, post, put, route
 from litestar.di import NamedDependency
-from litestar.params import FromPath, JSONBody, QueryParameter
+from litestar.enums import HttpMethod
+from litestar.params import JSONBody, Parameter, QueryParameter
 
+from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
 from orbital.clock import parse_as_of, parse_instant
 from orbital.domain.history import summarize
 from orbital.events import event_type
@@ -26,11 +28,25 @@ from orbital.http._schemas import (
 )
 from orbital.service import Credential, HistoryQuery, Orbital, Project
 
+_NAME = "A memory file's name (any case is accepted)."
 _INSTANT = "An ISO 8601 date or instant (naive means UTC), e.g. 2026-11-01 or 2026-11-01T09:30Z."
 _AS_OF = (
     "Render it as it stood then: an ISO 8601 instant (naive means UTC), a date YYYY-MM-DD (the "
     "end of that day in the project's timezone), or @N for the log position N."
 )
+#: An as-of as the schema states it (empty: now).
+_AS_OF_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string", "maxLength": 0},
+        {"type": "string", "format": "date"},
+        {"type": "string", "format": "date-time"},
+        {"type": "string", "pattern": "^@[0-9]{1,18}$"},
+    ]
+}
+#: An instant as the schema states it (empty: no bound).
+_INSTANT_SCHEMA: dict[str, Any] = {"anyOf": _AS_OF_SCHEMA["anyOf"][:3]}
+_MEMORY_NAMES = list(MEMORY_FILES.values())
+_PROJECTED_NAMES = [*_MEMORY_NAMES, *ARCHIVE_FILES.values()]
 
 
 @get(
@@ -42,8 +58,12 @@ _AS_OF = (
 def history(
     service: NamedDependency[Orbital],
     target: NamedDependency[Project],
-    since: Annotated[str | None, QueryParameter(description=_INSTANT)] = None,
-    until: Annotated[str | None, QueryParameter(description=_INSTANT)] = None,
+    since: Annotated[
+        str | None, QueryParameter(description=_INSTANT, schema_extra=_INSTANT_SCHEMA)
+    ] = None,
+    until: Annotated[
+        str | None, QueryParameter(description=_INSTANT, schema_extra=_INSTANT_SCHEMA)
+    ] = None,
     stream: Annotated[
         str | None,
         QueryParameter(description="Only this stream (ask:a1b2c3), or a prefix ending in ':'."),
@@ -59,7 +79,7 @@ def history(
         until=parse_instant(until) if until else None,
         stream=stream,
         exact_stream=stream is not None and not stream.endswith(":"),
-        file=file,
+        file=file or None,
         entry=entry,
         ask=ask,
     )
@@ -91,7 +111,7 @@ def write_file(
     service: NamedDependency[Orbital],
     caller: NamedDependency[Credential],
     target: NamedDependency[Project],
-    name: FromPath[str],
+    name: Annotated[str, Parameter(description=_NAME, schema_extra={"enum": _MEMORY_NAMES})],
     data: JSONBody[FileWrite],
 ) -> WriteResult:
     outcome = service.write_file(
@@ -113,10 +133,12 @@ def write_file(
 def read_file(
     service: NamedDependency[Orbital],
     target: NamedDependency[Project],
-    name: FromPath[str],
-    as_of: Annotated[str | None, QueryParameter(description=_AS_OF)] = None,
+    name: Annotated[str, Parameter(description=_NAME, schema_extra={"enum": _PROJECTED_NAMES})],
+    as_of: Annotated[
+        str | None, QueryParameter(description=_AS_OF, schema_extra=_AS_OF_SCHEMA)
+    ] = None,
 ) -> FileContent:
-    content = service.read_file(target.project_id, name, as_of=parse_as_of(as_of))
+    content = service.read_file(target.project_id, name, as_of=parse_as_of(as_of or None))
     return FileContent(projected_file(name).name, content)
 
 
@@ -130,15 +152,17 @@ def context(
     service: NamedDependency[Orbital],
     target: NamedDependency[Project],
     window: Annotated[
-        int | None, QueryParameter(description="The model's context window in tokens.", gt=0)
+        int | None, QueryParameter(description="The model's context window in tokens.", ge=1)
     ] = None,
     audience: Annotated[
         Literal["agent", "subagent"], QueryParameter(description="Who the view is for.")
     ] = "agent",
-    as_of: Annotated[str | None, QueryParameter(description=_AS_OF)] = None,
+    as_of: Annotated[
+        str | None, QueryParameter(description=_AS_OF, schema_extra=_AS_OF_SCHEMA)
+    ] = None,
 ) -> ContextView:
     view = service.context_view(
-        target.project_id, window=window, audience=audience, as_of=parse_as_of(as_of)
+        target.project_id, window=window, audience=audience, as_of=parse_as_of(as_of or None)
     )
     return ContextView(target.project_id, audience, view)
 
@@ -155,10 +179,23 @@ def session_end(service: NamedDependency[Orbital], target: NamedDependency[Proje
     return msgspec.convert(report, SessionEnd, from_attributes=True)
 
 
+@route(
+    "/files/{name:str}",
+    http_method=[HttpMethod.OPTIONS],
+    include_in_schema=False,
+    sync_to_thread=False,
+)
+def file_options() -> Response[None]:
+    """``Allow`` for a memory file. Litestar's own OPTIONS answer for a path with handlers of
+    several methods names only the first handler's (it keeps the route it made first)."""
+    return Response(None, status_code=204, headers={"Allow": "GET, OPTIONS, PUT"})
+
+
 def agent_router() -> Router:
     return Router(
         "/api/v1/projects/{project:str}",
-        route_handlers=[context, history, read_file, write_file, session_end],
+        # The OPTIONS answer first, so Litestar makes none of its own for the path.
+        route_handlers=[context, history, file_options, read_file, write_file, session_end],
         dependencies={"caller": agent_caller, "target": target_project},
         security=[{BEARER_SCHEME: []}],
         tags=["agent"],

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from orbital.domain.workbench import EntryRow
 from orbital.service import ConflictCopy
+
+#: A due as the schema states it: a day (February 29 in any year) and optionally ``THH:MM``.
+_DUE_PATTERN = (
+    r"^(?:000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})-"
+    r"(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-9])|(?:0[13-9]|1[0-2])-30|(?:0[13578]|1[02])-31)"
+    r"(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9])?$"
+)
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -72,8 +79,10 @@ class FileContent(msgspec.Struct, frozen=True):
 
 
 class AskOpen(msgspec.Struct, frozen=True):
-    text: str
-    due: str | None = None
+    #: Not blank (an ask needs a text).
+    text: Annotated[str, msgspec.Meta(pattern=r"\S")]
+    #: ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM``, a real day (checked by the service).
+    due: Annotated[str, msgspec.Meta(pattern=_DUE_PATTERN)] | None = None
 
 
 class AskDone(msgspec.Struct, frozen=True):

@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import msgspec
 from litestar import Router, get, post
 from litestar.di import NamedDependency
 from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.spec import Operation, RequestBody
 from litestar.params import FromPath, JSONBody, QueryParameter
 from litestar.types import AnyCallable
 
+from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
-from orbital.domain.entry_pages import DEFAULT_LIMIT, MAX_LIMIT, entry_query
+from orbital.domain.entry_pages import (
+    DEFAULT_LIMIT,
+    ENTRY_FILES,
+    ENTRY_STATUSES,
+    MAX_LIMIT,
+    MAX_SEARCH,
+    entry_query,
+)
 from orbital.domain.workbench import WorkbenchView
 from orbital.http._auth import BEARER_SCHEME, person_caller, target_project
 from orbital.http._problems import AUTHED, WRITES, documented
@@ -28,6 +38,20 @@ from orbital.http._schemas import (
 )
 from orbital.http._trust import trust_routes
 from orbital.service import Credential, Orbital, Project
+
+#: What ``file`` may be (documented; a name in another case is accepted too): none (every
+#: file), a key or a file name.
+ENTRY_FILE_CHOICES = ["", *ENTRY_FILES, *(MEMORY_FILES[key] for key in ENTRY_FILES)]
+
+
+@dataclass
+class _OptionalBody(Operation):
+    """An operation whose JSON body may be left out (the handler's body defaults to none):
+    Litestar documents every body as required."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.request_body, RequestBody):
+            self.request_body.required = False
 
 
 def _result(outcome: object) -> WriteResult:
@@ -78,7 +102,11 @@ def open_ask(
     return _result(service.ask_open(target.project_id, data.text, data.due, actor=caller.actor))
 
 
-@_writes("/{project:str}/asks/{ask_id:str}/done", "Mark an ask done (by the person)")
+@_writes(
+    "/{project:str}/asks/{ask_id:str}/done",
+    "Mark an ask done (by the person)",
+    operation_class=_OptionalBody,
+)
 def ask_done(
     service: NamedDependency[Orbital],
     caller: NamedDependency[Credential],
@@ -91,7 +119,9 @@ def ask_done(
 
 
 @_writes(
-    "/{project:str}/asks/{ask_id:str}/drop", "Drop an ask (by the person), with an optional reason"
+    "/{project:str}/asks/{ask_id:str}/drop",
+    "Drop an ask (by the person), with an optional reason",
+    operation_class=_OptionalBody,
 )
 def ask_drop(
     service: NamedDependency[Orbital],
@@ -130,21 +160,36 @@ def entries(
     service: NamedDependency[Orbital],
     target: NamedDependency[Project],
     q: Annotated[
-        str, QueryParameter(description="Words that must all appear in the id, title or text.")
+        str,
+        QueryParameter(
+            description="Words that must all appear in the id, title or text.",
+            schema_extra={"maxLength": MAX_SEARCH},
+        ),
     ] = "",
     file: Annotated[
-        str, QueryParameter(description="One file: `DECISIONS.md` or its key `decisions`.")
+        str,
+        QueryParameter(
+            description="One file: `DECISIONS.md` or its key `decisions`.",
+            schema_extra={"enum": ENTRY_FILE_CHOICES},
+        ),
     ] = "",
     status: Annotated[
         str,
         QueryParameter(
             description="`all`, `live`, `not-live` (archived, merged or retired), "
-            "`archived`, `merged` or `retired`."
+            "`archived`, `merged` or `retired`.",
+            schema_extra={"enum": list(ENTRY_STATUSES)},
         ),
     ] = "all",
-    offset: Annotated[int, QueryParameter(description="Entries to skip (0 or more).")] = 0,
+    offset: Annotated[
+        int, QueryParameter(description="Entries to skip (0 or more).", schema_extra={"minimum": 0})
+    ] = 0,
     limit: Annotated[
-        int, QueryParameter(description=f"Entries per page, 1 to {MAX_LIMIT}.")
+        int,
+        QueryParameter(
+            description=f"Entries per page, 1 to {MAX_LIMIT}.",
+            schema_extra={"minimum": 1, "maximum": MAX_LIMIT},
+        ),
     ] = DEFAULT_LIMIT,
 ) -> MemoryEntries:
     query = entry_query(q=q, file=file, status=status, offset=offset, limit=limit)

@@ -40,6 +40,7 @@ from orbital.events.asks import AskClosed, AskOpened
 from orbital.events.migration import LegacyItemMigrated, MigrationCompleted
 from orbital.files import decode_utf8
 from orbital.grammar.asks_md import render_lines
+from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._context import WriteOutcome
 from orbital.service._unit import Unit, Units
@@ -120,8 +121,13 @@ class AsksService:
     ) -> WriteOutcome:
         """Open an ask. The agent path refuses duplicates and dropped texts (exact or fuzzy);
         the person may open what they like, except an exact duplicate of an open ask."""
+        text, removed = without_nul(text, "the ask's text")
+        if due is not None:
+            due, removed_due = without_nul(due, "the ask's due")
+            removed += removed_due
         check_request(text, due)
         with self.units.begin(project, actor, session=session) as u:
+            u.warnings += removed
             known = u.asks
             if actor is Actor.AGENT:
                 d = decide_agent_open(
@@ -151,7 +157,9 @@ class AsksService:
         agent's session, whose user messages an agent's quote is checked against."""
         ask_id = ask_id.strip().lower()
         words = self.words(transcript)
+        note, removed = without_nul(note, "the note")
         with self.units.begin(project, actor, session=session) as u:
+            u.warnings += removed
             asks = u.asks.asks
             if ask_id not in asks:
                 raise UnknownAsk(ask_id)

@@ -27,10 +27,10 @@ from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.files import ABSENT, decode_utf8, sha256
-from orbital.grammar.asks_md import decode_asks_bytes, parse_file, parse_line
+from orbital.grammar.asks_md import decode_asks_bytes, parse_line, read_file
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_file
-from orbital.grammar.text import norm, same_text, to_lf
+from orbital.grammar.text import norm, same_text, to_lf, without_nul
 from orbital.service._asks_file import ASKS_FILE, Changed, Projection
 from orbital.service._held import memory_not_landed, not_landed_warning
 from orbital.service._memory_state import MEMORY_KEYS, MERGE_BASES
@@ -115,6 +115,8 @@ def _import(u: Unit, key: str, raw: bytes) -> None:
             "entries as UTF-8 into it (or `orbital write`) and delete the copy."
         )
         return
+    text, removed = without_nul(text, MEMORY_FILES[key])
+    u.warnings += removed
     decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
     u.append(decision.events, actor=Actor.SYSTEM)
     u.warnings += decision.warnings
@@ -146,6 +148,8 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
     if broken is not None:
         _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
         return
+    theirs, removed = without_nul(theirs, name)
+    u.warnings += removed
     recent = sorted(set(versions.values()), reverse=True)[:MERGE_BASES]
     bases = [u.units.memory.load(u.w, u.pid, at=p).files[key] for p in recent] or [current]
     base = bases[closest(theirs, [render_file(b) for b in bases])]
@@ -205,9 +209,12 @@ def _import_asks(u: Unit, found: Changed) -> Projection:
     """An ASKS.md that predates the store (upstream Orbital, another tool) becomes events,
     kept as written (its ``by:`` included): it is history, not a new claim."""
     text, replaced = decode_asks_bytes(found.raw)
-    events: list[Event] = [*replaced, *parse_file(text, u.today)]
-    summaries = u.record(events, actor=Actor.SYSTEM)
+    text, removed = without_nul(text, ASKS_FILE)
+    u.warnings += removed
+    parsed = read_file(text, u.today)
+    summaries = u.record([*replaced, *parsed.events], actor=Actor.SYSTEM)
     u.warnings.append(f"ASKS.md: imported {len(summaries)} line(s) written before Orbital's store.")
+    u.warnings += parsed.warnings
     if replaced:
         lines = ", ".join(str(r.line) for r in replaced)
         u.warnings.append(
@@ -235,7 +242,8 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
             "ASKS.md was regenerated from events."
         )
         return Projection(rendered=expected)
-    text, _ = decode_asks_bytes(raw)
+    text, removed = without_nul(decode_asks_bytes(raw)[0], ASKS_FILE)
+    u.warnings += removed
     known = u.units.asks.now(u.w, u.pid)
     result = decide_agent_write(
         known.asks,

@@ -8,7 +8,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from orbital.catalogue import MEMORY_DIR
+from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.clock import Clock, clock_from_env, end_of_day
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
@@ -22,6 +22,7 @@ from orbital.events import Actor, RecordedEvent
 from orbital.events.files import HandEditConflict, HandEditResolved
 from orbital.files import FileGateway, check_size, memory_file, projected_file, sha256
 from orbital.grammar.render import render_file
+from orbital.grammar.text import without_nul, without_nul_bytes
 from orbital.project import Project
 from orbital.service._agents import AgentSessions
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
@@ -224,6 +225,8 @@ class Orbital:
         return self._memory.session_end(self.store.project(project))
 
     def _decide_write(self, u: Unit, key: str, content: bytes, words: UserWords | None) -> None:
+        content, removed = without_nul_bytes(content, MEMORY_FILES[key])
+        u.warnings += removed
         if key == "asks":
             self._asks.decide_write(u, content, words)
         else:
@@ -369,8 +372,8 @@ class Orbital:
         with self.units.begin(found, actor, proposal=(key, raw) if mine else None) as u:
             if mine:
                 self._decide_write(u, key, raw, None)
-            written = WriteOutcome("", list(u.warnings), list(u.events), refused=u.refused)
-            text = "" if mine else raw.decode("utf-8", errors="replace")
+            text, removed = without_nul("" if mine else raw.decode("utf-8", errors="replace"), copy)
+            written = WriteOutcome("", [*u.warnings, *removed], list(u.events), refused=u.refused)
             settled = HandEditResolved(file=key, conflict_copy=copy, kept=keep, text=text)
             u.append([settled])
         files.remove_aside(copy)

@@ -32,6 +32,7 @@ from orbital.events.editor import EDITOR_EVENTS
 from orbital.events.files import HandEditConflict
 from orbital.files import FileStamp, HeldGateway, projected_file, sha256
 from orbital.grammar.asks_md import render_file, render_lines
+from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
 from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
@@ -68,12 +69,15 @@ class Unit:
         self.units, self.w, self.project = units, w, project
         #: A file whose new bytes are held back for the agent's own tool to write.
         self.held = HeldGateway(project.root, held) if held is not None else None
+        #: What the writer is told besides the result (a NUL removed from the session id).
+        self.warnings: list[str] = []
+        if session is not None:
+            session, self.warnings = without_nul(session, "the session id")
         self.actor, self.session = actor, session
         #: The write being made (file key, bytes): the disk holding it is not a hand edit.
         self.proposal = proposal
         self.today: dt.date = units.ctx.today(project)
         self.mint: Callable[[], str] = units.ctx.mint
-        self.warnings: list[str] = []
         self.events: list[EventSummary] = []
         #: The command's decision changed nothing and its warnings say why (see :meth:`decided`).
         self.refused = False
