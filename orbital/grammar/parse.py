@@ -77,6 +77,12 @@ class _Carver:
             for e in state.entries.values()
             if e.status in ("archived", "merged") and e.pointer and not e.pointer_dropped
         }
+        #: Archived entries shown by another entry's group line: carved right after it.
+        self.members = {
+            e.entry_id
+            for e in state.entries.values()
+            if e.status == "archived" and not e.pointer and not e.pointer_dropped
+        }
 
     def carve(self, chunk: str) -> list[Piece]:
         out: list[Piece] = []
@@ -95,6 +101,10 @@ class _Carver:
                 out.append(buffer)
                 buffer = ""
             out.append(Carved(hit))
+            for member in pointer_ids(line):
+                if member in self.members:
+                    self.members.discard(member)
+                    out.append(Carved(member))
             pos += len(expected) if chunk.startswith(expected, pos) and expected else len(line)
         if buffer:
             out.append(buffer)
