@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from orbital.catalogue import ARCHIVE_FILES, FILE_BUDGETS, MEMORY_FILES
 from orbital.domain.budgets import PROTECT_OLDEST, TokenCounter, consolidation_target
 from orbital.domain.entries import fold_file
-from orbital.domain.measure import measure_state, piece_measures
+from orbital.domain.measure import measure_state, piece_measure, piece_measures
 from orbital.domain.pointer_groups import GROUP_SIZE, group_pointer
 from orbital.domain.views import trim_index_lines
 from orbital.events._base import Event
@@ -76,7 +76,7 @@ def demote_durable(
         body = "\n".join(line for line in [first, *rest.splitlines()] if not is_pointer_line(line))
         if count(pointer) < count(body.strip()):
             shown = render_pointer_slot(replace(entry, pointer=pointer), state.key)
-            measure += count(shown) - costs[slot_of[eid]]
+            measure += piece_measure(shown, state.key, count) - costs[slot_of[eid]]
             events.append(EntryArchived(entry_id=eid, pointer=pointer, date=today))
         elif not carried:  # an entry carrying pointer lines never joins a group
             measure += pending.add(eid)
@@ -119,7 +119,8 @@ class _Group:
         ordered = sorted(self.ids, key=self.slot_of.__getitem__)
         head = self.state.entries[ordered[0]]
         line = group_pointer(self.state, self.today, ordered)
-        shown = self.count(render_pointer_slot(replace(head, pointer=line), self.state.key))
+        slot = render_pointer_slot(replace(head, pointer=line), self.state.key)
+        shown = piece_measure(slot, self.state.key, self.count)
         delta = shown - sum(self.costs[self.slot_of[i]] for i in self.ids)
         change, self.delta = delta - self.delta, delta
         return change
@@ -191,7 +192,7 @@ def floor_state(state: FileState, today: dt.date, count: TokenCounter, target: f
             if count(pointer) >= count(entry.text.rstrip("\n")):
                 continue
             shown = render_pointer_slot(replace(entry, pointer=pointer), "state")
-            measure += count(shown) - costs[i]
+            measure += piece_measure(shown, "state", count) - costs[i]
             events.append(EntryArchived(entry_id=entry.entry_id, pointer=pointer, date=today))
     if dropped_text:
         kept = tuple(s for i, s in enumerate(state.layout) if i not in dropped_text)

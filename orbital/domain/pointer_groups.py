@@ -2,10 +2,12 @@
 
 A pointer naming one entry costs about as much as a one-line lesson, so moving short entries
 one by one never shrinks a file. They move in groups instead: the group's first entry by
-position (its *head*) carries one line naming every id, the others show nothing and their
-slots sit right after the head's, so a member brought back reappears beside the line that
-named it. When members come back the line is rewritten to name the rest; when the head comes
-back the next member still archived carries it. So the rest always stay findable.
+position (its *head*) carries one short line (the count, the first titles, the archive) with
+every id in its trailing id comment, which budgets leave out, so a line costs the same whether
+it names two ids or ten. The others show nothing and their slots sit right after the head's,
+so a member brought back reappears beside the line that named it. When members come back the
+line is rewritten to name the rest; when the head comes back the next member still archived
+carries it. So the rest always stay findable.
 """
 
 from __future__ import annotations
@@ -19,12 +21,19 @@ from orbital.events.entries import EntryPointerSet
 from orbital.events.files import Slot
 from orbital.grammar.durable import parse_title_line, strip_marker
 from orbital.grammar.model import Entry, FileState
-from orbital.grammar.pointers import pointer_date, pointer_ids, pointer_line, pointer_summary
+from orbital.grammar.pointers import (
+    group_pointer_line,
+    pointer_date,
+    pointer_ids,
+    pointer_line,
+    pointer_summary,
+)
 from orbital.grammar.state_blocks import parse_blocks
 
-#: At most this many entries under one pointer line (a line stays readable and a restore
-#: rewrites a short line).
-GROUP_SIZE = 10
+#: At most this many entries under one pointer line. The visible line costs the same for any
+#: size (ids are in the comment), so bigger groups leave more room for live entries: 300
+#: one-line lessons keep 83 live at 20 (72 at 10, 84 at 25); 20 keeps the comment a line.
+GROUP_SIZE = 20
 
 
 def entry_summary(entry: Entry, key: str) -> str:
@@ -39,13 +48,14 @@ def entry_summary(entry: Entry, key: str) -> str:
 
 def group_pointer(state: FileState, day: dt.date, ids: Sequence[str]) -> str:
     """The line for archived ``ids`` (in position order): one entry's own summary, or the
-    count and the titles of a group (``10 LESSONS entries: a; b; …``)."""
+    count and the titles of a group (``10 LESSONS entries: a; b; …``) with the ids in a comment
+    that budgets leave out (``group_pointer_line``)."""
     summaries = [entry_summary(state.entries[i], state.key) for i in ids]
     if len(ids) == 1:
         return pointer_line(day, ids, summaries[0], ARCHIVE_FILES[state.key])
     titles = "; ".join(summaries)
     summary = pointer_summary(f"{len(ids)} {DISPLAY[state.key]} entries: {titles}", 80)
-    return pointer_line(day, ids, summary, ARCHIVE_FILES[state.key])
+    return group_pointer_line(day, ids, summary, ARCHIVE_FILES[state.key])
 
 
 def is_member(state: FileState, entry_id: str) -> bool:
