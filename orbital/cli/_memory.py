@@ -285,7 +285,7 @@ def session_end(ctx: click.Context, project_path: Path) -> None:
     if report.editor:
         click.echo(f"memory editor: {report.editor}", err=True)
     print_events(report.events)
-    for note in report.notes:
-        click.echo(note, err=True)
-    if not report.events:
-        click.echo("nothing to do: every file is within its soft budget or protected")
+    for note in report.notes:  # what each file over its soft budget became, and why
+        click.echo(note)
+    if not report.events and not report.notes:
+        click.echo("nothing to do: every file is within its soft budget")

@@ -19,6 +19,7 @@ from orbital.events.entries import (
     EntryMetaSet,
     EntryPinned,
     EntryPointerDropped,
+    EntryPointerSet,
     EntryRestored,
     EntryRetired,
     EntryRetitled,
@@ -57,6 +58,8 @@ def _entry_change(entry: Entry, event: Event) -> Entry:
             )
         case EntryPointerDropped():
             return replace(entry, pointer_dropped=True)
+        case EntryPointerSet(pointer=pointer):
+            return replace(entry, pointer=pointer)
         case EntryRestored():
             return replace(
                 entry, status="live", pointer="", archived_on=None, pointer_dropped=False

@@ -10,9 +10,12 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Literal
 
+from orbital.domain.entries import fold_file
+from orbital.domain.pointer_groups import regroup_after_restore
 from orbital.errors import Refused, UnknownEntry
 from orbital.events import Event
 from orbital.events.entries import EntryPinned, EntryRestored, EntryUnpinned
+from orbital.events.files import FileLayoutSet
 from orbital.grammar.model import Entry, FileState
 
 EntryAction = Literal["pin", "unpin", "restore"]
@@ -24,6 +27,16 @@ def find_entry(files: Mapping[str, FileState], entry_id: str) -> Entry:
         if entry is not None:
             return entry
     raise UnknownEntry(entry_id)
+
+
+def restore_events(state: FileState, entry_id: str, today: dt.date) -> list[Event]:
+    """The entry back in its slot; a group it was archived with keeps a line naming the rest."""
+    restored: list[Event] = [EntryRestored(entry_id=entry_id, date=today)]
+    after = fold_file(state.key, restored, state)
+    regroup, layout = regroup_after_restore(state, {entry_id}, after.layout)
+    if layout != after.layout:
+        regroup.append(FileLayoutSet(file=state.key, slots=layout))
+    return restored + regroup
 
 
 def decide_entry_action(
@@ -44,7 +57,7 @@ def decide_entry_action(
                 f"entry {entry_id!r} is {entry.status}, not archived: only an archived entry "
                 "can be restored (its history keeps every earlier text)"
             )
-        return [EntryRestored(entry_id=entry_id, date=today)]
+        return restore_events(files[entry.file], entry_id, today)
     if entry.status != "live":
         raise Refused(
             f"entry {entry_id!r} is {entry.status}: restore it before pinning or unpinning"

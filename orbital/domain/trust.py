@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from orbital.catalogue import ARCHIVE_FILES, DISPLAY
-from orbital.domain.backstop import entry_summary
 from orbital.domain.entries import fold_file
+from orbital.domain.pointer_groups import entry_summary
 from orbital.domain.rephrase import restated
 from orbital.domain.trust_fold import OUT_OF_FORCE
 from orbital.errors import InvalidInput, Refused, UnknownEntry

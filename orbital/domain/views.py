@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from orbital.catalogue import DISPLAY, LAYER1_KEYS, MEMORY_DIR, MEMORY_FILES
+from orbital.catalogue import ARCHIVE_FILES, DISPLAY, LAYER1_KEYS, MEMORY_DIR, MEMORY_FILES
 from orbital.domain.budgets import PROTECT_OLDEST, TokenCounter, budgets_for_window
 from orbital.grammar.durable import split_entries
-from orbital.grammar.pointers import is_pointer_line, pointer_date
+from orbital.grammar.pointers import is_pointer_line, pointer_date, pointer_ids
 from orbital.grammar.state_blocks import segments, strip_mem_comments
 
 TRIM_NOTE = (
@@ -58,6 +58,53 @@ def head_trim(text: str, hard: float, count: TokenCounter) -> str:
         return text
     limit = max(hard - count(TRIM_NOTE), count("x"))
     return "\n".join(_head_lines(text, limit, count)) + TRIM_NOTE
+
+
+#: At most this many ids in the view's line about a file's archived entries.
+VIEW_IDS = 8
+
+
+def archived_note(key: str, ids: list[str], stubs: int) -> str:
+    """The one line that stands in the view for all of a file's archive pointer lines."""
+    total = len(ids) + stubs
+    named = ", ".join(ids[:VIEW_IDS])
+    more = f" and {len(ids) - VIEW_IDS} more" if len(ids) > VIEW_IDS else ""
+    which = f" (ids {named}{more})" if ids else ""
+    return (
+        f"[{total} {DISPLAY[key]} entr{'y' if total == 1 else 'ies'} archived in "
+        f"{MEMORY_DIR}/{ARCHIVE_FILES[key]}{which} — read it on demand]"
+    )
+
+
+def lift_pointers(text: str) -> tuple[str, list[str], int]:
+    """``text`` without its archive pointer lines, the ids they name (newest line first, then
+    file order) and how many name no id (legacy stubs)."""
+    kept: list[str] = []
+    found: list[tuple[str, int, list[str]]] = []
+    for n, line in enumerate(text.splitlines(keepends=True)):
+        day = pointer_date(line)
+        if day is None and not is_pointer_line(line):
+            kept.append(line)
+            continue
+        found.append(((day or dt.date.min).isoformat(), -n, pointer_ids(line)))
+    if not found:
+        return text, [], 0
+    found.sort(reverse=True)
+    ids = [i for _, _, named in found for i in named]
+    return _BLANK_RUNS.sub("\n\n", "".join(kept)), ids, sum(1 for *_, n in found if not n)
+
+
+def with_archived_note(
+    text: str, key: str, hard: float, count: TokenCounter, view: Callable[[str, float], str]
+) -> str:
+    """``view`` of ``text`` with its pointer lines replaced by one line at the end, which is
+    counted in ``hard``: pointers never crowd out live entries."""
+    body, ids, stubs = lift_pointers(text)
+    if not ids and not stubs:
+        return view(text, hard)
+    note = archived_note(key, ids, stubs)
+    shown = view(body, max(count("x"), hard - count(note) - count("\n\n"))).rstrip("\n")
+    return (shown + "\n\n" if shown.strip() else "") + note + "\n"
 
 
 def durable_view(text: str, key: str, hard: float, count: TokenCounter) -> str:
@@ -127,9 +174,11 @@ def state_view(text: str, hard: float, count: TokenCounter) -> str:
 def file_view(key: str, text: str, hard: float, count: TokenCounter) -> str:
     """The view of one rendered memory file under its hard budget (in tokens)."""
     if key == "state":
-        return state_view(text, hard, count)
+        return with_archived_note(text, key, hard, count, lambda t, h: state_view(t, h, count))
     if key in ("decisions", "lessons"):
-        return durable_view(text, key, hard, count)
+        return with_archived_note(
+            text, key, hard, count, lambda t, h: durable_view(t, key, h, count)
+        )
     return head_trim(text, hard, count)
 
 

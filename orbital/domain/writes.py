@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from orbital.domain.pointer_groups import regroup_after_restore
 from orbital.domain.rewording import pair_rewordings
 from orbital.events._base import Event
 from orbital.events.entries import (
@@ -329,6 +330,11 @@ def decide_write(
             spacing = _spacing(entry, piece, matched)
         slots.append(Slot(entry=plan.entry_id, spacing=spacing))
     events.extend(r for r in today_retire if r.entry_id not in kept)
+    restored = {p.entry_id for p in plans.values() if p.kind == "restore"}
+    if restored:
+        regroup, layout = regroup_after_restore(state, restored, slots)
+        events.extend(regroup)
+        slots = list(layout)
     if state.raw is not None or tuple(slots) != state.layout:
         events.append(FileLayoutSet(file=state.key, slots=tuple(slots)))
     return Decision(tuple(events), doc.warnings)

@@ -91,6 +91,14 @@ class EntryPointerDropped(Event, frozen=True, tag="entry.pointer_dropped"):
     date: dt.date
 
 
+class EntryPointerSet(Event, frozen=True, tag="entry.pointer_set"):
+    """An archived entry's pointer line rewritten: the group it stands for lost a member that
+    came back (the line names the rest), or it became the group's pointer ("" shows nothing)."""
+
+    entry_id: str
+    pointer: str
+
+
 class EntryRestored(Event, frozen=True, tag="entry.restored"):
     """Back in the live file, in its old slot (or at the end if the slot was removed)."""
 
@@ -124,6 +132,7 @@ ENTRY_EVENTS: tuple[type[Event], ...] = (
     EntryUnpinned,
     EntryArchived,
     EntryPointerDropped,
+    EntryPointerSet,
     EntryRestored,
     EntryMerged,
     EntryRetired,

@@ -17,7 +17,7 @@ from orbital.grammar.durable import (
 )
 from orbital.grammar.memory_files import ensure_format_header, strip_format_header
 from orbital.grammar.model import Carved, FileState, ParsedDoc, ParsedEntry, Piece
-from orbital.grammar.pointers import pointer_ids
+from orbital.grammar.pointers import pointer_ids, without_id_comments
 from orbital.grammar.render import render_pointer_slot
 from orbital.grammar.state_blocks import Block, match_key, parse_blocks, segments
 
@@ -69,7 +69,8 @@ def parse_previous(state: FileState) -> dict[str, ParsedEntry]:
 
 
 class _Carver:
-    """Splits text at pointer lines of archived entries (each entry's pointer carved once)."""
+    """Splits text at pointer lines of archived entries (each entry's pointer carved once); a
+    group's line is known by its ids, or by its visible text when its id comment was stripped."""
 
     def __init__(self, state: FileState) -> None:
         self.expected = {
@@ -77,6 +78,29 @@ class _Carver:
             for e in state.entries.values()
             if e.status in ("archived", "merged") and e.pointer and not e.pointer_dropped
         }
+        self.named = {e: pointer_ids(state.entries[e].pointer) for e in self.expected}
+        #: A group line without its id comment -> its head.
+        self.stripped = {
+            without_id_comments(p).partition("\n")[0]: e
+            for e, p in self.expected.items()
+            if without_id_comments(p) != p
+        }
+        #: Archived entries shown by another entry's group line: carved right after it.
+        self.members = {
+            e.entry_id
+            for e in state.entries.values()
+            if e.status == "archived" and not e.pointer and not e.pointer_dropped
+        }
+
+    def _hit(self, line: str) -> tuple[str, str] | None:
+        """The entry whose pointer ``line`` is, and its rendered slot as this text may show it."""
+        hit = next((i for i in pointer_ids(line) if i in self.expected), None)
+        if hit is not None:
+            return hit, self.expected[hit]
+        hit = self.stripped.get(line.rstrip("\r\n"))
+        if hit is not None and hit in self.expected:
+            return hit, without_id_comments(self.expected[hit])
+        return None
 
     def carve(self, chunk: str) -> list[Piece]:
         out: list[Piece] = []
@@ -85,16 +109,21 @@ class _Carver:
             newline = chunk.find("\n", pos)
             end = len(chunk) if newline < 0 else newline + 1
             line = chunk[pos:end]
-            hit = next((i for i in pointer_ids(line) if i in self.expected), None)
-            if hit is None:
+            found = self._hit(line)
+            if found is None:
                 buffer += line
                 pos = end
                 continue
-            expected = self.expected.pop(hit)
+            hit, expected = found
+            del self.expected[hit]
             if buffer:
                 out.append(buffer)
                 buffer = ""
             out.append(Carved(hit))
+            for member in self.named[hit]:
+                if member in self.members:
+                    self.members.discard(member)
+                    out.append(Carved(member))
             pos += len(expected) if chunk.startswith(expected, pos) and expected else len(line)
         if buffer:
             out.append(buffer)

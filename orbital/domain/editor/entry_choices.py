@@ -46,7 +46,6 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from orbital.catalogue import ARCHIVE_FILES, DISPLAY, MEMORY_FILES
-from orbital.domain.backstop import entry_summary
 from orbital.domain.editor.apply import EntriesOutcome
 from orbital.domain.editor.choices import (
     ENTRY_FILES,
@@ -57,6 +56,7 @@ from orbital.domain.editor.choices import (
     MergeChoice,
 )
 from orbital.domain.entries import fold_file
+from orbital.domain.pointer_groups import entry_summary
 from orbital.domain.trust import restated_entry
 from orbital.domain.trust_fold import OUT_OF_FORCE
 from orbital.events._base import Event
