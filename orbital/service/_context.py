@@ -43,14 +43,17 @@ class WriteOutcome:
     back (the HTTP response, ``--json``) pays for building it.
     """
 
-    __slots__ = ("_build", "_content", "events", "warnings")
+    __slots__ = ("_build", "_content", "events", "version", "warnings")
 
     def __init__(
         self,
         content: str | Callable[[], str],
         warnings: list[str],
         events: list[EventSummary],
+        version: int | None = None,
     ) -> None:
+        #: A memory file's version after the write (its ETag); None for ASKS.md.
+        self.version = version
         self._content: str | None = content if isinstance(content, str) else None
         self._build: Callable[[], str] | None = None if isinstance(content, str) else content
         self.warnings = warnings
@@ -66,7 +69,8 @@ class WriteOutcome:
     def to_builtins(self) -> dict[str, Any]:
         """``{content, warnings, events}`` as JSON-ready values."""
         events = msgspec.to_builtins(self.events)
-        return {"content": self.content, "warnings": self.warnings, "events": events}
+        found = {"content": self.content, "warnings": self.warnings, "events": events}
+        return found if self.version is None else {**found, "version": self.version}
 
 
 class SyncReport(msgspec.Struct, frozen=True):
