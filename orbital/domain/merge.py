@@ -1,7 +1,7 @@
 """The merge rules of whole-file writes and hand edits (pure).
 
-* :func:`closest` — which written version an edit started from when the writer does not say:
-  the one its text most resembles.
+* :func:`closest` — which written version a hand edit started from: the one its text most
+  resembles.
 * :func:`merge_lines` — one entry's text changed on both sides: merged by line, three ways; only
   a line both sides changed differently (or two insertions at the same place) is a clash.
 * :func:`merge_layout` — a file's order of entries changed on both sides: merged three ways over
@@ -19,20 +19,23 @@ import merge3
 from orbital.events.files import Slot
 
 
-def closest(text: str, candidates: Sequence[str], *, older_on_tie: bool = True) -> int:
-    """Index of the candidate ``text`` most resembles (the version an edit started from).
+def _inked(text: str) -> list[str]:
+    """The lines that say something: blank lines match anywhere and would favour the
+    version with more entries."""
+    return [line for line in text.splitlines() if line.strip()]
 
-    The callers list versions newest first. On a tie a hand edit takes the older one (a
-    wrong older base keeps both sides' changes, nothing lost; a wrong newer one would let the
-    edit undo the store's change); a writer's proposal (``older_on_tie=False``) takes the
-    newer, so a rewrite unlike every version (a file replaced whole) means what it says."""
-    lines = text.splitlines()
+
+def closest(text: str, candidates: Sequence[str]) -> int:
+    """Index of the candidate ``text`` most resembles (the version an edit started from);
+    on a tie, the last such candidate."""
+    lines = _inked(text)
     scores = [
-        difflib.SequenceMatcher(None, c.splitlines(), lines, autojunk=False).ratio()
-        for c in candidates
+        difflib.SequenceMatcher(None, _inked(c), lines, autojunk=False).ratio() for c in candidates
     ]
-    order = 1 if older_on_tie else -1
-    return max(range(len(candidates)), key=lambda i: (scores[i], order * i))
+    # Equal scores are ambiguous: prefer the later candidate (the callers list versions
+    # newest first, so the older one). A wrong older base keeps both sides' changes (nothing
+    # lost); a wrong newer one would let the edit silently undo the store's change.
+    return max(range(len(candidates)), key=lambda i: (scores[i], i))
 
 
 def _line_by_line(

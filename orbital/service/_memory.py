@@ -23,6 +23,7 @@ from orbital.domain.removals import check_removals
 from orbital.domain.views import assemble_view
 from orbital.errors import StaleWrite
 from orbital.events import Actor
+from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
@@ -64,12 +65,22 @@ class MemoryService:
         changed since (:class:`StaleWrite`) and one that would empty the file or remove most
         of it at once unless ``remove`` names those entries (:class:`MassRemoval`)."""
         name = MEMORY_FILES[key]
-        proposal = decide_proposal(u, key, decode_utf8(content), base=base)
+        proposal = decide_proposal(u, key, decode_utf8(content), base=base, remove=remove)
         if proposal.clashes:
             raise StaleWrite(name, proposal.base, proposal.clashes)
-        gone = check_removals(u.memory.files[key], proposal.events, remove)
+        # What the text leaves out counts, kept back or not: an empty write is refused.
+        asked = [EntryRetired(entry_id=i, date=u.today) for i in proposal.kept_back]
+        gone = check_removals(u.memory.files[key], (*proposal.events, *asked), remove)
+        gone = [i for i in gone if i not in proposal.kept_back]
         u.append(proposal.events)
         u.warnings += proposal.warnings
+        if proposal.kept_back:
+            u.warnings.append(
+                f"{name}: kept {', '.join(proposal.kept_back)}, left out of this write but "
+                "written after the oldest version it could have been read from; to remove "
+                "them, write with the version you read (--base, If-Match) or name them "
+                "(remove)."
+            )
         if gone:
             n = len(gone)
             u.warnings.append(

@@ -10,20 +10,23 @@ reverted by it; what both changed is reported as clashes for the caller to refus
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.asks_legacy import decide_legacy_flags, extract_legacy_flags
+from orbital.domain.entries import fold_file
 from orbital.domain.file_write import decide_file_write
 from orbital.domain.hand_edits import replay_edit
 from orbital.domain.merge import closest
 from orbital.domain.writes import Decision
 from orbital.errors import InvalidInput
 from orbital.events import Actor, Event
-from orbital.events.entries import EntryCreated, EntryRevised
-from orbital.events.files import FileLayoutSet
-from orbital.grammar.model import FileState
+from orbital.events.entries import EntryCreated, EntryRetired, EntryRevised
+from orbital.events.files import FileLayoutSet, Slot
+from orbital.grammar.model import FileState, ParsedEntry
+from orbital.grammar.parse import parse_proposed
 from orbital.grammar.render import render_file
 from orbital.service._memory_state import MERGE_BASES
 
@@ -62,6 +65,9 @@ class Proposal:
     warnings: tuple[str, ...]
     base: int
     clashes: tuple[str, ...] = ()
+    #: Entries the text left out but written after the oldest version it could come from:
+    #: kept, since the writer may never have seen them.
+    kept_back: tuple[str, ...] = ()
 
 
 def _adds_only(state: FileState, events: tuple[Event, ...]) -> bool:
@@ -77,14 +83,32 @@ def _adds_only(state: FileState, events: tuple[Event, ...]) -> bool:
     return True
 
 
-def likeliest_base(u: Unit, key: str, text: str, *, older_on_tie: bool) -> int:
-    """The version of ``key`` (a position) that ``text`` most resembles among the newest
-    written ones and today's (:func:`closest`)."""
+def likeliest_base(u: Unit, key: str, text: str) -> int:
+    """The version of ``key`` (a position) that a hand edit's ``text`` most resembles among
+    the newest written ones and today's (:func:`closest`)."""
     now = u.memory.changed_at[key]
     written = u.w.written_versions(u.pid, MEMORY_FILES[key]).values()
     positions = [now, *sorted({p for p in written if p < now}, reverse=True)][:MERGE_BASES]
     texts = [render_file(state_at(u, key, p)) for p in positions]
-    return positions[closest(text, texts, older_on_tie=older_on_tie)]
+    return positions[closest(text, texts)]
+
+
+def earliest_base(u: Unit, key: str, kept: AbstractSet[str]) -> int:
+    """The oldest written version of ``key`` in which every entry of ``kept`` was live: the
+    oldest a proposal keeping them could have been read from (a binary search over the
+    written versions, entries living on once created). An entry live there was seen by the
+    writer, whatever version it read; one written after may not have been."""
+    now = u.memory.changed_at[key]
+    written = sorted({p for p in u.w.written_versions(u.pid, MEMORY_FILES[key]).values()})
+    positions = [p for p in written if p < now] + [now]
+    low, high = 0, len(positions) - 1
+    while low < high:
+        middle = (low + high) // 2
+        if kept <= set(state_at(u, key, positions[middle]).live_ids()):
+            high = middle
+        else:
+            low = middle + 1
+    return positions[low]
 
 
 def state_at(u: Unit, key: str, position: int) -> FileState:
@@ -102,10 +126,14 @@ def decide_proposal(
     base: int | None = None,
     actor: Actor | None = None,
     prefer_edit: bool = False,
+    remove: AbstractSet[str] = frozenset(),
 ) -> Proposal:
     """The events ``text`` means for today's state of ``key``, decided against ``base`` (a
-    position; None: the written version it most resembles). ``prefer_edit``: where both
-    changed an entry, the proposal's side is applied ("Keep mine")."""
+    position) and replayed on today's state. Without a base, a hand edit is decided against
+    the written version it most resembles, and a writer's proposal against today's state,
+    keeping the entries it may never have seen (:func:`_kept_back`). ``prefer_edit``: where
+    both changed an entry, the proposal's side is applied ("Keep mine"). Entries named in
+    ``remove`` and left out of ``text`` are retired whatever the base."""
     if base is not None and base < 0:
         raise InvalidInput(f"a version is a position, 0 or more, not {base}")
     text = move_legacy_flags(u, key, text, actor)
@@ -119,8 +147,9 @@ def decide_proposal(
         today = decide(current)
         if _adds_only(current, today.events):
             return Proposal(today.events, today.warnings, now)
-        hand = prefer_edit or (actor or u.actor) is Actor.FILE  # a person's edit on disk
-        base = likeliest_base(u, key, text, older_on_tie=hand)
+        if not prefer_edit and (actor or u.actor) is not Actor.FILE:
+            return _kept_back(u, key, text, today, remove)
+        base = likeliest_base(u, key, text)  # a person's edit on disk
         if base >= now:
             return Proposal(today.events, today.warnings, now)
     elif base >= now:
@@ -129,4 +158,52 @@ def decide_proposal(
     start = state_at(u, key, base)
     decision = decide(start)
     replay = replay_edit(start, current, decision.events, prefer_edit=prefer_edit)
-    return Proposal(replay.events, decision.warnings, base, replay.clashes)
+    events = list(replay.events)
+    after = fold_file(key, events, current)
+    named = [i for i in after.live_ids() if i in remove and i not in _mentioned(decision)]
+    events += [EntryRetired(entry_id=i, date=u.today) for i in named]
+    return Proposal(tuple(events), decision.warnings, base, replay.clashes)
+
+
+def _commented(state: FileState, text: str) -> set[str]:
+    """Ids of the ``<!--mem id:…-->`` comments in a proposed text."""
+    doc = parse_proposed(state, text)
+    return {p.fields["id"] for p in doc.pieces if isinstance(p, ParsedEntry) and "id" in p.fields}
+
+
+def _kept_back(u: Unit, key: str, text: str, today: Decision, remove: AbstractSet[str]) -> Proposal:
+    """A writer's proposal without a base, decided against today's state, less the retiring
+    of entries written after the oldest version it could have been read from: the writer may
+    never have seen them, so they are kept (at the end of the file) and named."""
+    current, now = u.memory.files[key], u.memory.changed_at[key]
+    left_out = {e.entry_id for e in today.events if isinstance(e, EntryRetired)}
+    live = set(current.live_ids())
+    # The entries the writer shows it saw: those it keeps, and those whose id comments it
+    # sent back (a reworded PROJECT_STATE line keeps its comment and gets a new id).
+    seen = (live - left_out) | (_commented(current, text) & live)
+    if left_out <= remove or not seen:  # removals named, or the file replaced whole
+        return Proposal(today.events, today.warnings, now)
+    oldest = earliest_base(u, key, seen)
+    known = set(state_at(u, key, oldest).live_ids()) | remove
+    kept = tuple(i for i in current.live_ids() if i in left_out and i not in known)
+    if not kept:
+        return Proposal(today.events, today.warnings, now)
+    events: list[Event] = []
+    for event in today.events:
+        if isinstance(event, EntryRetired) and event.entry_id in kept:
+            continue
+        if isinstance(event, FileLayoutSet):
+            event = FileLayoutSet(file=key, slots=(*event.slots, *(Slot(entry=i) for i in kept)))
+        events.append(event)
+    return Proposal(tuple(events), today.warnings, now, kept_back=kept)
+
+
+def _mentioned(decision: Decision) -> set[str]:
+    """Entries a decision keeps in the file (their slots in its layout)."""
+    return {
+        slot.entry
+        for event in decision.events
+        if isinstance(event, FileLayoutSet)
+        for slot in event.slots
+        if slot.entry
+    }
