@@ -115,7 +115,7 @@ def state_at(u: Unit, key: str, position: int) -> FileState:
     """File ``key`` as of ``position`` (today's state from the unit when nothing changed)."""
     if position >= u.memory.changed_at[key]:
         return u.memory.files[key]
-    return u.units.memory.load(u.w, u.pid, at=position).files[key]
+    return u.units.memory.file_at(u.w, u.pid, key, position)
 
 
 def decide_proposal(

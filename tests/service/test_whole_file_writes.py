@@ -242,3 +242,21 @@ def test_a_retired_entry_is_restored_like_an_archived_one(env: Env) -> None:
     restored = env.orbital.entry_action(env.project, "ship-on-fridays", "restore", actor=Actor.USER)
     assert [e.type for e in restored.events] == ["entry.restored"]
     assert live(env)[-1] == "ship-on-fridays"
+
+
+def test_without_a_base_an_entry_written_after_the_oldest_possible_read_is_kept_and_named(
+    env: Env,
+) -> None:
+    write(env, DECISIONS)
+    read = (env.memory / "DECISIONS.md").read_text()
+    write(env, read + "\n## Ship on Fridays\nChose: yes, before noon.\n")
+    outcome = write(env, read.replace("Reason: teams.", "Reason: the team knows it."))
+    assert "ship-on-fridays" in live(env)
+    assert outcome.warnings == [
+        "DECISIONS.md: kept ship-on-fridays, left out of this write but written after the "
+        "oldest version it could have been read from; to remove them, write with the version "
+        "you read (--base, If-Match) or name them (remove)."
+    ]
+    newest, version = env.orbital.read_versioned(env.project, "DECISIONS.md")
+    write(env, newest.split("\n## Ship")[0] + "\n", base=version)
+    assert statuses(env)["ship-on-fridays"] == "retired"
