@@ -24,7 +24,7 @@ def test_no_generated_request_is_a_server_error(server: str, world: World) -> No
         if isinstance(result, Err):
             raise result.err()
         operations.append(result.ok())
-    assert len(operations) == 17
+    assert len(operations) == 18
 
     @given(data=st.data())
     @settings(
