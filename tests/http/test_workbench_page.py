@@ -264,7 +264,7 @@ def test_a_conflict_shows_what_each_choice_does_and_a_retired_entry_can_be_resto
     service.write_file(
         project, "DECISIONS.md", without, actor=Actor.AGENT, remove=["ship-on-fridays"]
     )
-    page = client.get("/workbench").text
+    page = client.get(f"/workbench?project={project}").text
     entry = page.split(f'id="entry-{project}-ship-on-fridays"')[1].split("</li>")[0]
     assert '<span class="badge">retired</span>' in entry
     assert f"/workbench/{project}/entries/ship-on-fridays/restore" in entry
