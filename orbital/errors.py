@@ -157,6 +157,25 @@ class UnmergedEdits(Refused):
         )
 
 
+class MassRemoval(Refused):
+    """A whole-file write that would empty a memory file or remove a large share of its
+    entries at once: most often a writer that sent back only the part it changed."""
+
+    hint = "`orbital write --remove ID` (once per entry) names the entries removed on purpose"
+
+    def __init__(self, name: str, removed: tuple[str, ...], live: int) -> None:
+        self.name = name
+        self.removed = removed
+        self.live = live
+        shown = ", ".join(removed[:8]) + (", …" if len(removed) > 8 else "")
+        super().__init__(
+            f"{name}: this write would remove {len(removed)} of its {live} entries ({shown}); "
+            "nothing was changed. Send the whole file back with your change: entries missing "
+            "from a write are removed. To remove entries on purpose, name each one in the "
+            "write's `remove` list, or remove a few at a time"
+        )
+
+
 # -- conflict -----------------------------------------------------------------------------------
 
 
@@ -170,6 +189,23 @@ class VersionConflict(Conflict):
         super().__init__(
             f"stream {stream!r} is at version {actual}, not the expected {expected}: "
             "someone else wrote it meanwhile; reload and retry"
+        )
+
+
+class StaleWrite(Conflict):
+    """A whole-file write based on a version of the file that changed since in the same
+    entries: the writer's change and the store's overlap."""
+
+    hint = "read the file again (`orbital show FILE`), redo the change on it and write again"
+
+    def __init__(self, name: str, base: int, clashes: tuple[str, ...]) -> None:
+        self.name = name
+        self.base = base
+        self.clashes = clashes
+        super().__init__(
+            f"{name} changed since the version this write is based on (position {base}) in "
+            f"what the write changes too: {', '.join(clashes)}; nothing was written. Read the "
+            "file again and redo the change on it"
         )
 
 

@@ -159,21 +159,79 @@ def test_bad_stores_and_bad_asks_are_one_line_errors(
     )
 
 
-def test_a_write_that_drops_entries_says_where_they_went(run: CliRunner, tmp_path: Path) -> None:
+def test_an_empty_write_is_refused_and_a_smaller_removal_says_where_it_went(
+    run: CliRunner, tmp_path: Path
+) -> None:
     project = str(tmp_path)
     run.invoke(cli, ["init", "--project", project], obj={})
     run.invoke(
         cli,
         ["write", "--project", project, "LESSONS.md"],
-        input="1. Test first.\n2. Curl beats the browser.\n",
+        input="1. Test first.\n2. Curl beats the browser.\n3. Pin versions.\n",
         obj={},
     )
+    lessons = tmp_path / "orbital" / "LESSONS.md"
+    before = lessons.read_bytes()
     emptied = run.invoke(cli, ["write", "--project", project, "LESSONS.md"], input="", obj={})
-    assert emptied.exit_code == 0
+    assert emptied.exit_code == 4
+    assert emptied.stderr == (
+        "error: LESSONS.md: this write would remove 3 of its 3 entries (test-first, "
+        "curl-beats-the-browser, pin-versions); nothing was changed. Send the whole file back "
+        "with your change: entries missing from a write are removed. To remove entries on "
+        "purpose, name each one in the write's `remove` list, or remove a few at a time: "
+        "`orbital write --remove ID` (once per entry) names the entries removed on purpose\n"
+    )
+    assert lessons.read_bytes() == before
+    one = run.invoke(
+        cli,
+        ["write", "--project", project, "LESSONS.md"],
+        input="1. Test first.\n2. Pin versions.\n",
+        obj={},
+    )
+    assert one.exit_code == 0
     assert (
-        "warning: LESSONS.md: 2 entries the new text no longer has were removed from the file; "
-        "their text stays in the history (orbital history --file LESSONS.md).\n"
-    ) in emptied.stderr
+        "warning: LESSONS.md: 1 entry the new text no longer has was removed from the file "
+        "(curl-beats-the-browser); their text stays in the history (orbital history --file "
+        "LESSONS.md) and `orbital restore ID` brings one back.\n"
+    ) in one.stderr
+    restored = run.invoke(cli, ["restore", "--project", project, "curl-beats-the-browser"], obj={})
+    assert restored.exit_code == 0
+    assert "entry.restored curl-beats-the-browser" in restored.stdout
+    assert "curl-beats-the-browser" in lessons.read_text()
+    ids = ["test-first", "pin-versions", "curl-beats-the-browser"]
+    named = [arg for i in ids for arg in ("--remove", i)]
+    on_purpose = run.invoke(
+        cli, ["write", "--project", project, "LESSONS.md", *named], input="", obj={}
+    )
+    assert on_purpose.exit_code == 0, on_purpose.stderr
+
+
+def test_a_write_with_a_stale_base_keeps_what_was_written_since_or_exits_5(
+    run: CliRunner, tmp_path: Path
+) -> None:
+    project = str(tmp_path)
+    run.invoke(cli, ["init", "--project", project], obj={})
+    first = "## Use Vite\nChose: Vite.\nReason: speed.\n"
+    run.invoke(cli, ["write", "--project", project, "DECISIONS.md"], input=first, obj={})
+    shown = run.invoke(cli, ["show", "--project", project, "DECISIONS.md", "--json"], obj={})
+    read, version = json.loads(shown.stdout)["content"], json.loads(shown.stdout)["version"]
+    other = read + "\n## Ship on Fridays\nChose: yes.\n"
+    run.invoke(cli, ["write", "--project", project, "DECISIONS.md"], input=other, obj={})
+    base = ["write", "--project", project, "DECISIONS.md", "--base", str(version)]
+    mine = read + "\n## Keep a changelog\nChose: one file.\n"
+    written = run.invoke(cli, [*base, "--json"], input=mine, obj={})
+    assert written.exit_code == 0, written.stderr
+    content = json.loads(written.stdout)["content"]
+    assert "## Ship on Fridays" in content and "## Keep a changelog" in content
+    changed = run.invoke(cli, base, input=read.replace("speed.", "build speed."), obj={})
+    assert changed.exit_code == 0  # nobody changed that entry since: it applies
+    stale = run.invoke(cli, base, input=read.replace("speed.", "dev speed."), obj={})
+    assert stale.exit_code == 5
+    assert stale.stderr.startswith(
+        f"error: DECISIONS.md changed since the version this write is based on (position "
+        f"{version}) in what the write changes too: use-vite; nothing was written."
+    )
+    assert "build speed." in (tmp_path / "orbital" / "DECISIONS.md").read_text()
 
 
 def test_init_over_an_undecodable_memory_file_warns_and_keeps_it(

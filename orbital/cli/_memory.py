@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import msgspec
 
-from orbital.catalogue import MEMORY_FILES
+from orbital.catalogue import LAYER1_KEYS, MEMORY_FILES
 from orbital.cli._app import (
     REFUSED,
     cli,
@@ -25,7 +25,7 @@ from orbital.clock import parse_as_of
 from orbital.domain.history import summarize
 from orbital.errors import InvalidInput
 from orbital.events import Actor
-from orbital.files import FileGateway, memory_file
+from orbital.files import FileGateway, memory_file, projected_file
 from orbital.service import HistoryQuery, Revision
 
 
@@ -151,9 +151,24 @@ def regenerate(ctx: click.Context, project_path: Path, force: bool) -> None:
 @cli.command()
 @project_option
 @click.argument("file")
-@click.option("--json", "as_json", is_flag=True, help="Print {content, warnings, events}.")
+@click.option("--json", "as_json", is_flag=True, help="Print {content, warnings, events, version}.")
 @click.option("--session", default=None, help="The agent session this write belongs to.")
 @transcript_option
+@click.option(
+    "--base",
+    default=None,
+    help="The version the content was made from (`orbital show FILE --json` prints it): "
+    "changes made since are kept, an overlapping one is refused (exit 5). Default: the "
+    "version the content most resembles.",
+)
+@click.option(
+    "--remove",
+    "remove",
+    multiple=True,
+    metavar="ID",
+    help="An entry this write removes on purpose (repeat it); needed when a write would "
+    "empty the file or remove most of it at once.",
+)
 @click.pass_context
 @reports_errors
 def write(
@@ -163,6 +178,8 @@ def write(
     as_json: bool,
     session: str | None,
     transcript: Path | None,
+    base: str | None,
+    remove: tuple[str, ...],
 ) -> None:
     """Apply the agent's proposed full content of orbital/FILE, read from stdin."""
     service, project = project_of(ctx, project_path)
@@ -174,8 +191,37 @@ def write(
         actor=Actor.AGENT,
         session=session,
         transcript=transcript,
+        base=_version(base),
+        remove=remove,
     )
     print_outcome(outcome, as_json)
+
+
+def _version(base: str | None) -> int | None:
+    """A ``--base`` as a position (``42``, ``@42`` or an ETag ``"42"``)."""
+    if base is None:
+        return None
+    tag = base.strip().removeprefix("@").strip('"')
+    if not tag.isdigit():
+        raise InvalidInput(
+            f"--base {base!r} is not a version: pass the `version` that "
+            "`orbital show FILE --json` printed"
+        )
+    return int(tag)
+
+
+@cli.command()
+@project_option
+@click.argument("entry_id")
+@click.pass_context
+@reports_errors
+def restore(ctx: click.Context, project_path: Path, entry_id: str) -> None:
+    """Put an archived entry, or one a write removed (retired), back in its file."""
+    service, project = project_of(ctx, project_path)
+    outcome = service.entry_action(project.project_id, entry_id, "restore", actor=Actor.AGENT)
+    print_outcome(outcome, as_json=False)
+    if not outcome.events:
+        click.echo(f"{entry_id} is already in its file", err=True)
 
 
 @cli.command()
@@ -264,14 +310,32 @@ def context(
     help="An ISO 8601 time (naive is UTC), a date (the end of that day in the project's "
     "timezone), or @N for position N.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print {name, content, version}: the version to pass as `orbital write --base`.",
+)
 @click.pass_context
 @reports_errors
-def show(ctx: click.Context, project_path: Path, file: str, as_of: str | None) -> None:
+def show(
+    ctx: click.Context, project_path: Path, file: str, as_of: str | None, as_json: bool
+) -> None:
     """Print a memory file (or an archive) as Orbital renders it from events, now or as it
     stood at a past time."""
     service, project = project_of(ctx, project_path)
-    text = service.read_file(project.project_id, file, as_of=parse_as_of(as_of))
-    click.echo(text, nl=False)
+    if not as_json:
+        text = service.read_file(project.project_id, file, as_of=parse_as_of(as_of))
+        click.echo(text, nl=False)
+        return
+    name = projected_file(file)
+    version: int | None = None
+    if as_of is None and name.key in LAYER1_KEYS:
+        text, version = service.read_versioned(project.project_id, file)
+    else:
+        text = service.read_file(project.project_id, file, as_of=parse_as_of(as_of))
+    found = {"name": name.name, "content": text, "version": version}
+    sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
 
 
 @cli.command("session-end")

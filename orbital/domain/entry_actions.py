@@ -1,4 +1,8 @@
-"""The person's actions on one durable entry (Workbench): pin, unpin, restore.
+"""The person's actions on one durable entry (Workbench, CLI): pin, unpin, restore.
+
+Restore brings back an archived entry or one a write retired (removed from its file), to the
+end of its file when its old place is gone; a merged entry lives on in the entry it was merged
+into.
 
 Pure deciders: ``(files, entry id, action, today) -> events``; an empty list means the entry is
 already in the asked-for state (a no-op, like closing a closed ask).
@@ -52,10 +56,11 @@ def decide_entry_action(
                 f"entry {entry_id!r} is {entry.trust.state}: reaffirm it to bring it back "
                 "(restore is for an entry the backstop or the editor moved out)"
             )
-        if entry.status != "archived":
+        if entry.status not in ("archived", "retired"):
             raise Refused(
-                f"entry {entry_id!r} is {entry.status}, not archived: only an archived entry "
-                "can be restored (its history keeps every earlier text)"
+                f"entry {entry_id!r} is {entry.status}, not archived or retired: it lives on in "
+                f"{entry.merged_into or 'the entry it was merged into'} (its history keeps "
+                "every earlier text)"
             )
         return restore_events(files[entry.file], entry_id, today)
     if entry.status != "live":

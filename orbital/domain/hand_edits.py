@@ -1,17 +1,22 @@
-"""Merging a hand edit into memory that moved on meanwhile (pure).
+"""Replaying a whole-file proposal on memory that moved on since the version it was based on
+(pure): hand edits, writers' rewrites (``PUT …/files/X``, ``orbital write``) and "Keep mine".
 
-The person edited the version Orbital wrote at some past position (the *base*); the store may
-have changed the file since (*ours*). Their edit is first decided as an ordinary write against
-the base, which turns it into entry events (revised, created, retired…) and the file's new
-order of entries; it is then replayed on the current state:
+The writer changed the version Orbital rendered at some past position (the *base*); the store
+may have changed the file since (*ours*). The proposal is first decided as an ordinary write
+against the base, which turns it into entry events (revised, created, retired…) and the file's
+new order of entries; it is then replayed on the current state:
 
-* an entry the edit changes must be unchanged in the store since the base, else it is a
-  conflict (both sides changed the same entry);
-* the order of the file is merged three ways over its slots (entry ids and verbatim text), so
-  an entry the agent added meanwhile and an entry the person edited never collide.
+* an event on an entry the store did not change since the base applies as it is; so an entry
+  the writer did not touch is never retired or reverted by it;
+* an entry's text changed on both sides is merged by line (:func:`merge_lines`); anything
+  else both sides changed on one entry (the same line, a retire of an entry the store
+  changed, its pin) is a *clash*;
+* the order of the file is merged three ways over its slots (:func:`merge_layout`), so entries
+  added on either side are all kept.
 
-A conflict returns None: the shell keeps the person's file beside and regenerates, so nothing
-is lost.
+The caller chooses what a clash means: a writer's proposal is refused (read again, retry), a
+hand edit keeps the person's file beside as a conflict copy, and "Keep mine" applies the
+person's side.
 
 Before any of that, :func:`looks_broken` judges whether a whole file looks broken rather than
 meant (cut short by a crashed editor, not UTF-8, most entries gone at once). One judgement
@@ -22,81 +27,128 @@ conflict copy and nothing is taken from it; a writer's proposal that looks broke
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-import merge3
 import msgspec
 
+from orbital.domain.entries import fold
+from orbital.domain.merge import merge_layout, merge_lines
 from orbital.events import Event
-from orbital.events.entries import EntryRetired, EntryRetitled, EntryRevised
-from orbital.events.files import FileLayoutSet, FileStoredRaw, Slot
+from orbital.events.entries import (
+    EntryCreated,
+    EntryMetaSet,
+    EntryPinned,
+    EntryRetired,
+    EntryRetitled,
+    EntryRevised,
+    EntryUnpinned,
+)
+from orbital.events.files import FileLayoutSet, FileStoredRaw
 from orbital.grammar.model import Entry, FileState
 from orbital.grammar.render import render_file
 from orbital.grammar.text import to_lf
 
+#: The clash of a proposal that no longer parses into entries (it cannot merge by entry).
+RAW_CLASH = "the whole file"
 
-def _token(slot: Slot) -> str:
-    return f"e:{slot.entry}" if slot.entry else f"t:{slot.text}"
 
+@dataclass(frozen=True)
+class Replay:
+    """The events of a proposal as they apply to the current state, and the entries (ids)
+    where both sides changed the same thing (their events are left out unless the edit is
+    preferred)."""
 
-def _merged_layout(
-    base: Sequence[Slot], ours: Sequence[Slot], theirs: Sequence[Slot]
-) -> tuple[Slot, ...] | None:
-    slots = {_token(s): s for s in (*base, *ours, *theirs)}
-    # A slot's spacing merges too: the person's, where they changed it, else the store's.
-    was = {_token(s): s for s in base}
-    slots |= {k: s for s in ours if (k := _token(s)) in was and slots[k] == was[k] and s != was[k]}
-    merger = merge3.Merge3(
-        [_token(s) for s in base], [_token(s) for s in ours], [_token(s) for s in theirs]
-    )
-    merged: list[Slot] = []
-    for group in merger.merge_groups():
-        if group[0] == "conflict":
-            return None
-        merged.extend(slots[token] for token in group[1])
-    return tuple(merged)
+    events: tuple[Event, ...]
+    clashes: tuple[str, ...] = ()
 
 
 def _trailing(text: str) -> str:
     return text[len(text.rstrip()) :]
 
 
-def _changed_beyond_spacing(base: Entry, current: Entry | None) -> bool:
-    """True when the store changed the entry since the base by more than the blank lines after
-    it (appending an entry below another gives that one a trailing blank line)."""
-    if current is None:
-        return True
-    return replace(base, text=base.text.rstrip()) != replace(current, text=current.text.rstrip())
+def _bare(entry: Entry) -> Entry:
+    """The entry without what a store change of spacing or text alone affects."""
+    return replace(entry, text=entry.text.rstrip())
 
 
-def replay_edit(base: FileState, current: FileState, edit: Sequence[Event]) -> list[Event] | None:
-    """The events of ``edit`` (decided against ``base``) as they apply to ``current``, or
-    None when the edit and the store changed the same entry or the same place in the file."""
+def _place(entry: Entry) -> tuple[object, ...]:
+    return (entry.status, entry.pointer, entry.archived_on, entry.merged_into, entry.file)
+
+
+def _respaced(event: Event, now: Entry) -> Event:
+    """A text event keeps the spacing the store gave the entry since (the entry below it)."""
+    if isinstance(event, EntryRevised | EntryRetitled):
+        return msgspec.structs.replace(event, text=event.text.rstrip() + _trailing(now.text))
+    return event
+
+
+def _replayed(event: Event, base: Entry, now: Entry | None) -> Event | None:
+    """``event`` (decided against ``base``) as it applies to ``now``; None on a clash."""
+    if now is None:
+        return None
+    if _bare(base) == _bare(now):
+        return _respaced(event, now)
+    if _place(base) != _place(now):
+        return None  # archived, merged, retired or restored meanwhile
+    if isinstance(event, EntryRevised | EntryRetitled):
+        text = merge_lines(base.text.rstrip(), now.text.rstrip(), event.text.rstrip())
+        if text is None:
+            return None
+        return msgspec.structs.replace(event, text=text + _trailing(now.text))
+    if isinstance(event, EntryMetaSet | EntryPinned | EntryUnpinned) and base.meta == now.meta:
+        return event  # the store changed the text only
+    return None
+
+
+def replay_edit(
+    base: FileState, current: FileState, edit: Sequence[Event], *, prefer_edit: bool = False
+) -> Replay:
+    """The events of ``edit`` (decided against ``base``) as they apply to ``current``, with
+    the entries both changed; ``prefer_edit`` applies the edit's side of a clash too.
+
+    An entry the edit creates with the text of one the store added since the base is that
+    entry (a proposal replayed twice, or the same entry written by two writers), and an event
+    that changes nothing on the current state is left out."""
+    added = {
+        e.text.rstrip(): eid
+        for eid, e in current.entries.items()
+        if eid not in base.entries and e.status == "live"
+    }
+    same: dict[str, str] = {}
     replayed: list[Event] = []
+    clashes: list[str] = []
+    state = current
     for event in edit:
+        found: Event | None = event
         if isinstance(event, FileStoredRaw):
-            return None  # the edit no longer parses into entries: nothing to merge by entry
-        if isinstance(event, FileLayoutSet):
-            if current.layout == base.layout:
-                replayed.append(event)
-                continue
-            layout = _merged_layout(base.layout, current.layout, event.slots)
-            if layout is None:
-                return None
-            if layout != current.layout:
-                replayed.append(FileLayoutSet(file=event.file, slots=layout))
+            if not prefer_edit and (current.raw != base.raw or current.layout != base.layout):
+                return Replay((), (RAW_CLASH,))
+        elif isinstance(event, EntryCreated) and event.text.rstrip() in added:
+            same[event.entry_id] = added.pop(event.text.rstrip())
+            found = None
+        elif isinstance(event, FileLayoutSet):
+            slots = tuple(
+                msgspec.structs.replace(s, entry=same.get(s.entry, s.entry)) for s in event.slots
+            )
+            if current.layout != base.layout:
+                slots = merge_layout(base.layout, current.layout, slots)
+            found = FileLayoutSet(file=event.file, slots=slots)
+        else:
+            entry_id = getattr(event, "entry_id", None)
+            if isinstance(entry_id, str) and entry_id in base.entries:
+                now = current.entries.get(entry_id)
+                found = _replayed(event, base.entries[entry_id], now)
+                if found is None and prefer_edit and now is not None:
+                    found = _respaced(event, now)
+                elif found is None and entry_id not in clashes:
+                    clashes.append(entry_id)
+        if found is None:
             continue
-        entry_id = getattr(event, "entry_id", None)
-        if isinstance(entry_id, str) and entry_id in base.entries:
-            now = current.entries.get(entry_id)
-            if _changed_beyond_spacing(base.entries[entry_id], now):
-                return None
-            if isinstance(event, EntryRevised | EntryRetitled) and now is not None:
-                # Keep the spacing the store gave the entry since (the entry below it).
-                text = event.text.rstrip() + _trailing(now.text)
-                event = msgspec.structs.replace(event, text=text)
-        replayed.append(event)
-    return replayed
+        after = fold(state, found)
+        if after != state:
+            replayed.append(found)
+            state = after
+    return Replay(tuple(replayed), tuple(clashes))
 
 
 #: "Most entries gone at once": at least this many, and more than half of the live ones.

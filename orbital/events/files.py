@@ -49,11 +49,14 @@ class HandEditDetected(Event, frozen=True, tag="file.hand_edit_detected"):
 
 
 class HandEditConflict(Event, frozen=True, tag="file.hand_edit_conflict"):
-    """An overlapping hand edit: the person's text was saved beside as ``conflict_copy``."""
+    """An overlapping hand edit: the person's text was saved beside as ``conflict_copy``;
+    ``base`` is the position of the version the edit was decided against (0: not recorded,
+    as in events from before it was)."""
 
     file: str
     conflict_copy: str
     found_sha256: str
+    base: int = 0
 
 
 class HandEditResolved(Event, frozen=True, tag="file.hand_edit_resolved"):

@@ -6,13 +6,15 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Response, Router, get, post, put, route
+from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.enums import HttpMethod
-from litestar.params import JSONBody, Parameter, QueryParameter
+from litestar.params import HeaderParameter, JSONBody, Parameter, QueryParameter
 
-from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
+from orbital.catalogue import ARCHIVE_FILES, LAYER1_KEYS, MEMORY_FILES
 from orbital.clock import parse_as_of, parse_instant
 from orbital.domain.history import summarize
+from orbital.errors import InvalidInput
 from orbital.events import event_type
 from orbital.files import projected_file
 from orbital.http._auth import BEARER_SCHEME, agent_caller, target_project
@@ -99,12 +101,48 @@ def history(
     return History(target.project_id, events)
 
 
+_ETAG = ResponseHeader(
+    name="ETag",
+    documentation_only=True,
+    description="A memory file's version (the log position of its last change), quoted; "
+    "send it back as `If-Match` with the write made from this read. None for ASKS.md or an "
+    "archive, nor for a read as of a past time.",
+)
+_IF_MATCH = (
+    "The ETag of the read this write was made from: the write is decided against that "
+    "version and replayed on today's file, so entries others wrote since are kept; a change "
+    "that overlaps one made since is refused (409, read again and retry). Without it, the "
+    "version the content most resembles is taken."
+)
+
+
+def _etag(version: int | None) -> dict[str, str]:
+    return {} if version is None else {"ETag": f'"{version}"'}
+
+
+def _base(if_match: str | None) -> int | None:
+    """The version an ``If-Match`` names (``"12"``, ``W/"12"`` or ``12``; ``*``: none)."""
+    if if_match is None or if_match.strip() == "*":
+        return None
+    tag = if_match.strip().removeprefix("W/").strip('"')
+    if not tag.isdigit():
+        raise InvalidInput(
+            f"If-Match {if_match!r} is not a version this server gave: send the ETag of "
+            'your read of the file, e.g. If-Match: "42"'
+        )
+    return int(tag)
+
+
 @put(
     "/files/{name:str}",
     summary="Write a memory file (the agent's proposed full content)",
-    description="A refused change is still 200: the refusal is in `warnings` and `content` is "
-    "the file unchanged.",
+    description="A refused change is still 200 when a rule of the file's grammar refuses it: "
+    "the refusal is in `warnings` and `content` is the file unchanged. A write that overlaps "
+    "a change made since the version it read is 409 (`conflict`); one that would empty the "
+    "file or remove most of its entries at once is 409 (`refused`) unless `remove` names "
+    "them.",
     responses=documented(*WRITES),
+    response_headers=[_ETAG],
     sync_to_thread=True,
 )
 def write_file(
@@ -113,21 +151,28 @@ def write_file(
     target: NamedDependency[Project],
     name: Annotated[str, Parameter(description=_NAME, schema_extra={"enum": _MEMORY_NAMES})],
     data: JSONBody[FileWrite],
-) -> WriteResult:
+    if_match: Annotated[
+        str | None, HeaderParameter(name="If-Match", description=_IF_MATCH, required=False)
+    ] = None,
+) -> Response[WriteResult]:
     outcome = service.write_file(
         target.project_id,
         name,
         data.content.encode(),
         actor=caller.actor,
         session=data.session,
+        base=_base(if_match),
+        remove=data.remove,
     )
-    return msgspec.convert(outcome, WriteResult, from_attributes=True)
+    result = msgspec.convert(outcome, WriteResult, from_attributes=True)
+    return Response(result, headers=_etag(outcome.version))
 
 
 @get(
     "/files/{name:str}",
     summary="Read a memory file as Orbital projects it",
     responses=documented(*AUTHED),
+    response_headers=[_ETAG],
     sync_to_thread=True,
 )
 def read_file(
@@ -137,9 +182,13 @@ def read_file(
     as_of: Annotated[
         str | None, QueryParameter(description=_AS_OF, schema_extra=_AS_OF_SCHEMA)
     ] = None,
-) -> FileContent:
+) -> Response[FileContent]:
+    found = projected_file(name)
+    if not as_of and found.key in LAYER1_KEYS:
+        content, version = service.read_versioned(target.project_id, name)
+        return Response(FileContent(found.name, content), headers=_etag(version))
     content = service.read_file(target.project_id, name, as_of=parse_as_of(as_of or None))
-    return FileContent(projected_file(name).name, content)
+    return Response(FileContent(found.name, content))
 
 
 @get(

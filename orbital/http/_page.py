@@ -308,6 +308,11 @@ def page(
     view = service.workbench(credential, project=viewer.lens or None, recently_closed=True)
     panels = [_panel(service, p, viewer.lens, search) for p in view.projects]
     conflicts = {p.project_id: service.conflicts(p.project_id) for p in view.projects}
+    previews = {
+        c.copy: service.preview_conflict(pid, c.copy, actor=credential.actor)
+        for pid, copies in conflicts.items()
+        for c in copies
+    }
     reachable = [p.project_id for p in service.projects() if credential.reaches(p.project_id)]
     return Template(
         "workbench.html.j2",
@@ -317,6 +322,7 @@ def page(
             "panels": panels,
             "search": search,
             "conflicts": {p: c for p, c in conflicts.items() if c},
+            "previews": previews,
             "projects": reachable,
             "lens": viewer.lens,
             "csrf": viewer.session.csrf,

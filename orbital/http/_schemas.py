@@ -53,6 +53,9 @@ class FileWrite(msgspec.Struct, frozen=True):
 
     content: str
     session: str | None = None
+    #: Entry ids the write removes on purpose (a write that would empty the file or remove
+    #: most of it at once is refused unless it names them).
+    remove: list[str] = msgspec.field(default_factory=list)
 
 
 class WrittenEvent(msgspec.Struct, frozen=True):
@@ -71,6 +74,8 @@ class WriteResult(msgspec.Struct, frozen=True):
     warnings: list[str]
     events: list[WrittenEvent]
     refused: bool = False
+    #: A memory file's version after the write (its ETag, unquoted); none for ASKS.md.
+    version: int | None = None
 
 
 class FileContent(msgspec.Struct, frozen=True):

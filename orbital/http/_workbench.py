@@ -37,7 +37,7 @@ from orbital.http._schemas import (
     WriteResult,
 )
 from orbital.http._trust import trust_routes
-from orbital.service import Credential, Orbital, Project
+from orbital.service import ConflictPreview, Credential, Orbital, Project
 
 #: What ``file`` may be (documented; a name in another case is accepted too): none (every
 #: file), a key or a file name.
@@ -202,7 +202,7 @@ def entries(
 _ENTRY_ACTIONS: dict[EntryAction, str] = {
     "pin": "Pin a live entry (it always stays in the agent's view)",
     "unpin": "Unpin a live entry",
-    "restore": "Restore an archived entry to its old place in its file",
+    "restore": "Restore an archived or retired entry to its file",
 }
 
 
@@ -253,6 +253,24 @@ def resolve_conflict(
     return _result(service.resolve_conflict(target.project_id, copy, data.keep, actor=caller.actor))
 
 
+@get(
+    "/{project:str}/conflicts/{copy:str}/preview",
+    summary="What Keep mine and Keep Orbital's would each do, as unified diffs",
+    description="`keep_mine`: today's file against the file with the person's changes "
+    "applied; `keep_orbital`: the person's copy against today's file, which stays. Nothing "
+    "is written.",
+    responses=documented(*WRITES),
+    sync_to_thread=True,
+)
+def preview_conflict(
+    service: NamedDependency[Orbital],
+    caller: NamedDependency[Credential],
+    target: NamedDependency[Project],
+    copy: FromPath[str],
+) -> ConflictPreview:
+    return service.preview_conflict(target.project_id, copy, actor=caller.actor)
+
+
 def workbench_router() -> Router:
     return Router(
         "/api/v1/workbench",
@@ -266,6 +284,7 @@ def workbench_router() -> Router:
             *(_entry_route(action) for action in _ENTRY_ACTIONS),
             *trust_routes(),
             conflicts,
+            preview_conflict,
             resolve_conflict,
         ],
         dependencies={"caller": person_caller, "target": target_project},

@@ -159,10 +159,22 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
     def memory_write(
         file: Annotated[str, Field(description="The file name, e.g. LESSONS.md.")],
         content: Annotated[str, Field(description="The whole new text of the file.")],
+        remove: Annotated[
+            list[str] | None,
+            Field(
+                description="Entry ids you remove on purpose: a write that would empty the "
+                "file or remove most of its entries at once is refused unless it names them."
+            ),
+        ] = None,
     ) -> CallToolResult:
         return _as_agent(
             lambda project, session: service.write_file(
-                project, file, content.encode(), actor=Actor.AGENT, session=session
+                project,
+                file,
+                content.encode(),
+                actor=Actor.AGENT,
+                session=session,
+                remove=remove or (),
             ),
             content=True,
         )

@@ -4,6 +4,7 @@ The CLI and the HTTP app call these and hold no rules themselves.
 """
 
 from orbital.project import Project
+from orbital.service._conflicts import ConflictPreview
 from orbital.service._context import EventSummary, InitReport, WriteOutcome
 from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
 from orbital.service._editor import EditorReport
@@ -16,6 +17,7 @@ __all__ = [
     "AsOf",
     "Audience",
     "ConflictCopy",
+    "ConflictPreview",
     "Credential",
     "Credentials",
     "EditorReport",

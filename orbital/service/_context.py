@@ -44,16 +44,19 @@ class WriteOutcome:
     back (the HTTP response, ``--json``) pays for building it.
     """
 
-    __slots__ = ("_build", "_content", "events", "refused", "warnings")
+    __slots__ = ("_build", "_content", "events", "refused", "version", "warnings")
 
     def __init__(
         self,
         content: str | Callable[[], str],
         warnings: list[str],
         events: list[EventSummary],
+        version: int | None = None,
         *,
         refused: bool = False,
     ) -> None:
+        #: A memory file's version after the write (its ETag); None for ASKS.md.
+        self.version = version
         self._content: str | None = content if isinstance(content, str) else None
         self._build: Callable[[], str] | None = None if isinstance(content, str) else content
         self.warnings = warnings
@@ -70,12 +73,13 @@ class WriteOutcome:
     def to_builtins(self) -> dict[str, Any]:
         """``{content, warnings, events, refused}`` as JSON-ready values."""
         events = msgspec.to_builtins(self.events)
-        return {
+        found = {
             "content": self.content,
             "warnings": self.warnings,
             "events": events,
             "refused": self.refused,
         }
+        return found if self.version is None else {**found, "version": self.version}
 
 
 class SyncReport(msgspec.Struct, frozen=True):

@@ -16,46 +16,26 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
-from orbital.domain.asks_legacy import decide_legacy_flags, extract_legacy_flags
 from orbital.domain.asks_write import decide_agent_write
-from orbital.domain.file_write import decide_file_write
-from orbital.domain.hand_edits import looks_broken, replay_edit
-from orbital.domain.merge import closest
-from orbital.domain.writes import Decision
+from orbital.domain.hand_edits import looks_broken
 from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.files import ABSENT, decode_utf8, sha256
 from orbital.grammar.asks_md import decode_asks_bytes, parse_line, read_file
-from orbital.grammar.model import FileState
 from orbital.grammar.render import render_file
 from orbital.grammar.text import norm, same_text, to_lf, without_nul
 from orbital.service._asks_file import ASKS_FILE, Changed, Projection
 from orbital.service._held import memory_not_landed, not_landed_warning
-from orbital.service._memory_state import MEMORY_KEYS, MERGE_BASES
+from orbital.service._memory_state import MEMORY_KEYS
+from orbital.service._proposals import decide_memory_write, decide_proposal
 
 if TYPE_CHECKING:
     from orbital.service._unit import Unit
 
 #: The stream of ASKS.md's hand-edit events.
 ASKS_FILE_STREAM = file_stream(ASKS_KEY)
-
-
-def decide_memory_write(
-    u: Unit, key: str, state: FileState, text: str, actor: Actor | None = None
-) -> Decision:
-    """The events for a proposed text of ``key`` against ``state``; ``[user]`` lines of
-    PROJECT_STATE first become asks, appended in this unit as ``actor`` (default: the
-    unit's)."""
-    if key == "state":
-        remaining, flags = extract_legacy_flags(text)
-        if flags:
-            moved = decide_legacy_flags(flags, u.asks.asks, u.today, u.mint)
-            u.append(moved.events, actor=actor)
-            u.warnings += moved.warnings
-            text = remaining
-    return decide_file_write(state, text, u.today, mint=u.mint, ever_used=u.ever_used())
 
 
 # -- memory files --------------------------------------------------------------------------
@@ -150,28 +130,26 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
         return
     theirs, removed = without_nul(theirs, name)
     u.warnings += removed
-    recent = sorted(set(versions.values()), reverse=True)[:MERGE_BASES]
-    bases = [u.units.memory.load(u.w, u.pid, at=p).files[key] for p in recent] or [current]
-    base = bases[closest(theirs, [render_file(b) for b in bases])]
-    decision = decide_memory_write(u, key, base, theirs, Actor.FILE)
-    broken = looks_broken(base, raw, decision.events)
+    proposal = decide_proposal(u, key, theirs, actor=Actor.FILE)
+    broken = looks_broken(current, raw, proposal.events)  # most entries gone at once
     if broken is not None:
         _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
         return
-    replayed = replay_edit(base, current, decision.events)
-    if replayed is None:
-        _keep_aside(u, key, raw, "changes what the store changed too")
-        return
-    u.append(replayed, actor=Actor.FILE)
-    u.warnings += decision.warnings
-    u.warnings.append(f"{name}: took in a hand edit ({found[:12]}).")
+    u.append(proposal.events, actor=Actor.FILE)
+    u.warnings += proposal.warnings
     u.rewrite.add(key)
+    if proposal.clashes:
+        # What did not clash is taken in; the person's file is kept for what did.
+        why = f"changes what the store changed too ({', '.join(proposal.clashes)})"
+        _keep_aside(u, key, raw, why, proposal.base)
+        return
+    u.warnings.append(f"{name}: took in a hand edit ({found[:12]}).")
 
 
-def _keep_aside(u: Unit, key: str, raw: bytes, why: str) -> None:
+def _keep_aside(u: Unit, key: str, raw: bytes, why: str, base: int = 0) -> None:
     """Save the person's file beside the projection, record it, regenerate."""
     name = MEMORY_FILES[key]
-    keep_aside(u, key, raw)
+    keep_aside(u, key, raw, base)
     u.warnings.append(
         f"{name} was edited outside Orbital and the edit {why}; the edited file is saved "
         f"as orbital/{u.conflicts[-1]} and {name} was regenerated from events. Merge your "
@@ -179,10 +157,11 @@ def _keep_aside(u: Unit, key: str, raw: bytes, why: str) -> None:
     )
 
 
-def keep_aside(u: Unit, key: str, raw: bytes) -> None:
-    """Save a memory file beside its projection as a conflict copy and record that."""
+def keep_aside(u: Unit, key: str, raw: bytes, base: int = 0) -> None:
+    """Save a memory file beside its projection as a conflict copy and record that, with the
+    version it was based on when known (``base``, a position; 0: not known)."""
     copy = u.save_aside(MEMORY_FILES[key], raw)
-    conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw))
+    conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw), base=base)
     u.append([conflict], actor=Actor.FILE)
     u.rewrite.add(key)
 

@@ -84,6 +84,8 @@ class ConflictCopy(msgspec.Struct, frozen=True):
     copy: str
     position: int
     recorded_at: dt.datetime
+    #: The version (a position) the person's edit was decided against; 0 when not recorded.
+    base: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +186,11 @@ class History:
                 if isinstance(event, HandEditConflict):
                     name = MEMORY_FILES.get(event.file, event.file)
                     kept[event.conflict_copy] = ConflictCopy(
-                        name, event.conflict_copy, recorded.position, recorded.recorded_at
+                        name,
+                        event.conflict_copy,
+                        recorded.position,
+                        recorded.recorded_at,
+                        event.base,
                     )
                 elif isinstance(event, HandEditResolved):
                     kept.pop(event.conflict_copy, None)

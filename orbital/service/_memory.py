@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from orbital.catalogue import MEMORY_FILES
@@ -19,15 +20,17 @@ from orbital.domain.backstop import plan_backstop
 from orbital.domain.beliefs import view_state
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
+from orbital.domain.removals import check_removals
 from orbital.domain.views import assemble_view
+from orbital.errors import StaleWrite
 from orbital.events import Actor
 from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
 from orbital.service._context import EventSummary, WriteOutcome
-from orbital.service._hand_edits import decide_memory_write
 from orbital.service._memory_state import MEMORY_KEYS, Memory
+from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
 
@@ -50,18 +53,43 @@ class MemoryService:
     # -- decisions ------------------------------------------------------------------------
 
     @staticmethod
-    def decide_write(u: Unit, key: str, content: bytes) -> None:
-        """Decide a writer's proposed full text of one memory file (reference §5) in ``u``."""
-        decision = decide_memory_write(u, key, u.memory.files[key], decode_utf8(content))
-        decide_trust_of_write(u, decision.events)
-        u.warnings += decision.warnings
-        retired = sum(isinstance(e, EntryRetired) for e in decision.events)
-        if retired:
-            name = MEMORY_FILES[key]
+    def decide_write(
+        u: Unit,
+        key: str,
+        content: bytes,
+        *,
+        base: int | None = None,
+        remove: AbstractSet[str] = frozenset(),
+    ) -> None:
+        """Decide a writer's proposed full text of one memory file (reference §5) in ``u``,
+        against the version it was based on (``base``; None: the written version it most
+        resembles), replayed on today's state. Refuses a write whose change overlaps what
+        changed since (:class:`StaleWrite`) and one that would empty the file or remove most
+        of it at once unless ``remove`` names those entries (:class:`MassRemoval`)."""
+        name = MEMORY_FILES[key]
+        proposal = decide_proposal(u, key, decode_utf8(content), base=base, remove=remove)
+        if proposal.clashes:
+            raise StaleWrite(name, proposal.base, proposal.clashes)
+        # What the text leaves out counts, kept back or not: an empty write is refused.
+        asked = [EntryRetired(entry_id=i, date=u.today) for i in proposal.kept_back]
+        gone = check_removals(u.memory.files[key], (*proposal.events, *asked), remove)
+        gone = [i for i in gone if i not in proposal.kept_back]
+        decide_trust_of_write(u, proposal.events)
+        u.warnings += proposal.warnings
+        if proposal.kept_back:
             u.warnings.append(
-                f"{name}: {retired} entr{'y' if retired == 1 else 'ies'} the new text no "
-                "longer has were removed from the file; their text stays in the history "
-                f"(orbital history --file {name})."
+                f"{name}: kept {', '.join(proposal.kept_back)}, left out of this write but "
+                "written after the oldest version it could have been read from; to remove "
+                "them, write with the version you read (--base, If-Match) or name them "
+                "(remove)."
+            )
+        if gone:
+            n = len(gone)
+            u.warnings.append(
+                f"{name}: {n} entr{'y' if n == 1 else 'ies'} the new text no longer has "
+                f"{'was' if n == 1 else 'were'} removed from the file ({', '.join(gone)}); "
+                f"their text stays in the history (orbital history --file {name}) and "
+                "`orbital restore ID` brings one back."
             )
 
     def entry_action(
@@ -91,6 +119,11 @@ class MemoryService:
     def read(self, project: Project, key: str, *, at: int | None = None) -> str:
         """The file as Orbital renders it now, or as of position ``at``."""
         return render_file(self.load(project, at=at).files[key])
+
+    def read_versioned(self, project: Project, key: str) -> tuple[str, int]:
+        """The file now and the position of the last event that changed it."""
+        memory = self.load(project)
+        return render_file(memory.files[key]), memory.changed_at[key]
 
     def read_archive(self, project: Project, key: str, *, at: int | None = None) -> str:
         return render_archive(self.load(project, at=at).files[key])

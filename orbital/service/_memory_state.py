@@ -8,6 +8,7 @@ recorded since.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ MEMORY_PREFIXES: tuple[str, ...] = (ENTRY_PREFIX, FILE_PREFIX)
 SNAPSHOT_NAME = "memory"
 #: Fold at most this many events on a cold load before a new snapshot is written.
 SNAPSHOT_EVERY = 64
+#: How many committed states per project are kept for whole-file writes based on them.
+RECENT_STATES = 16
 #: How many of the newest written versions a hand edit is compared with to find its base.
 MERGE_BASES = 8
 #: Told of a save found where Orbital meant to write (file name, bytes to keep as a conflict
@@ -62,6 +65,8 @@ class MemoryFiles:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self._cache: dict[str, Memory] = {}
+        #: The last few committed states per project, newest last: the versions writers read.
+        self._recent: dict[str, collections.deque[Memory]] = {}
 
     def head(self, r: Reader, pid: str) -> int:
         return max(r.prefix_head(pid, p) for p in MEMORY_PREFIXES)
@@ -113,10 +118,24 @@ class MemoryFiles:
             memory = dataclasses.replace(memory, folded=0)
         if at is None:
             if isinstance(r, Writer):  # cache only what committed: positions are reused
-                r.on_commit(lambda: self._cache.__setitem__(pid, memory))
+                r.on_commit(lambda: self._remember(pid, memory))
             else:
-                self._cache[pid] = memory
+                self._remember(pid, memory)
         return memory
+
+    def _remember(self, pid: str, memory: Memory) -> None:
+        self._cache[pid] = memory
+        recent = self._recent.setdefault(pid, collections.deque(maxlen=RECENT_STATES))
+        if not recent or recent[-1].position < memory.position:
+            recent.append(memory)
+
+    def file_at(self, r: Reader, pid: str, key: str, at: int) -> FileState:
+        """File ``key`` as of position ``at``: from a recently committed state that already
+        held it (the version a concurrent writer read moments ago), else loaded."""
+        for memory in reversed(self._recent.get(pid, ())):
+            if memory.changed_at[key] <= at <= memory.position:
+                return memory.files[key]
+        return self.load(r, pid, at=at).files[key]
 
     @staticmethod
     def _snapshot_state(r: Reader, pid: str, position: int) -> bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
@@ -19,16 +19,17 @@ from orbital.domain.workbench import EntryRow, WorkbenchView
 from orbital.editor.scheduler import EditorScheduler
 from orbital.errors import InvalidInput, Refused, UnknownProject, UnmergedEdits
 from orbital.events import Actor, RecordedEvent
-from orbital.events.files import HandEditConflict, HandEditResolved
+from orbital.events.files import HandEditConflict
 from orbital.files import FileGateway, check_size, memory_file, projected_file, sha256
 from orbital.grammar.render import render_file
-from orbital.grammar.text import without_nul, without_nul_bytes
+from orbital.grammar.text import without_nul_bytes
 from orbital.project import Project
 from orbital.service._agents import AgentSessions
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._asks_state import ASK_REDUCER
 from orbital.service._claude_code import ClaudeCodeHooks
+from orbital.service._conflicts import ConflictPreview, Conflicts
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import Credential, Credentials
 from orbital.service._editor import EditorReport, EditorService
@@ -71,6 +72,7 @@ class Orbital:
         self.agents = AgentSessions(self)
         self.claude_code = ClaudeCodeHooks(self)
         self.trust = Trust(self)
+        self._conflicts = Conflicts(self.units, self._history, self._asks)
         self.editor = EditorService(
             self.units, self._memory, self._memory.count, EditorScheduler(clock)
         )
@@ -191,11 +193,19 @@ class Orbital:
         session: str | None = None,
         hold: bool = False,
         transcript: Path | None = None,
+        base: int | None = None,
+        remove: Collection[str] = (),
     ) -> WriteOutcome:
         """Apply a proposed full content of ``orbital/<name>``: events, then the file
         (``hold``: the file's new bytes are not written but are the outcome's content, for an
         agent's own file tool to write; its checkpoint waits for them; ``transcript``: the
-        writer's session, the quotes of the ask changes in an ASKS.md write are checked in)."""
+        writer's session, the quotes of the ask changes in an ASKS.md write are checked in).
+
+        A memory file's proposal is decided against ``base``, the version the writer read
+        (:meth:`read_versioned`), and replayed on today's state: entries it did not touch are
+        never retired; an overlap with what changed since is refused (``StaleWrite``). A write
+        that would empty the file or remove most of it is refused unless ``remove`` names
+        those entries."""
         key = memory_file(name).key
         check_size(content)
         found = self.store.project(project)
@@ -204,7 +214,7 @@ class Orbital:
         with self.units.begin(
             found, actor, session=session, proposal=(key, content), held=held
         ) as u:
-            self._decide_write(u, key, content, words)
+            self._decide_write(u, key, content, words, base=base, remove=frozenset(remove))
         if u.held is not None and u.held.data is not None:
             text = u.held.data.decode("utf-8")
             return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
@@ -224,22 +234,42 @@ class Orbital:
         agent's hook waits for."""
         return self._memory.session_end(self.store.project(project))
 
-    def _decide_write(self, u: Unit, key: str, content: bytes, words: UserWords | None) -> None:
+    def _decide_write(
+        self,
+        u: Unit,
+        key: str,
+        content: bytes,
+        words: UserWords | None,
+        *,
+        base: int | None = None,
+        remove: frozenset[str] = frozenset(),
+    ) -> None:
         content, removed = without_nul_bytes(content, MEMORY_FILES[key])
         u.warnings += removed
         if key == "asks":
             self._asks.decide_write(u, content, words)
         else:
-            self._memory.decide_write(u, key, content)
+            self._memory.decide_write(u, key, content, base=base, remove=remove)
 
     @staticmethod
     def _written(u: Unit, key: str) -> WriteOutcome:
-        """What a write reports: the file as it now stands, warnings, events."""
+        """What a write reports: the file as it now stands, warnings, events, and (memory
+        files) its version."""
         if key == "asks":
             return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
         assert u.memory_after is not None  # set when the unit ended
         text = render_file(u.memory_after.files[key])
-        return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
+        return WriteOutcome(
+            text, u.warnings, u.events, u.memory_after.changed_at[key], refused=u.refused
+        )
+
+    def read_versioned(self, project: str, name: str) -> tuple[str, int]:
+        """A memory file now, with its version: the position of the last event that changed
+        it (an HTTP ETag; what a whole-file write passes back as its ``base``)."""
+        key = memory_file(name).key
+        if key == "asks":
+            raise InvalidInput("ASKS.md has no version: its writes are append-only")
+        return self._memory.read_versioned(self.store.project(project), key)
 
     def as_of(self, project: str, when: AsOf) -> tuple[int, dt.datetime] | None:
         """Resolve an as-of (an instant, a date: the end of that day in the project's
@@ -348,41 +378,13 @@ class Orbital:
         return self._history.conflicts(project)
 
     def resolve_conflict(self, project: str, copy: str, keep: str, *, actor: Actor) -> WriteOutcome:
-        """Settle a conflict copy: ``mine`` writes the person's text as their change of the
-        file (the usual rules apply), ``orbital`` keeps the store's text and records the
-        person's in the event. Either way the copy is then removed; nothing is lost."""
-        pending = {c.copy: c for c in self.conflicts(project)}
-        conflict = pending.get(copy)
-        if conflict is None:
-            raise Refused(
-                f"{copy!r} is not an unsettled conflict copy of this project; the Workbench "
-                "lists the ones waiting"
-            )
-        if keep not in ("mine", "orbital"):
-            raise InvalidInput(f"keep is 'mine' or 'orbital', not {keep!r}")
-        found = self.store.project(project)
-        files = self.units.ctx.files(found)
-        raw = files.read_aside(copy)
-        if raw is None:
-            raise Refused(f"the conflict copy {copy!r} is gone; nothing was changed")
-        key = memory_file(conflict.file).key
-        mine = keep == "mine"
-        if mine:
-            check_size(raw)
-        with self.units.begin(found, actor, proposal=(key, raw) if mine else None) as u:
-            if mine:
-                self._decide_write(u, key, raw, None)
-            text, removed = without_nul("" if mine else raw.decode("utf-8", errors="replace"), copy)
-            written = WriteOutcome("", [*u.warnings, *removed], list(u.events), refused=u.refused)
-            settled = HandEditResolved(file=key, conflict_copy=copy, kept=keep, text=text)
-            u.append([settled])
-        files.remove_aside(copy)
-        if not mine:
-            return written
-        outcome = self._written(u, key)
-        return WriteOutcome(
-            outcome.content, written.warnings, written.events, refused=written.refused
-        )
+        """Settle a conflict copy: ``mine`` applies the person's own changes to today's
+        state, ``orbital`` keeps the store's text (see :mod:`._conflicts`)."""
+        return self._conflicts.resolve(project, copy, keep, actor)
+
+    def preview_conflict(self, project: str, copy: str, *, actor: Actor) -> ConflictPreview:
+        """What Keep mine and Keep Orbital's would each do to the file, as diffs."""
+        return self._conflicts.preview(project, copy, actor)
 
     # -- memory editor --------------------------------------------------------------------
 

@@ -229,3 +229,45 @@ def test_a_conflict_is_settled_from_the_page(client: Client, world: World, signe
     page = client.get("/workbench").text
     assert "Your edited file was written as your change." in page
     assert f'id="conflict-{copy}"' not in page
+
+
+def test_a_conflict_shows_what_each_choice_does_and_a_retired_entry_can_be_restored(
+    client: Client, world: World, signed_in: str
+) -> None:
+    service, project = world.service, world.alpha
+    disk = world.alpha_root / "orbital" / "DECISIONS.md"
+    service.write_file(
+        project, "DECISIONS.md", b"## Use Postgres\nChose: PG.\nReason: teams.\n", actor=Actor.AGENT
+    )
+    opened = disk.read_text()
+    revised = opened.replace("teams.", "the team knows it.")
+    service.write_file(project, "DECISIONS.md", revised.encode(), actor=Actor.AGENT)
+    disk.write_text(opened.replace("teams.", "managed hosting."))
+    service.sync(project)
+    page = client.get("/workbench").text
+    assert "What Keep mine does to DECISIONS.md" in page
+    assert "-Reason: the team knows it.\n+Reason: managed hosting.\n" in page
+    kept = act(
+        client,
+        f"{project}/conflicts/{service.conflicts(project)[0].copy}/keep-mine",
+        csrf=signed_in,
+    )
+    assert kept.status_code == 303
+    assert "Reason: managed hosting." in disk.read_text()
+    service.write_file(
+        project,
+        "DECISIONS.md",
+        disk.read_bytes() + b"\n## Ship on Fridays\nChose: yes.\n",
+        actor=Actor.AGENT,
+    )
+    without = disk.read_bytes().split(b"\n## Ship")[0] + b"\n"
+    service.write_file(
+        project, "DECISIONS.md", without, actor=Actor.AGENT, remove=["ship-on-fridays"]
+    )
+    page = client.get(f"/workbench?project={project}").text
+    entry = page.split(f'id="entry-{project}-ship-on-fridays"')[1].split("</li>")[0]
+    assert '<span class="badge">retired</span>' in entry
+    assert f"/workbench/{project}/entries/ship-on-fridays/restore" in entry
+    restored = act(client, f"{project}/entries/ship-on-fridays/restore", csrf=signed_in)
+    assert restored.status_code == 303
+    assert "## Ship on Fridays" in disk.read_text()

@@ -216,6 +216,17 @@ def test_pin_protects_and_bad_actions_are_refused(small: Env) -> None:
     )
     with pytest.raises(UnknownEntry):
         small.orbital.entry_action(small.project, "nope", "restore", actor=Actor.USER)
-    write(small, "DECISIONS.md", "## Only one left\nChose: x.\n")  # the others are retired
-    with pytest.raises(Refused, match="is retired, not archived"):
-        small.orbital.entry_action(small.project, "decision-number-0", "restore", actor=Actor.USER)
+    live = small.orbital.memory_entries(small.project)
+    removing = [r.id for r in live if r.status == "live"]
+    small.orbital.write_file(
+        small.project,
+        "DECISIONS.md",
+        b"## Only one left\nChose: x.\n",
+        actor=Actor.AGENT,
+        remove=removing,  # the others are retired, on purpose
+    )
+    restored = small.orbital.entry_action(
+        small.project, "decision-number-0", "restore", actor=Actor.USER
+    )
+    assert [e.type for e in restored.events] == ["entry.restored"]
+    assert "<!--mem id:decision-number-0 " in restored.content
