@@ -116,6 +116,10 @@ _IF_MATCH = (
 )
 
 
+#: What ``If-Match`` may carry: ``*``, or a version this server gave as an ETag.
+_IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"?[0-9]+"?)\s*$'
+
+
 def _etag(version: int | None) -> dict[str, str]:
     return {} if version is None else {"ETag": f'"{version}"'}
 
@@ -152,7 +156,13 @@ def write_file(
     name: Annotated[str, Parameter(description=_NAME, schema_extra={"enum": _MEMORY_NAMES})],
     data: JSONBody[FileWrite],
     if_match: Annotated[
-        str | None, HeaderParameter(name="If-Match", description=_IF_MATCH, required=False)
+        str | None,
+        HeaderParameter(
+            name="If-Match",
+            description=_IF_MATCH,
+            required=False,
+            schema_extra={"anyOf": [{"type": "string", "pattern": _IF_MATCH_PATTERN}]},
+        ),
     ] = None,
 ) -> Response[WriteResult]:
     outcome = service.write_file(

@@ -21,9 +21,15 @@ from orbital.service import Credential, Orbital, Project
 
 
 class TrustReason(msgspec.Struct, frozen=True):
-    """Why the person disputes, retracts or reaffirms (required to dispute)."""
+    """Why the person retracts or reaffirms (optional)."""
 
     reason: str = ""
+
+
+class DisputeReason(msgspec.Struct, frozen=True):
+    """Why the person doubts the entry: required, it is shown beside it."""
+
+    reason: Annotated[str, msgspec.Meta(pattern=r"\S")]
 
 
 class Beliefs(msgspec.Struct, frozen=True):
@@ -50,6 +56,18 @@ def _trust_route(action: TrustAction) -> HTTPRouteHandler:
         outcome = service.trust.act(target.project_id, entry_id, action, reason, actor=caller.actor)
         return msgspec.convert(outcome, WriteResult, from_attributes=True)
 
+    def dispute(
+        service: NamedDependency[Orbital],
+        caller: NamedDependency[Credential],
+        target: NamedDependency[Project],
+        entry_id: FromPath[str],
+        data: JSONBody[DisputeReason],
+    ) -> WriteResult:
+        outcome = service.trust.act(
+            target.project_id, entry_id, action, data.reason, actor=caller.actor
+        )
+        return msgspec.convert(outcome, WriteResult, from_attributes=True)
+
     return post(
         f"/{{project:str}}/entries/{{entry_id:str}}/{action}",
         summary=_SUMMARY[action],
@@ -60,7 +78,7 @@ def _trust_route(action: TrustAction) -> HTTPRouteHandler:
         sync_to_thread=True,
         name=f"entry-{action}",
         operation_id=f"entry{action.title()}",
-    )(trust_action)
+    )(dispute if action == "dispute" else trust_action)
 
 
 @get(

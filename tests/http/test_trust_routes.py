@@ -53,9 +53,9 @@ def test_a_dispute_needs_a_reason_and_an_agent_token_is_refused(
     head = world.service.head(world.alpha)
     empty = act(client, world, "ship-on-fridays", "dispute", {"reason": " "}, world.person)
     assert empty.status_code == 400
-    assert empty.json()["detail"] == (
-        "a dispute needs a reason (--reason): it is shown beside the entry"
-    )
+    # The document requires a reason with a non-blank character, so the request is refused
+    # as the document says, before the service.
+    assert empty.json()["detail"] == "body field `reason`: Expected `str` matching regex '\\S'"
     agent = act(client, world, "ship-on-fridays", "retract", {}, world.agent)
     assert agent.status_code == 403
     assert (world.alpha_root / "orbital" / "DECISIONS.md").read_bytes() == before
