@@ -55,7 +55,7 @@ def test_a_dispute_needs_a_reason_and_an_agent_token_is_refused(
     assert empty.status_code == 400
     # The document requires a reason with a non-blank character, so the request is refused
     # as the document says, before the service.
-    assert empty.json()["detail"] == "body field `reason`: Expected `str` matching regex '\\S'"
+    assert empty.json()["detail"] == "body field `reason`: Expected `str` matching regex '\\\\S'"
     agent = act(client, world, "ship-on-fridays", "retract", {}, world.agent)
     assert agent.status_code == 403
     assert (world.alpha_root / "orbital" / "DECISIONS.md").read_bytes() == before
