@@ -14,16 +14,18 @@ import random
 import re
 from collections.abc import Callable, Container, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from orbital.domain.layered import Layered
-from orbital.domain.rephrase import MeaningIndex
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused, AskReopened
 from orbital.grammar.text import norm, one_line
+
+if TYPE_CHECKING:
+    from orbital.domain.rephrase import MeaningIndex
 
 AskState = Literal["open", "done", "dropped"]
 CloseKind = Literal["done", "dropped"]
@@ -188,6 +190,42 @@ def open_with_text(asks: Asks, text: str, index: OpenIndex | None = None) -> Ask
     return next((a for a in asks.values() if a.state == "open" and norm(a.text) == key), None)
 
 
+class LazyMeaningIndex:
+    """The dropped asks' :class:`~orbital.domain.rephrase.MeaningIndex`, built at the first
+    lookup: a process that opens no ask (most short-lived ones) never pays for filing
+    thousands of dropped texts by meaning, nor imports the stemmers. Once built it grows
+    by :meth:`added` like the index itself."""
+
+    def __init__(
+        self, items: tuple[tuple[str, str], ...] = (), built: MeaningIndex[str] | None = None
+    ) -> None:
+        self._items = items
+        self._built = built
+
+    def added(self, items: Iterable[tuple[str, str]]) -> LazyMeaningIndex:
+        if self._built is not None:
+            return LazyMeaningIndex(built=self._built.added(items))
+        return LazyMeaningIndex((*self._items, *items))
+
+    def index(self) -> MeaningIndex[str]:
+        if self._built is None:
+            from orbital.domain.rephrase import MeaningIndex
+
+            self._built = MeaningIndex[str]().added(self._items)
+            self._items = ()
+        return self._built
+
+    def restated_by(self, text: str) -> dict[str, float]:
+        return self.index().restated_by(text)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LazyMeaningIndex):
+            return NotImplemented
+        return self.index() == other.index()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(frozen=True)
 class DroppedIndex:
     """The dropped asks indexed for the refusal: the latest one per exact key (normalised
@@ -197,7 +235,7 @@ class DroppedIndex:
 
     by_norm: Mapping[str, Ask]
     by_fuzzy: Mapping[str, Ask]
-    by_meaning: MeaningIndex[str]
+    by_meaning: LazyMeaningIndex
     by_id: Mapping[str, Ask]
 
     def changed(self, asks: Iterable[Ask]) -> DroppedIndex:
@@ -223,7 +261,7 @@ def _dropped_index(dropped: Iterable[Ask]) -> DroppedIndex:
     return DroppedIndex(
         by_norm={norm(a.text): a for a in oldest_first},
         by_fuzzy={key: a for a in oldest_first if (key := fuzzy_key(a.text))},
-        by_meaning=MeaningIndex[str]().added((a.id, a.text) for a in oldest_first),
+        by_meaning=LazyMeaningIndex(tuple((a.id, a.text) for a in oldest_first)),
         by_id={a.id: a for a in oldest_first},
     )
 
