@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orbital.catalogue import MEMORY_DIR
 from orbital.clock import Clock, clock_from_env, end_of_day
@@ -41,7 +43,6 @@ from orbital.service._asks_state import ASK_REDUCER
 from orbital.service._claude_code import ClaudeCodeHooks
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import Credential, Credentials
-from orbital.service._editor import EditorReport, EditorService
 from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
@@ -49,6 +50,9 @@ from orbital.service._page_sessions import PageSessions
 from orbital.service._unit import Unit, Units
 from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
+
+if TYPE_CHECKING:
+    from orbital.service._editor import EditorReport, EditorService
 
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | dt.date | int | None
@@ -78,9 +82,15 @@ class Orbital:
         self._history = History(self.units, self._memory)
         self.agents = AgentSessions(self)
         self.claude_code = ClaudeCodeHooks(self)
-        self.editor = EditorService(
-            self.units, self._memory, self._memory.count, EditorScheduler(clock)
-        )
+
+    @functools.cached_property
+    def editor(self) -> EditorService:
+        """The memory editor's use cases (made on first use: the model client's HTTP stack is
+        imported only by a process that runs or checks the editor)."""
+        from orbital.service._editor import EditorService
+
+        scheduler = EditorScheduler(self.clock)
+        return EditorService(self.units, self._memory, self._memory.count, scheduler)
 
     @classmethod
     def open(
