@@ -111,7 +111,7 @@ def install_claude_code(ctx: click.Context, project_path: Path) -> None:
     view_path = root / _VIEW
     if _change(record, _VIEW) is None:
         record[_VIEW] = {"before": _read(view_path), "written": ""}
-    head, day, view = service.agents.current_view(project)
+    head, view, day = service.agents.current_view(project)
     service.agents.write_view(project, view_path, head, view, day)
     click.echo(f"wrote {_VIEW} (the memory view at @{head}, imported by {cc.MEMORY_FILE})")
     record["created_dir"] = created_dir

@@ -90,7 +90,7 @@ class AgentSessions:
         except OSError:
             before = None
         loaded = view_position(before)
-        head, day, view = self.current_view(project)
+        head, view, day = self.current_view(project)
         if loaded is None:
             lines = [view]
         else:
@@ -108,12 +108,12 @@ class AgentSessions:
         )
         return StartReport(text, head)
 
-    def current_view(self, project: Project) -> tuple[int, dt.date, str]:
-        """The project's head, today and the view. Today is read first: a view rendered across
+    def current_view(self, project: Project) -> tuple[int, str, dt.date]:
+        """The project's head, the view and today. Today is read first: a view rendered across
         midnight is marked with the earlier day, so the quick session start re-renders it."""
         day = self.service.units.ctx.today(project)
         head = self.service.head(project.project_id)
-        return head, day, self.service.context_view(project.project_id)
+        return head, self.service.context_view(project.project_id), day
 
     def write_view(
         self, project: Project, view_path: Path, head: int, view: str, day: dt.date

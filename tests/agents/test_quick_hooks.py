@@ -128,8 +128,8 @@ def test_quick_answers_equal_the_full_paths(
         service.agents._marks = full_marks
         view = root / VIEW_FILE
 
-        def both(event: str, slug: str, **fields: object) -> object:
-            payload = parse_payload(json.dumps(_payload(root, event, **fields)))
+        def both(event: str, slug: str, session: str = "s1", **fields: object) -> object:
+            payload = parse_payload(json.dumps({**_payload(root, event, session), **fields}))
             quick = quick_answer(slug, payload, db, quick_marks)
             full = service.claude_code.handle(slug, payload)
             if quick is not None:
@@ -154,6 +154,14 @@ def test_quick_answers_equal_the_full_paths(
         assert quick_answer("prompt", payload, db, quick_marks) is None
         assert both("SessionStart", "session-start", session="s3", source="startup") is None
         assert both("SessionStart", "session-start", session="s4", source="startup") == NOTHING
+        # Another write, then a session end brings the view file up to date for the next start.
+        text = service.read_file(pid, "DECISIONS.md") + "\n## Use tabs\nChose: tabs.\n"
+        service.write_file(pid, "DECISIONS.md", text.encode(), actor=Actor.AGENT, session="s2")
+        assert both("SessionEnd", "session-end", session="s2", reason="exit") is None
+        header = view.read_text(encoding="utf-8")
+        assert view_position(header) == service.head(pid)
+        assert view_day(header) == clock.at.date().isoformat()
+        assert both("SessionStart", "session-start", session="s5", source="startup") == NOTHING
         # The next day the same view is stale (it names today): rendered again.
         monkeypatch.setenv("ORBITAL_NOW", (clock.at + dt.timedelta(days=1)).isoformat())
         payload = parse_payload(json.dumps(_payload(root, "SessionStart", source="startup")))
@@ -176,7 +184,8 @@ def test_quick_answers_equal_the_full_paths(
         assert service.unmerged(pid) == []  # the full path took it in
         assert both("PostToolUse", "post-tool", tool_name="Bash", tool_input={}) == NOTHING
         # Outside every project, or a store the quick reader cannot read: the full path.
-        payload = parse_payload(json.dumps({**_payload(root, "UserPromptSubmit"), "cwd": "/"}))
+        outside: dict[str, object] = {**_payload(root, "UserPromptSubmit"), "cwd": "/"}
+        payload = parse_payload(json.dumps(outside))
         assert quick_answer("prompt", payload, db, quick_marks) is None
         assert quick_answer("prompt", payload, "sqlite:///:memory:", quick_marks) is None
         assert quick_answer("subagent-start", payload, db, quick_marks) is None
