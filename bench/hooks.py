@@ -177,9 +177,7 @@ def one_round(run: Runner, hooks: Mapping[str, str], i: int, baseline: str) -> N
     answer = run.run("prompt, nothing changed", hooks["UserPromptSubmit"], a.payload(
         "UserPromptSubmit", prompt="go on"))  # fmt: skip
     assert answer is None, answer
-    entry = (
-        f"\n\n## Bench decision {i}\nChose: {sentence(rng, 12)}\nReason: {sentence(rng, 20)}\n"
-    )
+    entry = f"\n\n## Bench decision {i}\nChose: {sentence(rng, 12)}\nReason: {sentence(rng, 20)}\n"
     edit_round(run, hooks, b, "DECISIONS.md", entry, "DECISIONS.md")
     ask = "\n" + new_line(1_000_000 + i).rstrip("\n")
     edit_round(run, hooks, b, "ASKS.md", ask, "ASKS.md")

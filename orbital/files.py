@@ -361,7 +361,7 @@ class HeldGateway(FileGateway):
             return super().append(name, data)
         base = self.data if self.data is not None else (self.read_bytes(name) or b"")
         self.data = base + data
-        return FileStamp(len(self.data), -1, None)
+        return FileStamp(len(self.data), -1, sha256(self.data))
 
     def restorer(self, name: str, previous: bytes | Unread | None = UNREAD) -> Callable[[], None]:
         return (lambda: None) if self._holds(name) else super().restorer(name, previous)

@@ -38,6 +38,7 @@ from orbital.service._sessions import SessionMark, SessionMarks, write_atomic
 if TYPE_CHECKING:
     from orbital.service._service import Orbital
 
+
 @dataclass(frozen=True)
 class StartReport:
     """Session start: the context for the model ("" for none) and where the view stands."""
@@ -185,4 +186,3 @@ class AgentSessions:
         if view_path is not None and view_path.exists():
             self.write_view(project, view_path, *self.current_view(project))
         return report
-

@@ -79,6 +79,7 @@ def _upsert_head_pg() -> Any:
 
     return _upsert_head(insert)
 
+
 _ENCODER = msgspec.json.Encoder()
 
 

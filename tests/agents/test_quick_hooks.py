@@ -20,12 +20,15 @@ from orbital.cli import cli
 from orbital.clock import FixedClock
 from orbital.events import Actor
 from orbital.service import Orbital
+from orbital.service._asks_state import AsksState
 from orbital.service._quick_hooks import NOTHING, quick_answer
 from orbital.service._sessions import SessionMark, SessionMarks
 
 #: What no quick answer may import (the store's and the servers' libraries, the tokenizer…).
 HEAVY = ("sqlalchemy", "alembic", "tiktoken", "litestar", "httpx", "mcp", "snowballstemmer")
-ENTRY = "import sys; from orbital.cli import main; main(); print(sorted(sys.modules), file=sys.stderr)"
+ENTRY = (
+    "import sys; from orbital.cli import main; main(); print(sorted(sys.modules), file=sys.stderr)"
+)
 
 
 @pytest.fixture
@@ -189,3 +192,30 @@ def test_quick_answers_equal_the_full_paths(
         assert quick_answer("prompt", payload, db, quick_marks) is None
         assert quick_answer("prompt", payload, "sqlite:///:memory:", quick_marks) is None
         assert quick_answer("subagent-start", payload, db, quick_marks) is None
+
+
+def test_the_tools_write_of_a_held_asks_edit_is_known_by_its_hash(
+    store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: FixedClock
+) -> None:
+    """After an agent's ``Edit`` of ASKS.md (the bytes held for its tool), the PostToolUse
+    take-in recognises Orbital's bytes by the checkpoint's hash: no render of the whole log."""
+    root = tmp_path / "project"
+    root.mkdir()
+    with Orbital.open(store_url, clock=clock) as service:
+        project = service.init_project(root)
+        asks = root / "orbital" / "ASKS.md"
+        proposal = asks.read_bytes() + b"- open Book the venue for the offsite\n"
+        outcome = service.agents.write(project, "ASKS.md", proposal, "s1")
+        assert asks.read_bytes() != outcome.content.encode()  # held for the tool
+        asks.write_bytes(outcome.content.encode())  # the tool writes it
+
+        def no_render(*_args: object) -> str:
+            raise AssertionError("ASKS.md rendered from the log")
+
+        monkeypatch.setattr(AsksState, "render", staticmethod(no_render))
+        head = service.head(project.project_id)
+        assert service.agents.take_in(project, "s1", ["ASKS.md"]) == []
+        assert service.unmerged(project.project_id) == []
+        assert service.head(project.project_id) == head  # nothing taken in as an edit
+        monkeypatch.undo()
+        assert service.read_file(project.project_id, "ASKS.md") == outcome.content
