@@ -68,8 +68,10 @@ def run_hook(event: str, db: str | None) -> None:
         result = quick_answer(event, payload, db)
         if result is None:
             from orbital.service import Orbital
+            from orbital.service._sessions import state_dir
 
             with Orbital.open(db, create=False) as service:
+                service.keep_indexes(state_dir() / "cache" / "meanings")
                 result = service.claude_code.handle(event, payload)
         if result.editor_sessions is not None or result.project is not None:
             assert result.project is not None

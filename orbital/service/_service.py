@@ -109,6 +109,13 @@ class Orbital:
         store = EventStore(db_url, clock=clock, reducers=REDUCERS, create=create)
         return cls(store, clock, mint=mint, counter=counter)
 
+    def keep_indexes(self, folder: Path) -> None:
+        """Keep built meaning indexes of dropped asks in ``folder`` for the next process (a
+        short-lived one, such as a hook, would otherwise file every dropped ask again)."""
+        from orbital.service._meanings import KeptMeaningIndexes
+
+        self.units.asks.build_index = KeptMeaningIndexes(folder)
+
     def close(self) -> None:
         self.store.close()
 
