@@ -23,6 +23,10 @@ Each answer is checked (nothing / context / allow), so the bench times the path 
 Prints p50 and p90 per step and the ratio of each p50 to ``-c pass``'s. Targets (issue 14):
 session start <= 250 ms, a prompt when nothing changed <= 100 ms, a Write/Edit of a memory
 file <= 300 ms, p50.
+
+``--cli`` adds the cold CLI commands of issue 17 to each round (``orbital context``, ``orbital
+show DECISIONS.md``, ``orbital ask open``, ``orbital write DECISIONS.md``; targets: reads <= 5x,
+writes <= 8x ``-c pass``, on a 50k-event project: ``--ask-events 50000``).
 """
 
 from __future__ import annotations
@@ -52,12 +56,12 @@ ASK_EVENTS = 10_000
 Json = dict[str, object]
 
 
-def build_project(tmp: Path, db_url: str) -> Path:
-    """The project: a 10,000-event ASKS.md imported at init, the four files near their hard
-    budgets, 40 open asks from the person."""
+def build_project(tmp: Path, db_url: str, ask_events: int = ASK_EVENTS) -> Path:
+    """The project: an ASKS.md of ``ask_events`` events imported at init, the four files
+    near their hard budgets, 40 open asks from the person."""
     root = tmp / "project"
     (root / "orbital").mkdir(parents=True)
-    (root / "orbital" / "ASKS.md").write_text(asks_log(ASK_EVENTS, seed=1), encoding="utf-8")
+    (root / "orbital" / "ASKS.md").write_text(asks_log(ask_events, seed=1), encoding="utf-8")
     encode = default_encoding().encode_ordinary
 
     def count(text: str) -> int:
@@ -111,8 +115,10 @@ class Runner:
         self.samples: dict[str, list[float]] = {}
         self.timing = True
 
-    def run(self, step: str, command: str, payload: Json | None = None) -> Json | None:
-        data = b"" if payload is None else json.dumps(payload).encode()
+    def run(
+        self, step: str, command: str, payload: Json | None = None, stdin: bytes = b""
+    ) -> Json | None:
+        data = stdin if payload is None else json.dumps(payload).encode()
         start = time.perf_counter()
         done = subprocess.run(
             command, shell=True, input=data, capture_output=True, cwd=self.root, env=self.env
@@ -123,6 +129,8 @@ class Runner:
         if self.timing:
             self.samples.setdefault(step, []).append(elapsed)
         out = done.stdout.strip()
+        if payload is None:
+            return {"stdout": out.decode()}
         return json.loads(out) if out else None
 
 
@@ -195,6 +203,22 @@ def one_round(run: Runner, hooks: Mapping[str, str], i: int, baseline: str) -> N
     assert answer is None, answer
 
 
+def cli_round(run: Runner, orbital: str, i: int) -> None:
+    """The cold CLI commands of issue 17, each a new process."""
+    project = f"--project {shlex.quote(str(run.root))}"
+    view = run.run("cli: orbital context", f"{orbital} context {project}")
+    assert view is not None and "DECISIONS" in str(view["stdout"])
+    run.run("cli: orbital show DECISIONS.md", f"{orbital} show DECISIONS.md {project}")
+    text = shlex.quote(new_line(2_000_000 + i).removeprefix("- open ").strip())
+    run.run("cli: orbital ask open", f"{orbital} ask open {text} {project}")
+    decisions = run.root / "orbital" / "DECISIONS.md"
+    entry = f"\n## CLI decision {i}\nChose: {sentence(random.Random(i), 12)}\n"
+    content = decisions.read_bytes() + entry.encode()
+    run.run(
+        "cli: orbital write DECISIONS.md", f"{orbital} write DECISIONS.md {project}", None, content
+    )
+
+
 def report(samples: Mapping[str, list[float]], rounds: int) -> None:
     base = statistics.median(samples["python3 -c pass"])
     print(f"\n{rounds} rounds; wall time per process, ms (ratio = p50 / p50 of -c pass)")
@@ -213,6 +237,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 rounds instead of 21")
     parser.add_argument("--rounds", type=int, default=None, help="how many rounds")
+    parser.add_argument("--cli", action="store_true", help="also the cold CLI commands")
+    parser.add_argument("--ask-events", type=int, default=ASK_EVENTS, help="events in ASKS.md")
     args = parser.parse_args()
     rounds = args.rounds or (5 if args.quick else 21)
     orbital = str(Path(sys.executable).parent / "orbital")
@@ -227,13 +253,13 @@ def main() -> None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
         started = time.perf_counter()
-        root = build_project(tmp, db_url)
+        root = build_project(tmp, db_url, args.ask_events)
         hooks = installed_commands(root, orbital, env)
         with Orbital.open(db_url) as orb:
             pid = orb.project(root).project_id
             events = orb.head(pid)
         print(
-            f"Project: 4 memory files near their hard budgets, {ASK_EVENTS:,} ask events "
+            f"Project: 4 memory files near their hard budgets, {args.ask_events:,} ask events "
             f"({events:,} events in all), built in {time.perf_counter() - started:.1f} s"
         )
         print(f"Hook command: {hooks['UserPromptSubmit']}")
@@ -241,9 +267,13 @@ def main() -> None:
         run = Runner(root, env)
         run.timing = False  # one warm-up round: session A seen, the OS file cache warm
         one_round(run, hooks, -1, baseline)
+        if args.cli:
+            cli_round(run, shlex.quote(orbital), -1)
         run.timing = True
         for i in range(rounds):
             one_round(run, hooks, i, baseline)
+            if args.cli:
+                cli_round(run, shlex.quote(orbital), i)
         report(run.samples, rounds)
         print(f"Load average at end: {os.getloadavg()[0]:.2f}")
 
