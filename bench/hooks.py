@@ -203,8 +203,9 @@ def one_round(run: Runner, hooks: Mapping[str, str], i: int, baseline: str) -> N
     assert answer is None, answer
 
 
-def cli_round(run: Runner, orbital: str, i: int) -> None:
-    """The cold CLI commands of issue 17, each a new process."""
+def cli_round(run: Runner, hooks: Mapping[str, str], orbital: str, i: int) -> None:
+    """The cold CLI commands of issue 17, each a new process; then session A looks (untimed),
+    so the next round's first prompt has nothing new again."""
     project = f"--project {shlex.quote(str(run.root))}"
     view = run.run("cli: orbital context", f"{orbital} context {project}")
     assert view is not None and "DECISIONS" in str(view["stdout"])
@@ -268,12 +269,12 @@ def main() -> None:
         run.timing = False  # one warm-up round: session A seen, the OS file cache warm
         one_round(run, hooks, -1, baseline)
         if args.cli:
-            cli_round(run, shlex.quote(orbital), -1)
+            cli_round(run, hooks, shlex.quote(orbital), -1)
         run.timing = True
         for i in range(rounds):
             one_round(run, hooks, i, baseline)
             if args.cli:
-                cli_round(run, shlex.quote(orbital), i)
+                cli_round(run, hooks, shlex.quote(orbital), i)
         report(run.samples, rounds)
         print(f"Load average at end: {os.getloadavg()[0]:.2f}")
 
