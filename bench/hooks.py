@@ -218,6 +218,10 @@ def cli_round(run: Runner, hooks: Mapping[str, str], orbital: str, i: int) -> No
     run.run(
         "cli: orbital write DECISIONS.md", f"{orbital} write DECISIONS.md {project}", None, content
     )
+    timing, run.timing = run.timing, False
+    look = Session(run.root, "session-a").payload("UserPromptSubmit", prompt="and?")
+    run.run("session A looks", hooks["UserPromptSubmit"], look)
+    run.timing = timing
 
 
 def report(samples: Mapping[str, list[float]], rounds: int) -> None:
