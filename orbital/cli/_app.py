@@ -1,21 +1,28 @@
 """The root ``orbital`` group and what every command shares: the ``--project`` option, the
 service opened once per invocation, how a write's outcome prints, and the one table that turns
-an Orbital error's family into an exit status."""
+an Orbital error's family into an exit status.
+
+Commands load lazily (:class:`LazyGroup`): a process imports the module of the command it runs
+and nothing else, and the service (SQLAlchemy, the tokenizer…) only when the command opens it.
+A Claude Code hook is a new process per event, so this is most of what a hook costs.
+"""
 
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-import msgspec
 
 from orbital import errors
-from orbital.project import Project
-from orbital.service import EventSummary, Orbital, WriteOutcome
+
+if TYPE_CHECKING:
+    from orbital.project import Project
+    from orbital.service import EventSummary, Orbital, WriteOutcome
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,6 +46,8 @@ transcript_option = click.option(
 
 def service_of(ctx: click.Context) -> Orbital:
     """The service of this invocation: opened on first use, closed when the command ends."""
+    from orbital.service import Orbital
+
     service = ctx.obj.get("service")
     if service is None:
         # Only these create a store where there is none; elsewhere a missing store is an error.
@@ -86,6 +95,8 @@ def reports_errors(command: F) -> F:
             line = errors.error_line(exc)
             status = EXIT_STATUS[errors.family(type(exc))]
             if kwargs.get("as_json") and status == REFUSED:
+                import msgspec
+
                 answer = {"refused": True, "error": line.removeprefix("error: ")}
                 sys.stdout.buffer.write(msgspec.json.encode(answer) + b"\n")
             click.echo(line, err=True)
@@ -94,7 +105,46 @@ def reports_errors(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-@click.group()
+#: Each top-level command and the module that defines it (``orbital.cli.<module>``).
+COMMAND_MODULES: Mapping[str, str] = {
+    **dict.fromkeys(("init", "projects", "db", "serve", "token"), "_admin"),
+    **dict.fromkeys(("install", "uninstall", "hook"), "_agents"),
+    **dict.fromkeys(("asks", "ask", "migrate-retractions"), "_asks"),
+    "editor": "_editor",
+    **dict.fromkeys(("entry", "beliefs"), "_entries"),
+    "mcp": "_mcp",
+    **dict.fromkeys(
+        (
+            "history",
+            "sync",
+            "conflicts",
+            "regenerate",
+            "write",
+            "ingest",
+            "context",
+            "show",
+            "session-end",
+            "restore",
+        ),
+        "_memory",
+    ),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported when looked up (their modules register them)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMAND_MODULES, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMAND_MODULES.get(cmd_name)
+        if cmd_name not in self.commands and module is not None:
+            importlib.import_module(f"orbital.cli.{module}")
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup)
 @click.option(
     "--db",
     envvar="ORBITAL_DB",
@@ -114,6 +164,8 @@ def print_outcome(outcome: WriteOutcome, as_json: bool, *, exit_if_refused: bool
     stdout. A refused write (it changed nothing, the warnings say why) then exits 4
     (``exit_if_refused=False``: the caller does, after its other writes)."""
     if as_json:
+        import msgspec
+
         sys.stdout.buffer.write(msgspec.json.encode(outcome.to_builtins()) + b"\n")
     else:
         print_events(outcome.events, outcome.warnings)

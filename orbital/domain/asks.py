@@ -14,18 +14,20 @@ import random
 import re
 from collections.abc import Callable, Container, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
 from orbital.domain.layered import Layered
 from orbital.domain.quotes import UserWords, quoted, reopen_refusal
-from orbital.domain.rephrase import MeaningIndex
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused, AskReopened
 from orbital.grammar.asks_md import valid_due
 from orbital.grammar.text import norm, one_line
+
+if TYPE_CHECKING:
+    from orbital.domain.rephrase import MeaningIndex
 
 AskState = Literal["open", "done", "dropped"]
 CloseKind = Literal["done", "dropped"]
@@ -190,6 +192,55 @@ def open_with_text(asks: Asks, text: str, index: OpenIndex | None = None) -> Ask
     return next((a for a in asks.values() if a.state == "open" and norm(a.text) == key), None)
 
 
+#: Builds the meaning index of (ask id, text) pairs; the shell may keep built ones (a
+#: short-lived process then reads the index instead of filing every dropped text again).
+IndexBuilder = Callable[[tuple[tuple[str, str], ...]], "MeaningIndex[str]"]
+
+
+def build_meaning_index(items: tuple[tuple[str, str], ...]) -> MeaningIndex[str]:
+    from orbital.domain.rephrase import MeaningIndex
+
+    return MeaningIndex[str]().added(items)
+
+
+class LazyMeaningIndex:
+    """The dropped asks' :class:`~orbital.domain.rephrase.MeaningIndex`, built at the first
+    lookup (by ``build``): a process that opens no ask (most short-lived ones) never pays for
+    filing thousands of dropped texts by meaning, nor imports the stemmers. Once built it
+    grows by :meth:`added` like the index itself."""
+
+    def __init__(
+        self,
+        items: tuple[tuple[str, str], ...] = (),
+        built: MeaningIndex[str] | None = None,
+        build: IndexBuilder = build_meaning_index,
+    ) -> None:
+        self._items = items
+        self._built = built
+        self.build = build
+
+    def added(self, items: Iterable[tuple[str, str]]) -> LazyMeaningIndex:
+        if self._built is not None:
+            return LazyMeaningIndex(built=self._built.added(items), build=self.build)
+        return LazyMeaningIndex((*self._items, *items), build=self.build)
+
+    def index(self) -> MeaningIndex[str]:
+        if self._built is None:
+            self._built = self.build(self._items)
+            self._items = ()
+        return self._built
+
+    def restated_by(self, text: str) -> dict[str, float]:
+        return self.index().restated_by(text)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LazyMeaningIndex):
+            return NotImplemented
+        return self.index() == other.index()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(frozen=True)
 class DroppedIndex:
     """The dropped asks indexed for the refusal: the latest one per exact key (normalised
@@ -199,7 +250,7 @@ class DroppedIndex:
 
     by_norm: Mapping[str, Ask]
     by_fuzzy: Mapping[str, Ask]
-    by_meaning: MeaningIndex[str]
+    by_meaning: LazyMeaningIndex
     by_id: Mapping[str, Ask]
 
     def changed(self, asks: Iterable[Ask]) -> DroppedIndex:
@@ -209,7 +260,7 @@ class DroppedIndex:
         if any(a.id in self.by_id for a in asks):  # dropped before, changed again: rebuild
             left = {a.id for a in asks}
             kept = [a for a in self.by_id.values() if a.id not in left]
-            return _dropped_index([*kept, *fresh])
+            return _dropped_index([*kept, *fresh], self.by_meaning.build)
         if not fresh:
             return self
         return DroppedIndex(
@@ -220,18 +271,20 @@ class DroppedIndex:
         )
 
 
-def _dropped_index(dropped: Iterable[Ask]) -> DroppedIndex:
+def _dropped_index(
+    dropped: Iterable[Ask], build: IndexBuilder = build_meaning_index
+) -> DroppedIndex:
     oldest_first = sorted(dropped, key=lambda a: a.seq)  # later ones overwrite: the latest wins
     return DroppedIndex(
         by_norm={norm(a.text): a for a in oldest_first},
         by_fuzzy={key: a for a in oldest_first if (key := fuzzy_key(a.text))},
-        by_meaning=MeaningIndex[str]().added((a.id, a.text) for a in oldest_first),
+        by_meaning=LazyMeaningIndex(tuple((a.id, a.text) for a in oldest_first), build=build),
         by_id={a.id: a for a in oldest_first},
     )
 
 
-def index_dropped(asks: Asks) -> DroppedIndex:
-    return _dropped_index(a for a in asks.values() if a.state == "dropped")
+def index_dropped(asks: Asks, build: IndexBuilder = build_meaning_index) -> DroppedIndex:
+    return _dropped_index((a for a in asks.values() if a.state == "dropped"), build)
 
 
 def dropped_match(asks: Asks, text: str, index: DroppedIndex | None = None) -> Ask | None:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+import msgspec
 import snowballstemmer
 from rapidfuzz.distance import OSA
 
@@ -320,3 +321,21 @@ class MeaningIndex(Generic[K]):
             if match.same:
                 found[item] = match.strength
         return found
+
+
+#: How a built index is kept: each map merged (the base/overlay split is not kept).
+_Stored = tuple[
+    dict[str, Meaning], dict[str, tuple[tuple[str, int], ...]], dict[str, frozenset[str]]
+]
+
+
+def encode_index(index: MeaningIndex[str]) -> bytes:
+    """A built index as bytes (msgpack), for :func:`decode_index` in another process."""
+    stored = (index.meanings.merged, index.postings.merged, index.spellings.merged)
+    return msgspec.msgpack.encode(stored)
+
+
+def decode_index(data: bytes) -> MeaningIndex[str]:
+    """The index :func:`encode_index` kept (``msgspec.DecodeError`` when it is not one)."""
+    meanings, postings, spellings = msgspec.msgpack.decode(data, type=_Stored)
+    return MeaningIndex(Layered(meanings), Layered(postings), Layered(spellings))

@@ -1,16 +1,45 @@
 """The application service: one entry point per use case, each one unit of work.
 
-The CLI and the HTTP app call these and hold no rules themselves.
+The CLI and the HTTP app call these and hold no rules themselves. The names below load on
+first use (PEP 562), so a process that needs only a small module of this package (a hook's
+quick path) does not import the store, SQLAlchemy or the tokenizer.
 """
 
-from orbital.project import Project
-from orbital.service._conflicts import ConflictPreview
-from orbital.service._context import EventSummary, InitReport, WriteOutcome
-from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
-from orbital.service._editor import EditorReport
-from orbital.service._history import ConflictCopy, HistoryQuery, Revision
-from orbital.service._page_sessions import SESSION_SECONDS, PageSession, PageSessions
-from orbital.service._service import AsOf, Orbital
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from orbital.project import Project
+    from orbital.service._conflicts import ConflictPreview
+    from orbital.service._context import EventSummary, InitReport, WriteOutcome
+    from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
+    from orbital.service._editor import EditorReport
+    from orbital.service._history import ConflictCopy, HistoryQuery, Revision
+    from orbital.service._page_sessions import SESSION_SECONDS, PageSession, PageSessions
+    from orbital.service._service import AsOf, Orbital
+
+_WHERE = {
+    "SESSION_SECONDS": "orbital.service._page_sessions",
+    "AsOf": "orbital.service._service",
+    "Audience": "orbital.service._credentials",
+    "ConflictCopy": "orbital.service._history",
+    "ConflictPreview": "orbital.service._conflicts",
+    "Credential": "orbital.service._credentials",
+    "Credentials": "orbital.service._credentials",
+    "EditorReport": "orbital.service._editor",
+    "EventSummary": "orbital.service._context",
+    "HistoryQuery": "orbital.service._history",
+    "InitReport": "orbital.service._context",
+    "IssuedToken": "orbital.service._credentials",
+    "Orbital": "orbital.service._service",
+    "PageSession": "orbital.service._page_sessions",
+    "PageSessions": "orbital.service._page_sessions",
+    "Project": "orbital.project",
+    "Revision": "orbital.service._history",
+    "WriteOutcome": "orbital.service._context",
+}
 
 __all__ = [
     "SESSION_SECONDS",
@@ -32,3 +61,12 @@ __all__ = [
     "Revision",
     "WriteOutcome",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

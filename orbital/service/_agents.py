@@ -19,16 +19,14 @@ under the state directory (``ORBITAL_STATE_DIR``, default the user state directo
 
 from __future__ import annotations
 
-import json
-import os
-import re
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orbital.agents.claude_code_hooks import view_file, view_position
-from orbital.catalogue import MEMORY_FILES, ask_stream
+from orbital.catalogue import ask_stream
 from orbital.domain.changes import describe_changes
 from orbital.events import Actor
 from orbital.files import memory_file
@@ -38,66 +36,10 @@ from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
 from orbital.service._held import unlanded
 from orbital.service._memory import SessionEndReport
+from orbital.service._sessions import SessionMarks, write_atomic
 
 if TYPE_CHECKING:
     from orbital.service._service import Orbital
-
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
-
-
-def state_dir() -> Path:
-    """Where Orbital keeps small per-machine state (hook sessions, install records, logs)."""
-    named = os.environ.get("ORBITAL_STATE_DIR", "").strip()
-    if named:
-        return Path(named)
-    import platformdirs
-
-    return Path(platformdirs.user_state_dir("orbital", appauthor=False))
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, path)
-
-
-@dataclass
-class SessionMark:
-    """What Orbital remembers of one agent session: the last position it saw, its
-    transcript, and the memory files whose held write its file tool has not reported
-    writing yet (``pending``)."""
-
-    seen: int | None = None
-    transcript: str = ""
-    pending: tuple[str, ...] = ()
-
-
-class SessionMarks:
-    """The per-session marks, one small file each: ``sessions/<project>/<session>.json``."""
-
-    def __init__(self, root: Path | None = None) -> None:
-        self.root = root or state_dir() / "sessions"
-
-    def path(self, project: str, session: str) -> Path:
-        return self.root / _SAFE.sub("_", project) / f"{_SAFE.sub('_', session)}.json"
-
-    def get(self, project: str, session: str) -> SessionMark:
-        try:
-            data = json.loads(self.path(project, session).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return SessionMark()
-        if not isinstance(data, dict):
-            return SessionMark()
-        seen, pending = data.get("seen"), data.get("pending")
-        names = tuple(n for n in pending if isinstance(n, str)) if isinstance(pending, list) else ()
-        return SessionMark(
-            seen if isinstance(seen, int) else None, str(data.get("transcript", "")), names
-        )
-
-    def put(self, project: str, session: str, mark: SessionMark) -> None:
-        data = {"seen": mark.seen, "transcript": mark.transcript, "pending": list(mark.pending)}
-        _write_atomic(self.path(project, session), json.dumps(data))
 
 
 @dataclass(frozen=True)
@@ -152,13 +94,12 @@ class AgentSessions:
         except OSError:
             before = None
         loaded = view_position(before)
-        head = self.service.head(project.project_id)
-        view = self.service.context_view(project.project_id)
+        head, view, day = self.current_view(project)
         if loaded is None:
             lines = [view]
         else:
             lines, head = self.changes(project, loaded, session)
-        self.write_view(project, view_path, head, view)
+        self.write_view(project, view_path, head, view, day)
         mark = self.marks.get(project.project_id, session)
         self.marks.put(project.project_id, session, replace(mark, seen=head, transcript=transcript))
         if loaded is None:
@@ -172,15 +113,25 @@ class AgentSessions:
         )
         return StartReport(text, head)
 
-    def write_view(self, project: Project, view_path: Path, head: int, view: str) -> None:
-        """The imported view file at ``head`` (left alone when it holds those bytes)."""
-        text = view_file(view, head)
+    def current_view(self, project: Project) -> tuple[int, str, dt.date]:
+        """The project's head, the view and today. Today is read first: a view rendered across
+        midnight is marked with the earlier day, so the quick session start re-renders it."""
+        day = self.service.units.ctx.today(project)
+        head = self.service.head(project.project_id)
+        return head, self.service.context_view(project.project_id), day
+
+    def write_view(
+        self, project: Project, view_path: Path, head: int, view: str, day: dt.date
+    ) -> None:
+        """The imported view file at ``head`` rendered on ``day`` (left alone when it holds
+        those bytes)."""
+        text = view_file(view, head, day.isoformat())
         try:
             if view_path.read_text(encoding="utf-8") == text:
                 return
         except OSError:
             pass
-        _write_atomic(view_path, text)
+        write_atomic(view_path, text)
 
     def prompt(self, project: Project, session: str) -> str:
         """What changed since the session last looked ("" when nothing did, and for a session
@@ -306,8 +257,7 @@ class AgentSessions:
         mark = self.marks.get(pid, session)
         self.marks.put(pid, session, replace(mark, transcript=transcript or mark.transcript))
         if view_path is not None and view_path.exists():
-            head = self.service.head(pid)
-            self.write_view(project, view_path, head, self.service.context_view(pid))
+            self.write_view(project, view_path, *self.current_view(project))
         return report
 
 
@@ -317,7 +267,3 @@ def _not_applied(name: str) -> str:
         f"apply it (the tool was refused); Orbital has now written orbital/{name} with it. "
         "Read the file again before you change it."
     )
-
-
-#: The memory files an agent's file tools may write through Orbital (not the archives).
-WRITABLE = frozenset(MEMORY_FILES.values())

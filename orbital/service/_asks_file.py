@@ -162,6 +162,10 @@ class AsksFile:
         raw = files.read_bytes(ASKS_FILE) or b""
         if checkpoint is None and head == 0:
             return Changed(raw, None)
+        if raw != proposal and _holds_checkpoint(raw, checkpoint, head):
+            # Orbital's bytes under a new stat (written by an agent's own file tool from a
+            # held write, or touched): known by their hash, without rendering the log.
+            return Projection(OnDisk.of(len(raw), stat[1], raw, raw.decode("utf-8")))
         expected = self.state.render(w, pid)
         if raw == proposal:
             return Projection(rendered=expected, seen=sha256(raw))
@@ -266,5 +270,18 @@ class AsksFile:
             checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
         ):
             return False
-        raw, expected = files.read_bytes(ASKS_FILE) or b"", self.state.render(r, pid)
+        raw = files.read_bytes(ASKS_FILE)
+        if raw is not None and _holds_checkpoint(raw, checkpoint, r.prefix_head(pid, ASKS_PREFIX)):
+            return False
+        raw, expected = raw or b"", self.state.render(r, pid)
         return raw != expected.encode() and not asks_not_landed(checkpoint, raw, expected)
+
+
+def _holds_checkpoint(raw: bytes, checkpoint: Checkpoint | None, head: int) -> bool:
+    """Whether ``raw`` are the bytes Orbital wrote at the head (its checkpoint's hash)."""
+    return (
+        checkpoint is not None
+        and checkpoint.position == head
+        and checkpoint.sha256 is not None
+        and sha256(raw) == checkpoint.sha256
+    )

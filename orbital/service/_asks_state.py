@@ -11,7 +11,9 @@ from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import (
     Ask,
     DroppedIndex,
+    IndexBuilder,
     OpenIndex,
+    build_meaning_index,
     fold,
     index_dropped,
     index_open,
@@ -53,8 +55,10 @@ class AsksNow:
     dropped: DroppedIndex
 
     @classmethod
-    def of(cls, head: int, asks: dict[str, Ask]) -> AsksNow:
-        return cls(head, Layered(asks), index_open(asks), index_dropped(asks))
+    def of(
+        cls, head: int, asks: dict[str, Ask], build: IndexBuilder = build_meaning_index
+    ) -> AsksNow:
+        return cls(head, Layered(asks), index_open(asks), index_dropped(asks, build))
 
     def after(self, head: int, changed: list[Ask]) -> AsksNow:
         asks = self.asks.updated((ask.id, ask) for ask in changed)
@@ -68,6 +72,8 @@ class AsksState:
         self.ctx = ctx
         self._cache: dict[str, AsksNow] = {}
         self._since_snapshot: dict[str, int] = {}
+        #: Builds the dropped asks' meaning index (a short-lived process keeps built ones).
+        self.build_index: IndexBuilder = build_meaning_index
 
     def now(self, r: Reader, project: str) -> AsksNow:
         """Current asks from the materialised stream states; only streams that changed since
@@ -79,7 +85,7 @@ class AsksState:
         after = cached.head if cached is not None else 0
         changed = [s for s in r.states(project, ASK_PREFIX, after=after).values() if s is not None]
         if cached is None:
-            fresh = AsksNow.of(head, {ask.id: ask for ask in changed})
+            fresh = AsksNow.of(head, {ask.id: ask for ask in changed}, self.build_index)
         else:
             fresh = cached.after(head, changed)
         if isinstance(r, Writer):  # cache only what committed: positions are reused otherwise

@@ -8,14 +8,12 @@ calls (:mod:`._agents`, the write path).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orbital.agents.claude_code import VIEW_FILE
 from orbital.agents.claude_code_hooks import (
     FILE_TOOLS,
-    Json,
     Payload,
     allow_answer,
     context_answer,
@@ -27,7 +25,7 @@ from orbital.agents.claude_code_hooks import (
 )
 from orbital.errors import UnknownProject
 from orbital.project import Project
-from orbital.service._agents import WRITABLE
+from orbital.service._quick_hooks import WRITABLE, HookResult
 
 if TYPE_CHECKING:
     from orbital.service._service import Orbital
@@ -42,16 +40,6 @@ EVENTS = {
     "session-end": "SessionEnd",
 }
 _READ_VIEW = f"Read {VIEW_FILE} for the whole current memory view."
-
-
-@dataclass(frozen=True)
-class HookResult:
-    """The answer to print (None: nothing), and the transcripts folder of a memory-editor
-    pass to start in the background (None: none)."""
-
-    answer: Json | None = None
-    editor_sessions: Path | None = None
-    project: Project | None = None
 
 
 def _transcript(p: Payload) -> Path | None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.clock import Clock, clock_from_env, end_of_day
@@ -32,7 +34,6 @@ from orbital.service._claude_code import ClaudeCodeHooks
 from orbital.service._conflicts import ConflictPreview, Conflicts
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import Credential, Credentials
-from orbital.service._editor import EditorReport, EditorService
 from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
@@ -42,6 +43,9 @@ from orbital.service._unit import Unit, Units
 from orbital.service._workbench import workbench_view
 from orbital.store import EventStore, Reader, StoreStatus
 from orbital.tokens import CachedCounter
+
+if TYPE_CHECKING:
+    from orbital.service._editor import EditorReport, EditorService
 
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | dt.date | int | None
@@ -73,9 +77,15 @@ class Orbital:
         self.claude_code = ClaudeCodeHooks(self)
         self.trust = Trust(self)
         self._conflicts = Conflicts(self.units, self._history, self._asks)
-        self.editor = EditorService(
-            self.units, self._memory, self._memory.count, EditorScheduler(clock)
-        )
+
+    @functools.cached_property
+    def editor(self) -> EditorService:
+        """The memory editor's use cases (made on first use: the model client's HTTP stack is
+        imported only by a process that runs or checks the editor)."""
+        from orbital.service._editor import EditorService
+
+        scheduler = EditorScheduler(self.clock)
+        return EditorService(self.units, self._memory, self._memory.count, scheduler)
 
     @classmethod
     def open(
@@ -93,6 +103,13 @@ class Orbital:
         clock = clock or clock_from_env()
         store = EventStore(db_url, clock=clock, reducers=REDUCERS, create=create)
         return cls(store, clock, mint=mint, counter=counter)
+
+    def keep_indexes(self, folder: Path) -> None:
+        """Keep built meaning indexes of dropped asks in ``folder`` for the next process (a
+        short-lived one, such as a hook, would otherwise file every dropped ask again)."""
+        from orbital.service._meanings import KeptMeaningIndexes
+
+        self.units.asks.build_index = KeptMeaningIndexes(folder)
 
     def close(self) -> None:
         self.store.close()

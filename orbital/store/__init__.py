@@ -2,17 +2,37 @@
 
 :class:`EventStore` hands out transactions: a :class:`Reader` (every read) or a
 :class:`Writer` (a Reader that also appends and records snapshots, checkpoints, projects and
-credentials, under the single write lock).
+credentials, under the single write lock). The names below load on first use (PEP 562): the
+quick reader (``_quick.py``, no SQLAlchemy) is importable alone.
 """
 
-from orbital.store._appends import AppendResult
-from orbital.store._base import Reducer
-from orbital.store._credentials import StoredCredential, StoredPageSession
-from orbital.store._engine import has_wal_reset_fix
-from orbital.store._reads import Reader
-from orbital.store._snapshots import Checkpoint
-from orbital.store._store import EventStore, StoreStatus
-from orbital.store._writer import Writer
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from orbital.store._appends import AppendResult
+    from orbital.store._base import Reducer
+    from orbital.store._credentials import StoredCredential, StoredPageSession
+    from orbital.store._quick import has_wal_reset_fix
+    from orbital.store._reads import Reader
+    from orbital.store._snapshots import Checkpoint
+    from orbital.store._store import EventStore, StoreStatus
+    from orbital.store._writer import Writer
+
+_WHERE = {
+    "AppendResult": "orbital.store._appends",
+    "Checkpoint": "orbital.store._snapshots",
+    "EventStore": "orbital.store._store",
+    "Reader": "orbital.store._reads",
+    "Reducer": "orbital.store._base",
+    "StoreStatus": "orbital.store._store",
+    "StoredCredential": "orbital.store._credentials",
+    "StoredPageSession": "orbital.store._credentials",
+    "Writer": "orbital.store._writer",
+    "has_wal_reset_fix": "orbital.store._quick",
+}
 
 __all__ = [
     "AppendResult",
@@ -26,3 +46,12 @@ __all__ = [
     "Writer",
     "has_wal_reset_fix",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -4,6 +4,7 @@ the stream's folded state and its category's head kept in the same transaction."
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,7 +12,6 @@ from typing import Any
 
 import msgspec
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from orbital.errors import InvalidInput, VersionConflict
@@ -69,7 +69,17 @@ def _upsert_head(insert: Any) -> Any:
 
 
 _UPSERT_HEAD_SQLITE = _upsert_head(sqlite_insert)
-_UPSERT_HEAD_PG = _upsert_head(pg_insert)
+
+
+@functools.cache
+def _upsert_head_pg() -> Any:
+    """PostgreSQL's statement, built once, by the first process on PostgreSQL (its dialect
+    module is large and a SQLite process never needs it)."""
+    from sqlalchemy.dialects.postgresql import insert
+
+    return _upsert_head(insert)
+
+
 _ENCODER = msgspec.json.Encoder()
 
 
@@ -154,7 +164,8 @@ class Appends(Transaction):
             ),
         }
         conn.execute(_UPDATE_STREAM if current else _INSERT_STREAM, values)
-        upsert = _UPSERT_HEAD_PG if conn.dialect.name == "postgresql" else _UPSERT_HEAD_SQLITE
+        pg = conn.dialect.name == "postgresql"
+        upsert = _upsert_head_pg() if pg else _UPSERT_HEAD_SQLITE
         conn.execute(upsert, {"p": project, "c": category(stream), "last": last_position})
         self._appended(project, stream, last_position)
         return AppendResult(tuple(range(first, last_position + 1)), new_version)

@@ -30,6 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from orbital.errors import InvalidInput, UnsafeSqlite
+from orbital.store._quick import has_wal_reset_fix
 
 DEFAULT_BUSY_TIMEOUT_MS = 5000
 
@@ -49,19 +50,6 @@ def default_url() -> str:
 def busy_timeout_ms() -> int:
     raw = os.environ.get("ORBITAL_BUSY_TIMEOUT_MS", "").strip()
     return int(raw) if raw.isdigit() else DEFAULT_BUSY_TIMEOUT_MS
-
-
-#: The lines that got the fix as a backport, and the release that has it.
-_BACKPORTS: dict[tuple[int, ...], tuple[int, ...]] = {(3, 50): (3, 50, 7), (3, 44): (3, 44, 6)}
-
-
-def has_wal_reset_fix(version: tuple[int, ...]) -> bool:
-    """Whether a SQLite version has the WAL-reset fix: 3.51.3 on, or the 3.50.7 and 3.44.6
-    backports within their own lines."""
-    if version >= (3, 51, 3):
-        return True
-    backport = _BACKPORTS.get(version[:2])
-    return backport is not None and version >= backport
 
 
 def _check_sqlite() -> None:

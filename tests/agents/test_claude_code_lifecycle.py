@@ -18,7 +18,7 @@ from orbital.cli import cli
 from orbital.clock import FixedClock
 from orbital.events import Actor
 from orbital.service import Orbital
-from orbital.service._agents import SessionMarks
+from orbital.service._sessions import SessionMarks
 from tests.conftest import NOW
 
 

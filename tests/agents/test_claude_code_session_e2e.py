@@ -21,7 +21,7 @@ from orbital.clock import FixedClock
 from orbital.events import Actor
 from orbital.http import HttpSettings, create_app, loopback_hosts
 from orbital.service import Orbital
-from orbital.service._agents import SessionMarks
+from orbital.service._sessions import SessionMarks
 from tests.agents.claude_cli import Conversation, run_claude
 from tests.agents.fake_anthropic import FakeAnthropic, call, say, serving
 from tests.conftest import NOW

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -10,7 +12,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from orbital.store._engine import create_write_engine
-from orbital.store._migrate import head_revision, migrations_dir
+from orbital.store._migrate import head_revision, migrations_dir, upgrade_schema
+from orbital.store._quick import newest_revision
 from orbital.store._schema import metadata
 
 
@@ -25,6 +28,29 @@ def test_the_chain_has_a_single_head() -> None:
     script = ScriptDirectory(str(migrations_dir()))
     assert len(script.get_heads()) == 1
     assert script.get_current_head() == head_revision()
+    # The start-up check reads the newest revision from the scripts' names, without Alembic.
+    assert newest_revision() == head_revision()
+    for revision in script.walk_revisions():
+        assert revision.path is not None and revision.revision == _name_of(revision.path)
+
+
+def _name_of(path: str) -> str:
+    return os.path.basename(path)[:4]
+
+
+def test_a_store_behind_is_upgraded_at_start(store_url: str) -> None:
+    engine = create_write_engine(store_url)
+    try:
+        with engine.connect() as conn:
+            command.upgrade(_config(conn), "head")
+            command.downgrade(_config(conn), "0003")
+            conn.commit()
+        with engine.connect() as conn:
+            upgrade_schema(conn)
+        with engine.connect() as conn:
+            assert MigrationContext.configure(conn).get_current_revision() == head_revision()
+    finally:
+        engine.dispose()
 
 
 def test_upgrade_downgrade_upgrade_and_tables_match_the_models(store_url: str) -> None:

@@ -1,0 +1,86 @@
+"""``orbital hook claude-code <event>`` without click: what a hook process runs.
+
+Claude Code starts a new process for every hook event, so what the process imports is most of
+what a hook costs. The ``orbital`` entry point (:func:`orbital.cli.main`) sends the installed
+command line (exactly ``hook claude-code <event>``) here before click is imported; the click
+command of the same name calls :func:`run_hook` too, so both behave alike. The quick paths
+(:mod:`orbital.service._quick_hooks`) answer first; only when they cannot is the service
+opened. Hooks are fail-open: whatever goes wrong is logged (stderr and
+``<state dir>/hooks.log``) and the hook answers nothing, exit 0, so Orbital down, slow or
+broken never holds the agent; only the write path's refusals reach it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def executable() -> str:
+    """The absolute path of the ``orbital`` running now (what the hooks will call)."""
+    return os.path.abspath(sys.argv[0])
+
+
+def log(message: str) -> None:
+    import datetime as dt
+
+    from orbital.service._sessions import state_dir
+
+    sys.stderr.write(f"orbital hook: {message}\n")
+    try:
+        path = state_dir() / "hooks.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as file:
+            file.write(f"{dt.datetime.now(dt.UTC).isoformat()} {message}\n")
+    except OSError:
+        pass
+
+
+def start_editor(db: str | None, root: str, sessions: Path | None) -> None:
+    """A memory-editor pass in its own session, detached: Claude Code never waits for it."""
+    import subprocess
+
+    command = [executable(), "editor", "run", "--project", root]
+    if sessions is not None:
+        command += ["--sessions", str(sessions)]
+    env = dict(os.environ)
+    if db:
+        env["ORBITAL_DB"] = db
+    subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
+    )
+
+
+def run_hook(event: str, db: str | None) -> None:
+    """Answer one Claude Code hook: its JSON payload on stdin, the answer on stdout."""
+    try:
+        from orbital.agents.claude_code_hooks import parse_payload
+        from orbital.service._quick_hooks import quick_answer
+
+        payload = parse_payload(sys.stdin.buffer.read())
+        result = quick_answer(event, payload, db)
+        if result is None:
+            from orbital.service import Orbital
+            from orbital.service._sessions import state_dir
+
+            with Orbital.open(db, create=False) as service:
+                service.keep_indexes(state_dir() / "cache" / "meanings")
+                result = service.claude_code.handle(event, payload)
+        if result.editor_sessions is not None or result.project is not None:
+            assert result.project is not None
+            start_editor(db, result.project.root, result.editor_sessions)
+    except Exception as exc:
+        import traceback
+
+        log(f"{event}: {type(exc).__name__}: {exc}")
+        log(traceback.format_exc().rstrip())
+        return
+    if result.answer is not None:
+        sys.stdout.write(json.dumps(result.answer, ensure_ascii=False) + "\n")

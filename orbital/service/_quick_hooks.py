@@ -1,0 +1,147 @@
+"""The hooks' quick paths: answers that need no event decoded and no file rendered.
+
+Claude Code starts ``orbital hook claude-code <event>`` as a new process for every event, and
+most events ask something a few rows answer: a prompt when nothing moved since the session last
+looked, a session start when the imported view file is already at the head and rendered today,
+a file tool on a file that is not Orbital's, a ``Bash`` command that changed no memory file.
+These are answered here from the store's :class:`~orbital.store._quick.QuickReader` (plain SQL,
+no SQLAlchemy) and the session marks, exactly as :class:`._claude_code.ClaudeCodeHooks` would
+answer them; anything else returns None and the hook takes the full path, which opens the
+service. ``tests/agents/test_quick_hooks.py`` holds the two to the same answers.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from orbital.agents.claude_code import VIEW_FILE
+from orbital.agents.claude_code_hooks import (
+    FILE_TOOLS,
+    Json,
+    Payload,
+    memory_target,
+    view_day,
+    view_position,
+)
+from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
+from orbital.clock import clock_from_env
+from orbital.project import Project
+from orbital.service._sessions import SessionMarks
+from orbital.store._quick import QuickReader, quick_reader
+
+#: The memory files an agent's file tools may write through Orbital (not the archives).
+WRITABLE = frozenset(MEMORY_FILES.values())
+
+
+@dataclass(frozen=True)
+class HookResult:
+    """The answer to print (None: nothing), and the transcripts folder of a memory-editor
+    pass to start in the background (None: none)."""
+
+    answer: Json | None = None
+    editor_sessions: Path | None = None
+    project: Project | None = None
+
+
+NOTHING = HookResult()
+
+
+def quick_answer(
+    slug: str, payload: Payload, db_url: str | None, marks: SessionMarks | None = None
+) -> HookResult | None:
+    """The hook's answer when a quick path has it, else None (take the full path, which also
+    reports whatever went wrong here)."""
+    if slug not in ("prompt", "session-start", "pre-tool", "post-tool"):
+        return None
+    try:
+        reader = quick_reader(db_url)
+        if reader is None:
+            return None
+        with reader:
+            project = reader.project_at(Path(payload.cwd or ".").expanduser().resolve())
+            if project is None:
+                return None
+            quick = _Quick(reader, project, payload, marks or SessionMarks())
+            answer: HookResult | None = getattr(quick, slug.replace("-", "_"))()
+            return answer
+    except Exception:  # the full path does no worse, and reports it
+        return None
+
+
+class _Quick:
+    def __init__(
+        self, reader: QuickReader, project: Project, payload: Payload, marks: SessionMarks
+    ) -> None:
+        self.reader = reader
+        self.project = project
+        self.p = payload
+        self.marks = marks
+
+    def prompt(self) -> HookResult | None:
+        """Nothing moved since the session last looked (or it was never seen: from now)."""
+        pid = self.project.project_id
+        mark = self.marks.get(pid, self.p.session_id)
+        if mark.pending:
+            return None  # a held write its tool never reported: the full path writes it again
+        head = self.reader.head(pid)
+        if mark.seen is None:
+            self.marks.put(pid, self.p.session_id, replace(mark, seen=head))
+            return NOTHING
+        return NOTHING if mark.seen == head else None
+
+    def session_start(self) -> HookResult | None:
+        """The view file the agent just loaded is at the head and was rendered today: nothing
+        to send, nothing to rewrite."""
+        try:
+            with (Path(self.project.root) / VIEW_FILE).open(encoding="utf-8") as view:
+                header = view.readline()
+        except (OSError, ValueError):
+            return None
+        pid = self.project.project_id
+        head = self.reader.head(pid)
+        today = clock_from_env().now().astimezone(self.project.tz()).date().isoformat()
+        if view_position(header) != head or view_day(header) != today:
+            return None
+        mark = self.marks.get(pid, self.p.session_id)
+        if mark.pending:
+            return None
+        self.marks.put(
+            pid, self.p.session_id, replace(mark, seen=head, transcript=self.p.transcript_path)
+        )
+        return NOTHING
+
+    def _target(self) -> str | None:
+        path = self.p.tool_input.get("file_path")
+        name = path if isinstance(path, str) else ""
+        return memory_target(str(Path(self.project.root)), self.p.cwd, name, WRITABLE)
+
+    def pre_tool(self) -> HookResult | None:
+        """A file tool on a file that is not one of Orbital's: nothing to do."""
+        if self.p.tool_name not in FILE_TOOLS or self._target() is None:
+            return NOTHING
+        return None
+
+    def post_tool(self) -> HookResult | None:
+        """A file tool on a file that is not Orbital's, or a ``Bash`` command after which every
+        memory file still has the size and mtime Orbital recorded when it wrote it."""
+        if self.p.tool_name in FILE_TOOLS:
+            return NOTHING if self._target() is None else None
+        if self.p.tool_name != "Bash":
+            return NOTHING
+        if self.marks.get(self.project.project_id, self.p.session_id).pending:
+            return None
+        folder = Path(self.project.root) / MEMORY_DIR
+        for name in MEMORY_FILES.values():
+            try:
+                info = os.lstat(folder / name)
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                return None  # a symlink or a folder: the full path says what it is
+            written = self.reader.checkpoint(self.project.project_id, name)
+            if written is None or written != (info.st_size, info.st_mtime_ns):
+                return None
+        return NOTHING

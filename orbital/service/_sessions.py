@@ -1,0 +1,71 @@
+"""What Orbital keeps of an agent's sessions between hook processes (stdlib only: the quick
+hook paths read it without importing the store).
+
+Per session, the last position seen and the transcript's path are kept in a small JSON file
+under the state directory (``ORBITAL_STATE_DIR``, default the user state directory).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def state_dir() -> Path:
+    """Where Orbital keeps small per-machine state (hook sessions, install records, logs)."""
+    named = os.environ.get("ORBITAL_STATE_DIR", "").strip()
+    if named:
+        return Path(named)
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("orbital", appauthor=False))
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+@dataclass
+class SessionMark:
+    """What Orbital remembers of one agent session: the last position it saw, its
+    transcript, and the memory files whose held write its file tool has not reported
+    writing yet (``pending``)."""
+
+    seen: int | None = None
+    transcript: str = ""
+    pending: tuple[str, ...] = ()
+
+
+class SessionMarks:
+    """The per-session marks, one small file each: ``sessions/<project>/<session>.json``."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or state_dir() / "sessions"
+
+    def path(self, project: str, session: str) -> Path:
+        return self.root / _SAFE.sub("_", project) / f"{_SAFE.sub('_', session)}.json"
+
+    def get(self, project: str, session: str) -> SessionMark:
+        try:
+            data = json.loads(self.path(project, session).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return SessionMark()
+        if not isinstance(data, dict):
+            return SessionMark()
+        seen, pending = data.get("seen"), data.get("pending")
+        names = tuple(n for n in pending if isinstance(n, str)) if isinstance(pending, list) else ()
+        return SessionMark(
+            seen if isinstance(seen, int) else None, str(data.get("transcript", "")), names
+        )
+
+    def put(self, project: str, session: str, mark: SessionMark) -> None:
+        data = {"seen": mark.seen, "transcript": mark.transcript, "pending": list(mark.pending)}
+        write_atomic(self.path(project, session), json.dumps(data))

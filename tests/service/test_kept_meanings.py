@@ -1,0 +1,45 @@
+"""Built meaning indexes kept between processes: read back equal to a built one, rebuilt when
+unreadable, keyed by the dropped asks filed, the newest few kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orbital.domain.asks import build_meaning_index
+from orbital.domain.rephrase import MeaningIndex
+from orbital.service._meanings import KEEP, KeptMeaningIndexes
+
+ITEMS = (("a1b2c3", "Move cron off Heroku"), ("d4e5f6", "Raise the price on the pricing page"))
+
+
+def test_a_kept_index_is_read_back_not_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = KeptMeaningIndexes(tmp_path)(ITEMS)
+    assert built == build_meaning_index(ITEMS)
+    assert len(list(tmp_path.glob("*.msgpack"))) == 1
+
+    def no_build(*_args: object) -> MeaningIndex[str]:
+        raise AssertionError("rebuilt")
+
+    monkeypatch.setattr(MeaningIndex, "added", no_build)
+    again = KeptMeaningIndexes(tmp_path)(ITEMS)
+    assert again == built
+    assert again.restated_by("move the cron jobs off Heroku") == built.restated_by(
+        "move the cron jobs off Heroku"
+    )
+    assert set(again.restated_by("move the cron jobs off Heroku")) == {"a1b2c3"}
+
+
+def test_an_unreadable_index_is_rebuilt_and_other_sets_get_their_own(tmp_path: Path) -> None:
+    kept = KeptMeaningIndexes(tmp_path)
+    built = kept(ITEMS)
+    (path,) = tmp_path.glob("*.msgpack")
+    path.write_bytes(b"not an index")
+    assert kept(ITEMS) == built
+    for n in range(KEEP + 2):
+        items = (*ITEMS, (f"{n:06x}", f"Book venue number {n}"))
+        assert kept(items) == build_meaning_index(items)
+    assert len(list(tmp_path.glob("*.msgpack"))) == KEEP
