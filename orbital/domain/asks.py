@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 import msgspec
 
 from orbital.domain.layered import Layered
+from orbital.domain.lazy_meanings import IndexBuilder, LazyMeaningIndex, build_meaning_index
 from orbital.domain.quotes import UserWords, quoted, reopen_refusal
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event
@@ -27,7 +28,7 @@ from orbital.grammar.asks_md import valid_due
 from orbital.grammar.text import norm, one_line
 
 if TYPE_CHECKING:
-    from orbital.domain.rephrase import MeaningIndex
+    pass
 
 AskState = Literal["open", "done", "dropped"]
 CloseKind = Literal["done", "dropped"]
@@ -190,55 +191,6 @@ def open_with_text(asks: Asks, text: str, index: OpenIndex | None = None) -> Ask
     if index is not None:
         return index.first(key)
     return next((a for a in asks.values() if a.state == "open" and norm(a.text) == key), None)
-
-
-#: Builds the meaning index of (ask id, text) pairs; the shell may keep built ones (a
-#: short-lived process then reads the index instead of filing every dropped text again).
-IndexBuilder = Callable[[tuple[tuple[str, str], ...]], "MeaningIndex[str]"]
-
-
-def build_meaning_index(items: tuple[tuple[str, str], ...]) -> MeaningIndex[str]:
-    from orbital.domain.rephrase import MeaningIndex
-
-    return MeaningIndex[str]().added(items)
-
-
-class LazyMeaningIndex:
-    """The dropped asks' :class:`~orbital.domain.rephrase.MeaningIndex`, built at the first
-    lookup (by ``build``): a process that opens no ask (most short-lived ones) never pays for
-    filing thousands of dropped texts by meaning, nor imports the stemmers. Once built it
-    grows by :meth:`added` like the index itself."""
-
-    def __init__(
-        self,
-        items: tuple[tuple[str, str], ...] = (),
-        built: MeaningIndex[str] | None = None,
-        build: IndexBuilder = build_meaning_index,
-    ) -> None:
-        self._items = items
-        self._built = built
-        self.build = build
-
-    def added(self, items: Iterable[tuple[str, str]]) -> LazyMeaningIndex:
-        if self._built is not None:
-            return LazyMeaningIndex(built=self._built.added(items), build=self.build)
-        return LazyMeaningIndex((*self._items, *items), build=self.build)
-
-    def index(self) -> MeaningIndex[str]:
-        if self._built is None:
-            self._built = self.build(self._items)
-            self._items = ()
-        return self._built
-
-    def restated_by(self, text: str) -> dict[str, float]:
-        return self.index().restated_by(text)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LazyMeaningIndex):
-            return NotImplemented
-        return self.index() == other.index()
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)

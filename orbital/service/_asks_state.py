@@ -11,14 +11,13 @@ from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import (
     Ask,
     DroppedIndex,
-    IndexBuilder,
     OpenIndex,
-    build_meaning_index,
     fold,
     index_dropped,
     index_open,
 )
 from orbital.domain.layered import Layered
+from orbital.domain.lazy_meanings import IndexBuilder, build_meaning_index
 from orbital.events import RecordedEvent
 from orbital.grammar.asks_md import render_file
 from orbital.service._context import Context

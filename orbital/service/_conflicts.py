@@ -13,18 +13,22 @@ import difflib
 from dataclasses import dataclass
 
 from orbital.catalogue import ASKS_KEY
-from orbital.errors import InvalidInput, Refused
+from orbital.errors import InvalidInput, Refused, UnmergedEdits
 from orbital.events import Actor
-from orbital.events.files import HandEditResolved
-from orbital.files import check_size, decode_utf8, memory_file
+from orbital.events.files import HandEditConflict, HandEditResolved
+from orbital.files import check_size, decode_utf8, memory_file, sha256
 from orbital.grammar.render import render_file
 from orbital.grammar.text import without_nul
+from orbital.project import Project
 from orbital.service._asks import AsksService
+from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
+from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
+from orbital.store import Reader
 
 
 class _Preview(Exception):
@@ -52,6 +56,12 @@ def _text(u: Unit, key: str) -> str:
     if key != ASKS_KEY:
         return render_file(u.memory.files[key])
     return u.units.asks.render(u.w, u.pid)
+
+
+def unmerged_files(units: Units, r: Reader, project: Project) -> list[str]:
+    """Projected files changed on disk and not taken in yet."""
+    asks = [ASKS_FILE] if units.asks_file.unmerged(r, project) else []
+    return units.memory.unmerged(r, project) + asks
 
 
 @dataclass
@@ -141,3 +151,25 @@ class Conflicts:
             keep_mine=_diff(today, after, f"{name} (today)", f"{name} (keep mine)"),
             keep_orbital=_diff(raw.decode("utf-8", "replace"), today, copy, f"{name} (today)"),
         )
+
+    def regenerate(self, found: Project, force: bool) -> list[str]:
+        """Rewrite every projection from events; a file edited by hand and not taken in is
+        refused (:class:`UnmergedEdits`) unless ``force``, which first keeps it aside as a
+        conflict copy. Returns the copies made."""
+        files = self.units.ctx.files(found)
+        with self.units.begin(found, Actor.SYSTEM) as u:
+            pending = unmerged_files(self.units, u.w, found)
+            if pending and not force:
+                raise UnmergedEdits(tuple(pending))
+            for name in pending:
+                raw = files.read_bytes(name) or b""
+                if name == ASKS_FILE:
+                    copy = u.save_aside(name, raw)
+                    conflict = HandEditConflict(
+                        file="asks", conflict_copy=copy, found_sha256=sha256(raw)
+                    )
+                    u.append([conflict], actor=Actor.FILE, stream=ASKS_FILE_STREAM)
+                else:
+                    keep_aside(u, memory_file(name).key, raw)
+            u.rewrite_all()
+        return u.conflicts

@@ -19,29 +19,26 @@ from orbital.domain.entry_pages import EntryPage, EntryQuery
 from orbital.domain.quotes import UserWords
 from orbital.domain.workbench import EntryRow, WorkbenchView
 from orbital.editor.scheduler import EditorScheduler
-from orbital.errors import InvalidInput, Refused, UnknownProject, UnmergedEdits
+from orbital.errors import InvalidInput, Refused, UnknownProject
 from orbital.events import Actor, RecordedEvent
-from orbital.events.files import HandEditConflict
-from orbital.files import FileGateway, check_size, memory_file, projected_file, sha256
+from orbital.files import FileGateway, check_size, memory_file, projected_file
 from orbital.grammar.render import render_file
 from orbital.grammar.text import without_nul_bytes
 from orbital.project import Project
 from orbital.service._agents import AgentSessions
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
-from orbital.service._asks_file import ASKS_FILE
 from orbital.service._asks_state import ASK_REDUCER
 from orbital.service._claude_code import ClaudeCodeHooks
-from orbital.service._conflicts import ConflictPreview, Conflicts
+from orbital.service._conflicts import ConflictPreview, Conflicts, unmerged_files
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import Credential, Credentials
-from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._page_sessions import PageSessions
 from orbital.service._trust import Trust
 from orbital.service._unit import Unit, Units
 from orbital.service._workbench import workbench_view
-from orbital.store import EventStore, Reader, StoreStatus
+from orbital.store import EventStore, StoreStatus
 from orbital.tokens import CachedCounter
 
 if TYPE_CHECKING:
@@ -327,33 +324,12 @@ class Orbital:
     def unmerged(self, project: str) -> list[str]:
         """Projected files changed on disk and not taken in yet."""
         with self.store.reader() as r:
-            return self._unmerged(r, self.store.project(project))
-
-    def _unmerged(self, r: Reader, project: Project) -> list[str]:
-        asks = [ASKS_FILE] if self.units.asks_file.unmerged(r, project) else []
-        return self.units.memory.unmerged(r, project) + asks
+            return unmerged_files(self.units, r, self.store.project(project))
 
     def regenerate(self, project: str, *, force: bool = False) -> list[str]:
         """Rewrite every projection from events. A file edited by hand and not merged is
         refused unless ``force``, which first saves it beside as a conflict copy."""
-        found = self.store.project(project)
-        files = self.units.ctx.files(found)
-        with self.units.begin(found, Actor.SYSTEM) as u:
-            pending = self._unmerged(u.w, found)
-            if pending and not force:
-                raise UnmergedEdits(tuple(pending))
-            for name in pending:
-                raw = files.read_bytes(name) or b""
-                if name == ASKS_FILE:
-                    copy = u.save_aside(name, raw)
-                    conflict = HandEditConflict(
-                        file="asks", conflict_copy=copy, found_sha256=sha256(raw)
-                    )
-                    u.append([conflict], actor=Actor.FILE, stream=ASKS_FILE_STREAM)
-                else:
-                    keep_aside(u, memory_file(name).key, raw)
-            u.rewrite_all()
-        return u.conflicts
+        return self._conflicts.regenerate(self.store.project(project), force)
 
     def context_view(
         self,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orbital.domain.asks import build_meaning_index
+from orbital.domain.lazy_meanings import build_meaning_index
 from orbital.domain.rephrase import MeaningIndex
 from orbital.service._meanings import KEEP, KeptMeaningIndexes
 
