@@ -246,6 +246,29 @@ def same_intent(earlier: str, later: str) -> bool:
     return overlap(meaning(earlier), meaning(later)).same
 
 
+def _may_restate(a: Meaning, b: Meaning) -> bool:
+    """False when ``a`` and ``b`` cannot be the same intent: a restatement has every needed
+    term of one side matched (the bound :class:`MeaningIndex` files by), and a term can match
+    only one that shares a key or a slip with it."""
+    keys_a, slips_a = _keys_and_slips(a)
+    keys_b, slips_b = _keys_and_slips(b)
+
+    def reachable(mine: Meaning, keys: frozenset[str], slips: frozenset[str]) -> int:
+        return sum(
+            1 for t in mine.terms if not (t.keys.isdisjoint(keys) and t.slips.isdisjoint(slips))
+        )
+
+    return reachable(a, keys_b, slips_b) >= a.needed or reachable(b, keys_a, slips_a) >= b.needed
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _keys_and_slips(m: Meaning) -> tuple[frozenset[str], frozenset[str]]:
+    return (
+        frozenset().union(*(t.keys for t in m.terms)),
+        frozenset().union(*(t.slips for t in m.terms)),
+    )
+
+
 def restated(text: str, existing: Mapping[K, str]) -> K | None:
     """The entry of ``existing`` (key -> text) that ``text`` restates most closely, if any:
     for warning when a new DECISIONS or LESSONS entry says again what one already says. The
@@ -253,7 +276,10 @@ def restated(text: str, existing: Mapping[K, str]) -> K | None:
     new = meaning(text)
     best: tuple[float, K] | None = None
     for key, old_text in existing.items():
-        found = overlap(meaning(old_text), new)
+        known = meaning(old_text)
+        if not _may_restate(known, new):
+            continue  # the cheap bound first: a file of a hundred entries is compared per write
+        found = overlap(known, new)
         if found.same and (best is None or found.strength > best[0]):
             best = (found.strength, key)
     return best[1] if best is not None else None
