@@ -28,8 +28,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from orbital.agents.changes import Change as Change
+from orbital.agents.changes import undo
 
 SETTINGS_FILE = ".claude/settings.local.json"
 MEMORY_FILE = "CLAUDE.local.md"
@@ -65,39 +68,33 @@ HOOKS = (
 HOOK_SLUGS = frozenset(hook.slug for hook in HOOKS)
 
 
-@dataclass(frozen=True)
-class Change:
-    """A file as it was before Orbital changed it (None: it did not exist) and as written."""
-
-    before: str | None
-    written: str
-
-    @property
-    def changed(self) -> bool:
-        return self.before != self.written
+#: The agent name in the hook commands of this file's shape (Codex's ``hooks.json`` shares it).
+AGENT = "claude-code"
 
 
-def hook_command(executable: str, hook: Hook) -> str:
-    """The shell command Claude Code runs for ``hook``."""
-    return f"{shlex.quote(executable)} hook claude-code {hook.slug}"
+def hook_command(executable: str, hook: Hook, agent: str = AGENT) -> str:
+    """The shell command the agent runs for ``hook``."""
+    return f"{shlex.quote(executable)} hook {agent} {hook.slug}"
 
 
-def is_orbital_hook(entry: object) -> bool:
-    """A hook entry whose command is ``<anything> hook claude-code <event>``."""
+def is_orbital_hook(entry: object, agent: str = AGENT) -> bool:
+    """A hook entry whose command is ``<anything> hook <agent> <event>``."""
     if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
         return False
     try:
         words = shlex.split(str(entry["command"]))
     except ValueError:
         return False
-    return len(words) >= 4 and words[-3:-1] == ["hook", "claude-code"]
+    return len(words) >= 4 and words[-3:-1] == ["hook", agent]
 
 
-def hook_groups(executable: str) -> dict[str, list[Json]]:
+def hook_groups(
+    executable: str, hooks: Sequence[Hook] = HOOKS, agent: str = AGENT
+) -> dict[str, list[Json]]:
     """Orbital's matcher groups by event, as they appear under ``hooks`` in the settings."""
     groups: dict[str, list[Json]] = {}
-    for hook in HOOKS:
-        entry: Json = {"type": "command", "command": hook_command(executable, hook)}
+    for hook in hooks:
+        entry: Json = {"type": "command", "command": hook_command(executable, hook, agent)}
         entry["timeout"] = hook.timeout
         group: Json = {"hooks": [entry]}
         if hook.matcher is not None:
@@ -106,18 +103,18 @@ def hook_groups(executable: str) -> dict[str, list[Json]]:
     return groups
 
 
-def _strip_group(group: object) -> object | None:
+def _strip_group(group: object, agent: str) -> object | None:
     """The group without Orbital's entries; None when only Orbital's were in it."""
     if not isinstance(group, Mapping) or not isinstance(group.get("hooks"), list):
         return group
     entries: list[object] = group["hooks"]
-    kept = [entry for entry in entries if not is_orbital_hook(entry)]
+    kept = [entry for entry in entries if not is_orbital_hook(entry, agent)]
     if len(kept) == len(entries):
         return group
     return {**group, "hooks": kept} if kept else None
 
 
-def without_orbital(settings: Mapping[str, object]) -> Json:
+def without_orbital(settings: Mapping[str, object], agent: str = AGENT) -> Json:
     """The settings minus Orbital's hook entries; an event list or a ``hooks`` object that
     only Orbital's removal emptied goes too (one that was empty already stays)."""
     result = dict(settings)
@@ -129,7 +126,7 @@ def without_orbital(settings: Mapping[str, object]) -> Json:
         if not isinstance(groups, list):
             kept_hooks[event] = groups
             continue
-        kept = [g for g in (_strip_group(group) for group in groups) if g is not None]
+        kept = [g for g in (_strip_group(group, agent) for group in groups) if g is not None]
         if kept or not groups:
             kept_hooks[event] = kept
     if kept_hooks or not hooks:
@@ -139,29 +136,35 @@ def without_orbital(settings: Mapping[str, object]) -> Json:
     return result
 
 
-def with_orbital(settings: Mapping[str, object], executable: str) -> Json:
+def with_orbital(
+    settings: Mapping[str, object],
+    executable: str,
+    hooks: Sequence[Hook] = HOOKS,
+    agent: str = AGENT,
+    file: str = SETTINGS_FILE,
+) -> Json:
     """The settings with Orbital's hooks, each after the event's other groups (idempotent)."""
-    result = without_orbital(settings)
-    hooks = result.get("hooks", {})
-    if not isinstance(hooks, Mapping):
-        raise ValueError(f'"hooks" in {SETTINGS_FILE} is not an object')
-    merged = dict(hooks)
-    for event, groups in hook_groups(executable).items():
+    result = without_orbital(settings, agent)
+    found = result.get("hooks", {})
+    if not isinstance(found, Mapping):
+        raise ValueError(f'"hooks" in {file} is not an object')
+    merged = dict(found)
+    for event, groups in hook_groups(executable, hooks, agent).items():
         existing = merged.get(event, [])
         if not isinstance(existing, list):
-            raise ValueError(f'"hooks.{event}" in {SETTINGS_FILE} is not a list')
+            raise ValueError(f'"hooks.{event}" in {file} is not a list')
         merged[event] = [*existing, *groups]
     result["hooks"] = merged
     return result
 
 
-def parse_settings(text: str | None) -> Json:
+def parse_settings(text: str | None, file: str = SETTINGS_FILE) -> Json:
     """A settings file's object (an absent or blank file is ``{}``); ValueError otherwise."""
     if text is None or not text.strip():
         return {}
     settings = json.loads(text)
     if not isinstance(settings, dict):
-        raise ValueError(f"{SETTINGS_FILE} does not hold a JSON object")
+        raise ValueError(f"{file} does not hold a JSON object")
     return settings
 
 
@@ -181,23 +184,13 @@ def install_settings(before: str | None, executable: str) -> Change:
     return Change(before, render_settings(wanted, before))
 
 
-def _undo(current: str, change: Change | None, stripped: str, empty: bool) -> str | None:
-    """What uninstall leaves: the bytes from before install if nobody changed the file since,
-    else ``stripped``; None (remove the file) when nothing is left of a file Orbital created."""
-    if change is not None and current == change.written:
-        return change.before
-    if empty and (change is None or change.before is None):
-        return None
-    return stripped
-
-
 def uninstall_settings(current: str, change: Change | None) -> str | None:
     """The settings file without Orbital's hooks (None: remove it); see :func:`_undo`."""
     settings = parse_settings(current)
     stripped = without_orbital(settings)
     if stripped == settings and (change is None or current != change.written):
         return current
-    return _undo(current, change, render_settings(stripped, current), not stripped)
+    return undo(current, change, render_settings(stripped, current), not stripped)
 
 
 def install_import(before: str | None) -> Change:
@@ -215,4 +208,4 @@ def uninstall_import(current: str, change: Change | None) -> str | None:
     kept = "".join(line for line in lines if line.rstrip("\r\n") != IMPORT_LINE)
     if kept == current and (change is None or current != change.written):
         return current
-    return _undo(current, change, kept, not kept.strip())
+    return undo(current, change, kept, not kept.strip())

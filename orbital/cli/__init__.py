@@ -1,7 +1,7 @@
 """The ``orbital`` command line. It parses arguments, calls the service, prints results;
 rules live below it. Orbital's typed errors become one ``error:`` line and the exit status of
 their family (``_app.py``). Each command's module is imported when that command runs, and a
-Claude Code hook started as installed (``orbital hook claude-code <event>``, a new process per
+hook started as installed (``orbital hook claude-code|codex|cursor <event>``, a new process per
 event) skips click altogether (``_hook.py``).
 """
 
@@ -26,6 +26,14 @@ def main() -> None:
             from orbital.cli._hook import run_hook
 
             run_hook(args[2], os.environ.get("ORBITAL_DB") or None)
+            return
+    if len(args) == 3 and args[0] == "hook" and args[1] in ("codex", "cursor"):
+        from orbital.agents import codex, cursor
+
+        if args[2] in (codex.HOOK_SLUGS if args[1] == "codex" else cursor.HOOK_SLUGS):
+            from orbital.cli._hook import run_agent_hook
+
+            run_agent_hook(args[1], args[2], os.environ.get("ORBITAL_DB") or None)
             return
     from orbital.cli._app import main as run_cli
 

@@ -84,3 +84,34 @@ def run_hook(event: str, db: str | None) -> None:
         return
     if result.answer is not None:
         sys.stdout.write(json.dumps(result.answer, ensure_ascii=False) + "\n")
+
+
+def run_agent_hook(agent: str, event: str, db: str | None) -> None:
+    """Answer one Codex or Cursor hook (``orbital hook codex|cursor <event>``): their JSON
+    payload on stdin, the answer on stdout; fail-open like :func:`run_hook`."""
+    try:
+        from orbital.service import Orbital
+        from orbital.service._sessions import state_dir
+
+        raw = sys.stdin.buffer.read()
+        with Orbital.open(db, create=False) as service:
+            service.keep_indexes(state_dir() / "cache" / "meanings")
+            answer: object
+            if agent == "codex":
+                from orbital.agents.claude_code_hooks import parse_payload
+                from orbital.service._codex import CodexHooks
+
+                answer = CodexHooks(service).handle(event, parse_payload(raw))
+            else:
+                from orbital.agents.cursor import parse_payload as parse_cursor
+                from orbital.service._cursor import CursorHooks
+
+                answer = CursorHooks(service).handle(event, parse_cursor(raw))
+    except Exception as exc:
+        import traceback
+
+        log(f"{agent} {event}: {type(exc).__name__}: {exc}")
+        log(traceback.format_exc().rstrip())
+        return
+    if answer is not None:
+        sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")

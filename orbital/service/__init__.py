@@ -12,15 +12,23 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from orbital.project import Project
+    from orbital.service._codex import CodexHooks
     from orbital.service._conflicts import ConflictPreview
     from orbital.service._context import EventSummary, InitReport, WriteOutcome
     from orbital.service._credentials import Audience, Credential, Credentials, IssuedToken
+    from orbital.service._cursor import CursorHooks
     from orbital.service._editor import EditorReport
     from orbital.service._history import ConflictCopy, HistoryQuery, Revision
     from orbital.service._page_sessions import SESSION_SECONDS, PageSession, PageSessions
     from orbital.service._service import AsOf, Orbital
+    from orbital.service._setup import AgentSetup, codex_home, cursor_home
 
 _WHERE = {
+    "AgentSetup": "orbital.service._setup",
+    "CodexHooks": "orbital.service._codex",
+    "CursorHooks": "orbital.service._cursor",
+    "codex_home": "orbital.service._setup",
+    "cursor_home": "orbital.service._setup",
     "SESSION_SECONDS": "orbital.service._page_sessions",
     "AsOf": "orbital.service._service",
     "Audience": "orbital.service._credentials",
@@ -43,12 +51,15 @@ _WHERE = {
 
 __all__ = [
     "SESSION_SECONDS",
+    "AgentSetup",
     "AsOf",
     "Audience",
+    "CodexHooks",
     "ConflictCopy",
     "ConflictPreview",
     "Credential",
     "Credentials",
+    "CursorHooks",
     "EditorReport",
     "EventSummary",
     "HistoryQuery",
@@ -60,6 +71,8 @@ __all__ = [
     "Project",
     "Revision",
     "WriteOutcome",
+    "codex_home",
+    "cursor_home",
 ]
 
 

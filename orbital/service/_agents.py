@@ -19,6 +19,7 @@ under the state directory (``ORBITAL_STATE_DIR``, default the user state directo
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -84,25 +85,26 @@ class AgentSessions:
         return describe_changes(events, session, texts), head
 
     def start(
-        self, project: Project, session: str, view_path: Path, transcript: str = ""
+        self, project: Project, session: str, view_path: Path | None, transcript: str = ""
     ) -> StartReport:
         """Session start: the view file rewritten at the head; the context is what changed
-        since the position of the view file the agent just loaded (the whole view, cut to
-        fit, when there was none)."""
-        try:
-            before: str | None = view_path.read_text(encoding="utf-8")
-        except OSError:
-            before = None
+        since the position of the view file the agent just loaded (the whole view when there
+        was none, or for an agent without a view file: ``view_path`` None)."""
+        before: str | None = None
+        if view_path is not None:
+            with contextlib.suppress(OSError):
+                before = view_path.read_text(encoding="utf-8")
         loaded = view_position(before)
         head, view, day = self.current_view(project)
         if loaded is None:
             lines = [view]
         else:
             lines, head = self.changes(project, loaded, session)
-        self.write_view(project, view_path, head, view, day)
+        if view_path is not None:
+            self.write_view(project, view_path, head, view, day)
         mark = self.marks.get(project.project_id, session)
         self.marks.put(project.project_id, session, replace(mark, seen=head, transcript=transcript))
-        if loaded is None:
+        if loaded is None or view_path is None:
             return StartReport(view, head)
         if not lines:
             return StartReport("", head)
@@ -202,18 +204,19 @@ class AgentSessions:
         content: bytes,
         session: str,
         transcript: Path | None = None,
+        hold: bool = True,
     ) -> WriteOutcome:
         """The agent's proposed full content of ``orbital/<name>`` through the write path, as
-        ``agent`` in ``session``; the file's new bytes are not written but returned as the
-        outcome's content, for the agent's own tool to write. The quotes of its ask closes and
-        reopens are checked against the session's ``transcript``."""
+        ``agent`` in ``session``; with ``hold`` the file's new bytes are not written but
+        returned as the outcome's content, for the agent's own tool to write. The quotes of its
+        ask closes and reopens are checked against the session's ``transcript``."""
         return self.service.write_file(
             project.project_id,
             name,
             content,
             actor=Actor.AGENT,
             session=session,
-            hold=True,
+            hold=hold,
             transcript=transcript,
         )
 
