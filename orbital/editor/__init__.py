@@ -5,8 +5,9 @@ alone does not bring the model client's HTTP stack."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from orbital.lazy import lazy_names
 
 if TYPE_CHECKING:
     from orbital.editor.loop import LoopResult, Toolbox, run_tool_loop
@@ -63,10 +64,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _WHERE)
