@@ -18,9 +18,8 @@ from orbital.cli._app import (
     reports_errors,
     transcript_option,
 )
-from orbital.errors import InvalidInput
+from orbital.cli._person import caller_actor, person_options
 from orbital.events import Actor
-from orbital.service import Audience, Orbital
 
 
 @cli.command("asks")
@@ -59,33 +58,9 @@ def asks_command(ctx: click.Context, project_path: Path, state: str, as_json: bo
 
 
 @cli.group()
-@click.option(
-    "--as-user",
-    is_flag=True,
-    help="Act as the person: needs their Workbench token in ORBITAL_TOKEN (or --token).",
-)
-@click.option("--token", default=None, envvar="ORBITAL_TOKEN", help="A Workbench token.")
-@click.pass_context
-def ask(ctx: click.Context, as_user: bool, token: str | None) -> None:
+@person_options
+def ask() -> None:
     """Open, close or reopen one ask: as the agent, or as the person with --as-user."""
-    ctx.obj["as_user"] = as_user
-    ctx.obj["token"] = token
-
-
-def _ask_actor(ctx: click.Context, service: Orbital, project: str) -> Actor:
-    """The agent, unless --as-user and a live Workbench token reaching the project are given:
-    the actor comes from the credential, never from what is typed."""
-    if not ctx.obj.get("as_user"):
-        return Actor.AGENT
-    token = ctx.obj.get("token")
-    if not token:
-        raise InvalidInput("--as-user needs the person's Workbench token in ORBITAL_TOKEN")
-    credential = service.credentials.verify(token)
-    if credential is None or credential.audience is not Audience.WORKBENCH:
-        raise InvalidInput("--as-user needs a live Workbench token; this one is not")
-    if not credential.reaches(project):
-        raise InvalidInput(f"this Workbench token does not reach project {project!r}")
-    return credential.actor
 
 
 @ask.command("open")
@@ -101,7 +76,7 @@ def ask_open(
     """Open an ask (the agent is refused a repeat of an open or dropped ask)."""
     service, project = project_of(ctx, project_path)
     pid = project.project_id
-    actor = _ask_actor(ctx, service, pid)
+    actor = caller_actor(ctx, service, pid)
     print_outcome(service.ask_open(pid, text, due, actor=actor), as_json)
 
 
@@ -132,7 +107,7 @@ def _change(kind: str) -> Callable[..., None]:
     ) -> None:
         service, project = project_of(ctx, project_path)
         pid = project.project_id
-        actor = _ask_actor(ctx, service, pid)
+        actor = caller_actor(ctx, service, pid)
         from orbital.domain.asks import agent_note
 
         note = agent_note(quote) if actor is Actor.AGENT else quote

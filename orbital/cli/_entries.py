@@ -11,24 +11,16 @@ import click
 import msgspec
 
 from orbital.cli._app import cli, print_outcome, project_of, project_option, reports_errors
-from orbital.cli._asks import _ask_actor
+from orbital.cli._person import caller_actor, person_options
 from orbital.clock import parse_as_of
 from orbital.domain.beliefs import TRUST_STATES, Belief, parse_day
 from orbital.domain.trust import TRUST_ACTIONS, TrustAction
 
 
 @cli.group()
-@click.option(
-    "--as-user",
-    is_flag=True,
-    help="Act as the person: needs their Workbench token in ORBITAL_TOKEN (or --token).",
-)
-@click.option("--token", default=None, envvar="ORBITAL_TOKEN", help="A Workbench token.")
-@click.pass_context
-def entry(ctx: click.Context, as_user: bool, token: str | None) -> None:
+@person_options
+def entry() -> None:
     """Dispute, retract or reaffirm a durable entry: the person's alone (--as-user)."""
-    ctx.obj["as_user"] = as_user
-    ctx.obj["token"] = token
 
 
 _HELP: dict[TrustAction, str] = {
@@ -57,7 +49,7 @@ def _action(action: TrustAction) -> Callable[..., None]:
         ctx.obj["as_user"] = ctx.obj.get("as_user") or as_user
         service, project = project_of(ctx, project_path)
         pid = project.project_id
-        actor = _ask_actor(ctx, service, pid)
+        actor = caller_actor(ctx, service, pid)
         print_outcome(service.trust.act(pid, entry_id, action, reason, actor=actor), as_json)
 
     change.__doc__ = _HELP[action]
