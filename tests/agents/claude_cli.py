@@ -15,23 +15,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-VERSION = (ROOT / ".ci" / "claude-code-version").read_text(encoding="utf-8").strip()
+from tests.agents.pinned import find_pinned, pinned_version
+
+VERSION = pinned_version("claude-code")
 #: The environment of the run is built from scratch, but these are kept for the process to work.
 _KEPT = ("PATH", "LANG", "LC_ALL", "TMPDIR", "TZ")
 
 
-def default_install() -> Path:
-    """Where ``.ci/install-claude-code`` puts the pinned binary (mirrors the script)."""
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "orbital-ci" / f"claude-code-{VERSION}" / "node_modules" / ".bin" / "claude"
-
-
 def find_claude() -> Path | None:
     """The binary from ``ORBITAL_TEST_CLAUDE``, else the pinned install, else None."""
-    named = os.environ.get("ORBITAL_TEST_CLAUDE", "").strip()
-    candidate = Path(named) if named else default_install()
-    return candidate if candidate.is_file() and os.access(candidate, os.X_OK) else None
+    return find_pinned("claude-code", "claude", "ORBITAL_TEST_CLAUDE")
 
 
 @dataclass(frozen=True)

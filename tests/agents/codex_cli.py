@@ -17,22 +17,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-VERSION = (ROOT / ".ci" / "codex-version").read_text(encoding="utf-8").strip()
+from tests.agents.pinned import find_pinned, pinned_version
+
+VERSION = pinned_version("codex")
 MODEL = "gpt-5.5"
 _KEPT = ("PATH", "LANG", "LC_ALL", "TMPDIR", "TZ")
 
 
-def default_install() -> Path:
-    """Where ``.ci/install-codex`` puts the pinned binary (mirrors the script)."""
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "orbital-ci" / f"codex-{VERSION}" / "node_modules" / ".bin" / "codex"
-
-
 def find_codex() -> Path | None:
-    named = os.environ.get("ORBITAL_TEST_CODEX", "").strip()
-    candidate = Path(named) if named else default_install()
-    return candidate if candidate.is_file() and os.access(candidate, os.X_OK) else None
+    """The binary from ``ORBITAL_TEST_CODEX``, else the pinned install, else None."""
+    return find_pinned("codex", "codex", "ORBITAL_TEST_CODEX")
 
 
 def provider_config(base_url: str) -> str:
