@@ -81,12 +81,34 @@ class AgentSetup:
             ),
         ]
 
+    def _install(
+        self, agent: str, root: Path, targets: list[Target], dirs: tuple[str, ...] = ()
+    ) -> list[str]:
+        """Apply ``targets`` for ``agent`` in ``root``, recording what each file was (and
+        which of ``dirs`` it created) so uninstall gives it back."""
+        record = self.installs.load(agent, root)
+        if dirs:
+            note_created_dirs(root, list(dirs), record)
+        lines = self.installs.install(record, targets)
+        self.installs.save(agent, root, record)
+        return lines
+
+    def _uninstall(
+        self, agent: str, root: Path, targets: list[Target], dirs: tuple[str, ...] = ()
+    ) -> list[str]:
+        """Give back what :meth:`_install` changed; files shared with other installed projects
+        are kept until the last one goes."""
+        record = self.installs.load(agent, root)
+        others = self.installs.others(agent, root)
+        lines = self.installs.uninstall(record, targets, others)
+        lines += remove_created_dirs(root, list(dirs), record)
+        self.installs.forget(agent, root)
+        return lines
+
     def install_codex(self, project: Project, executable: str, home: Path) -> list[str]:
         """The MCP server and hooks in Codex's home, the instructions in ``AGENTS.md``."""
         root = Path(project.root)
-        record = self.installs.load(codex.AGENT, root)
-        lines = self.installs.install(record, self._codex_targets(root, executable, home))
-        self.installs.save(codex.AGENT, root, record)
+        lines = self._install(codex.AGENT, root, self._codex_targets(root, executable, home))
         lines.append(
             f"Codex will now use Orbital's memory in {root}; it runs the hooks once you trust "
             "them (`/hooks` in codex)"
@@ -94,12 +116,7 @@ class AgentSetup:
         return lines
 
     def uninstall_codex(self, root: Path, executable: str, home: Path) -> list[str]:
-        record = self.installs.load(codex.AGENT, root)
-        others = self.installs.others(codex.AGENT, root)
-        targets = self._codex_targets(root, executable, home)
-        lines = self.installs.uninstall(record, targets, others)
-        self.installs.forget(codex.AGENT, root)
-        return lines
+        return self._uninstall(codex.AGENT, root, self._codex_targets(root, executable, home))
 
     # -- Cursor -----------------------------------------------------------------------------
 
@@ -129,10 +146,8 @@ class AgentSetup:
     def install_cursor(self, project: Project, executable: str, home: Path) -> list[str]:
         """The MCP server in ``.cursor/mcp.json``, the rule file, the hooks in ``~/.cursor``."""
         root = Path(project.root)
-        record = self.installs.load(cursor.AGENT, root)
-        note_created_dirs(root, list(self._CURSOR_DIRS), record)
-        lines = self.installs.install(record, self._cursor_targets(root, executable, home))
-        self.installs.save(cursor.AGENT, root, record)
+        targets = self._cursor_targets(root, executable, home)
+        lines = self._install(cursor.AGENT, root, targets, self._CURSOR_DIRS)
         lines.append(
             f"Cursor will now use Orbital's memory in {root} (its MCP server runs `orbital` "
             "from the PATH)"
@@ -140,10 +155,5 @@ class AgentSetup:
         return lines
 
     def uninstall_cursor(self, root: Path, executable: str, home: Path) -> list[str]:
-        record = self.installs.load(cursor.AGENT, root)
-        others = self.installs.others(cursor.AGENT, root)
         targets = self._cursor_targets(root, executable, home)
-        lines = self.installs.uninstall(record, targets, others)
-        lines += remove_created_dirs(root, list(self._CURSOR_DIRS), record)
-        self.installs.forget(cursor.AGENT, root)
-        return lines
+        return self._uninstall(cursor.AGENT, root, targets, self._CURSOR_DIRS)
