@@ -8,7 +8,8 @@ import msgspec
 from litestar import Response, Router, get, post, put, route
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
-from litestar.enums import HttpMethod
+from litestar.enums import HttpMethod, MediaType
+from litestar.openapi import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, Parameter, QueryParameter
 
 from orbital.catalogue import ARCHIVE_FILES, LAYER1_KEYS, MEMORY_FILES
@@ -28,6 +29,7 @@ from orbital.http._schemas import (
     SessionEnd,
     WriteResult,
 )
+from orbital.http._views import EncodedViews, matches
 from orbital.service import Credential, HistoryQuery, Orbital, Project
 
 _NAME = "A memory file's name (any case is accepted)."
@@ -201,10 +203,23 @@ def read_file(
     return Response(FileContent(found.name, content))
 
 
+_CONTEXT_ETAG = ResponseHeader(
+    name="ETag",
+    documentation_only=True,
+    description="A tag of this view's bytes, quoted: sent back as `If-None-Match`, an "
+    "unchanged view is answered 304 without a body.",
+)
+_VIEWS = EncodedViews()
+
+
 @get(
     "/context",
     summary="The per-turn injection view",
-    responses=documented(*AUTHED),
+    responses={
+        **documented(*AUTHED),
+        304: ResponseSpec(None, description="The view is the one `If-None-Match` names."),
+    },
+    response_headers=[_CONTEXT_ETAG],
     sync_to_thread=True,
 )
 def context(
@@ -219,11 +234,24 @@ def context(
     as_of: Annotated[
         str | None, QueryParameter(description=_AS_OF, schema_extra=_AS_OF_SCHEMA)
     ] = None,
-) -> ContextView:
+    if_none_match: Annotated[
+        str | None,
+        HeaderParameter(
+            name="If-None-Match",
+            description="The ETag of a view already held: 304 when it is still the view.",
+            required=False,
+        ),
+    ] = None,
+) -> Response[ContextView]:
     view = service.context_view(
         target.project_id, window=window, audience=audience, as_of=parse_as_of(as_of or None)
     )
-    return ContextView(target.project_id, audience, view)
+    body, tag = _VIEWS.encoded(target.project_id, audience, window, view)
+    # The body is ContextView's JSON as bytes, encoded once per view; the annotation is what
+    # the document states.
+    if matches(if_none_match, tag):
+        return Response(b"", status_code=304, headers={"ETag": tag})  # type: ignore[arg-type]
+    return Response(body, media_type=MediaType.JSON, headers={"ETag": tag})  # type: ignore[arg-type]
 
 
 @post(

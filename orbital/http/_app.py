@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from litestar import Litestar, Response, get
@@ -61,6 +62,11 @@ def home() -> Redirect:
     return Redirect("/workbench", status_code=303)
 
 
+async def _warm_threads() -> None:
+    """Start the worker thread the synchronous routes run on before the first request."""
+    await asyncio.get_running_loop().run_in_executor(None, lambda: None)
+
+
 def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litestar:
     """Build the app around one service instance (the composition root owns its lifetime)."""
     settings = settings or HttpSettings()
@@ -108,6 +114,7 @@ def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litest
             ),
         ),
         lifespan=[mcp_lifespan],
+        on_startup=[service.warm, _warm_threads],
         on_shutdown=[service.close],
     )
     # Outside routing, so a path no route matches is refused for a foreign Host too.

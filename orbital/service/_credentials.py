@@ -22,6 +22,8 @@ from orbital.events import Actor
 from orbital.store import EventStore, StoredCredential
 
 TOKEN_PREFIX = "orbital"
+#: A well-formed token no credential has (ids are hex): verifying it prepares the lookup.
+WARM_TOKEN = f"{TOKEN_PREFIX}_warm_up"
 _ID_BYTES = 6
 _SECRET_BYTES = 32
 #: Compared against when a token id is unknown, so a miss costs the same as a wrong secret.
@@ -61,6 +63,10 @@ class IssuedToken:
     token: str
 
 
+#: How many verified tokens are remembered at most.
+_VERIFIED_KEPT = 256
+
+
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -82,6 +88,9 @@ class Credentials:
     def __init__(self, store: EventStore, clock: Clock) -> None:
         self._store = store
         self._clock = clock
+        #: Tokens verified live, with the store's commit count then: nothing committed
+        #: since (no revocation either) means the same answer without a query.
+        self._verified: dict[str, tuple[int, Credential]] = {}
 
     def create(
         self, audience: str, projects: Iterable[str] = (), *, label: str = ""
@@ -112,13 +121,22 @@ class Credentials:
         token_id, _, secret = rest.partition("_")
         if prefix != TOKEN_PREFIX or not token_id or not secret:
             return None
+        changes = self._store.changes()
+        known = self._verified.get(token)
+        if known is not None and changes is not None and known[0] == changes:
+            return known[1]
         with self._store.reader() as r:
             stored = r.credential(token_id)
         expected = stored.secret_sha256 if stored is not None else _DUMMY_HASH
         matches = hmac.compare_digest(expected, _hash(secret))
         if stored is None or not matches or stored.revoked_at is not None:
             return None
-        return _credential(stored)
+        credential = _credential(stored)
+        if changes is not None:
+            if len(self._verified) >= _VERIFIED_KEPT:
+                self._verified.clear()
+            self._verified[token] = (changes, credential)
+        return credential
 
     def by_id(self, token_id: str) -> Credential | None:
         """The live credential with this id (what a page session was opened with); None

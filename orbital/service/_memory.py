@@ -161,12 +161,21 @@ class MemoryService:
                 asks = self.units.asks.at(r, pid, at[0])
             return self._assemble(pid, memory, asks, today, window, audience)
         today = self.units.ctx.today(project)
-        with self.units.ctx.store.reader() as r:
+        store = self.units.ctx.store
+        # Nothing committed to the store since (its commit count): no query at all.
+        changes = store.changes()
+        changes_key = ("changes", pid, changes, window, audience, today)
+        cached = self._views.get(changes_key) if changes is not None else None
+        if cached is not None:
+            return cached
+        with store.reader() as r:
             # Positions are global and gapless: an unchanged project head means no event of
             # the project was appended since, so one indexed max() answers a repeated call.
             head_key = ("head", pid, r.head(pid), window, audience, today)
             cached = self._views.get(head_key)
             if cached is not None:
+                if changes is not None:
+                    self._remember(changes_key, cached)
                 return cached
             memory = self.units.memory.load(r, pid)
             asks_head = r.prefix_head(pid, "ask")
@@ -178,6 +187,8 @@ class MemoryService:
             cached = self._assemble(pid, memory, asks, today, window, audience, cache=True)
             self._remember(key, cached)
         self._remember(head_key, cached)
+        if changes is not None:
+            self._remember(changes_key, cached)
         return cached
 
     def _assemble(

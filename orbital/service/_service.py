@@ -31,7 +31,7 @@ from orbital.service._asks_state import ASK_REDUCER
 from orbital.service._claude_code import ClaudeCodeHooks
 from orbital.service._conflicts import ConflictPreview, Conflicts, unmerged_files
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
-from orbital.service._credentials import Credential, Credentials
+from orbital.service._credentials import WARM_TOKEN, Credential, Credentials
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._page_sessions import PageSessions
@@ -348,6 +348,13 @@ class Orbital:
         found = self.store.project(project)
         at = self.as_of(project, as_of)
         return self._memory.view(found, window=window, audience=audience, at=at)
+
+    def warm(self) -> None:
+        """Render each project's agent view once (the token table loaded, the views cached):
+        a server does this before it takes requests, so its first is as fast as the rest."""
+        for found in self.projects():
+            self.context_view(found.project_id)
+        self.credentials.verify(WARM_TOKEN)  # the credential read prepared (no such token)
 
     def entry_action(
         self, project: str, entry_id: str, action: EntryAction, *, actor: Actor

@@ -16,6 +16,7 @@ from orbital.clock import Clock, FixedClock, SystemClock
 from orbital.errors import StoreReadOnly
 from orbital.project import Project
 from orbital.store._base import Reducer
+from orbital.store._changes import ChangeCounter
 from orbital.store._engine import (
     busy_timeout_ms,
     create_read_engine,
@@ -74,6 +75,7 @@ class EventStore:
         self._file = None if path is None else StoreFile(path, create=create)
         #: SQLite writers take turns on a lock file first (fair, unlike SQLite's busy wait).
         self._queue = None if path is None else WriterQueue(path)
+        self._changes = ChangeCounter(path)
         self._known_projects: set[str] = set()
         self._projects: dict[str, Project] = {}
         #: Opened on a store that cannot be written: reads see it as immutable (SQLite cannot
@@ -143,7 +145,14 @@ class EventStore:
         with self._turn(), self._guard(), self._write_engine.connect() as conn:
             upgrade_schema(conn)
 
+    def changes(self) -> int | None:
+        """A number that changes whenever anyone commits to the store (SQLite; None on
+        PostgreSQL or when unknown): a cache of reads keyed by it needs no query to be
+        current (:mod:`orbital.store._changes`)."""
+        return None if self._read_only else self._changes.value()
+
     def close(self) -> None:
+        self._changes.close()
         self._write_engine.dispose()
         self._read_engine.dispose()
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from orbital.cli import cli
 from orbital.errors import InvalidInput, UnknownProject
 from orbital.events import Actor
-from orbital.service import Audience
+from orbital.service import Audience, Orbital
 from tests.http.http_helpers import World
 
 
@@ -77,6 +77,17 @@ def test_revoke_is_immediate_idempotent_and_listed(world: World) -> None:
     listed = {c.token_id: c for c in world.credentials.list()}
     assert listed[token_id].revoked_at == first.revoked_at
     assert len(listed) == 2
+
+
+def test_a_revocation_by_another_process_is_seen_by_the_next_verify(world: World) -> None:
+    assert world.credentials.verify(world.agent) is not None  # verified and remembered
+    assert world.credentials.verify(world.agent) is not None
+    other = Orbital.open(world.service.store.url)  # another process's service on the store
+    try:
+        other.credentials.revoke(world.agent.split("_")[1])
+    finally:
+        other.close()
+    assert world.credentials.verify(world.agent) is None
 
 
 def test_create_refuses_an_unknown_audience_or_project(world: World) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from orbital.errors import StoreLocked, VersionConflict
+from orbital.events import Actor
 from orbital.events.files import HandEditResolved
 from orbital.service import Orbital
 from tests.http.http_helpers import Client, World, asks_md, bearer
@@ -372,6 +373,25 @@ def test_context_view_for_the_agent_and_a_subagent(client: Client, world: World)
         bad = client.get(base + query, headers=bearer(world.agent))
         assert bad.status_code == 400
         assert bad.json()["detail"].startswith(detail), bad.json()
+
+
+def test_context_is_tagged_and_an_unchanged_view_is_304(client: Client, world: World) -> None:
+    put_asks(client, world, "- open Pick a venue\n")
+    base = f"/api/v1/projects/{world.alpha}/context"
+    first = client.get(base, headers=bearer(world.agent))
+    tag = first.headers["ETag"]
+    assert first.status_code == 200 and tag.startswith('"') and tag.endswith('"')
+    again = client.get(base, headers={**bearer(world.agent), "If-None-Match": tag})
+    assert (again.status_code, again.content, again.headers["ETag"]) == (304, b"", tag)
+    other = Orbital.open(world.service.store.url)  # another process writes meanwhile
+    try:
+        other.ask_open(world.alpha, "Book the caterer", actor=Actor.USER)
+    finally:
+        other.close()
+    changed = client.get(base, headers={**bearer(world.agent), "If-None-Match": tag})
+    assert changed.status_code == 200 and changed.headers["ETag"] != tag
+    assert "Book the caterer" in changed.json()["context"]
+    assert changed.json()["context"] == world.service.context_view(world.alpha)
 
 
 def test_session_end_runs_the_backstop(client: Client, world: World) -> None:
