@@ -10,7 +10,11 @@ and ratios:
    against the file-based approach implemented here (re-read the four files and ASKS.md from
    disk, re-count them with tiktoken, per-file budget check and head-trim, asks block) with the
    same encoding; target: Orbital >= 20x faster;
-2. one agent write of a new DECISIONS entry into the 9k-token file (median ms);
+2. one agent write of a new DECISIONS entry into the 9k-token file, round-robin with the
+   original's write path implemented here on a copy of the same file (reference §5:
+   ``process_on_write`` = read the previous file, ``ensure_format_header``, ``stamp`` §2.4;
+   then one atomic fsync'd write: temp file + fsync + rename + directory fsync); target:
+   Orbital no slower than it (ratio <= 1);
 3. ``GET /api/v1/projects/{project}/context`` over HTTP (uvicorn on 127.0.0.1, httpx), when
    ``orbital.http.create_app`` exposes it.
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 import random
 import re
 import tempfile
@@ -184,6 +189,117 @@ def file_based_view(directory: Path, encode: Callable[[str], list[int]]) -> str:
     return "\n\n".join(parts)
 
 
+# -- the original's DECISIONS write (reference §5, §2.4), for the baseline -----------------
+
+DECISIONS_HEADER = (
+    "<!--format DECISIONS entries: '## <slug>' then Chose / Reason / Rejected. Supersede or "
+    "replace old entries when a decision changes; never leave contradictions.-->"
+)
+_SPLIT = re.compile(r"(^##\s+)", re.M)
+_TITLE_COMMENT = re.compile(r"\s*<!--\s*mem\s+(?P<body>.*?)\s*-->\s*$")
+_DATE_PREFIX = re.compile(r"^\d{4}-\d{2}(-\d{2})?:?\s*")
+
+
+def ensure_format_header(text: str) -> str:
+    """§2.6: the ``<!--format`` span replaced by the current template, or the template first."""
+    if not text.lstrip().startswith("<!--format"):
+        return DECISIONS_HEADER + "\n" + text
+    start = text.index("<!--format")
+    end = text.find("-->", start)
+    if end < 0:
+        return DECISIONS_HEADER + "\n" + text
+    rest = text[end + 3 :]
+    return text[:start] + DECISIONS_HEADER + "\n" + (rest[1:] if rest.startswith("\n") else rest)
+
+
+def _split(text: str) -> tuple[str, list[str]] | None:
+    parts = _SPLIT.split(text)
+    if len(parts) < 3:
+        return None
+    return parts[0], [parts[i] + parts[i + 1] for i in range(1, len(parts), 2)]
+
+
+def _title(first: str) -> tuple[str, dict[str, str]]:
+    found = _TITLE_COMMENT.search(first)
+    if found is None:
+        return first.rstrip(), {}
+    fields = {}
+    for token in found["body"].split():
+        name, sep, value = token.partition(":")
+        if sep and name:
+            fields[name] = value
+    return first[: found.start()].rstrip(), fields
+
+
+def _normalized(title: str) -> str:
+    text = " ".join(re.sub(r"^##\s+", "", title).replace("**", "").strip().lower().split())
+    return _DATE_PREFIX.sub("", text)
+
+
+def stamp(new: str, old: str, today: str) -> str:
+    """§2.4 for DECISIONS: ids, created and touched carried by id, else by title."""
+    by_id: dict[str, dict[str, str]] = {}
+    by_title: dict[str, dict[str, str]] = {}
+    bodies: dict[str, str] = {}
+    for chunk in (_split(old) or ("", []))[1]:
+        first, _, body = chunk.partition("\n")
+        title, meta = _title(first)
+        normalized = _normalized(title)
+        by_title[normalized] = meta
+        if meta.get("id"):
+            by_id[meta["id"]] = meta
+        bodies[meta.get("id") or normalized] = body.strip()
+    split = _split(new)
+    if split is None:
+        return new
+    preamble, chunks = split
+    out, assigned = [], set()
+    for chunk in chunks:
+        first, newline, body = chunk.partition("\n")
+        title, own = _title(first)
+        normalized = _normalized(title)
+        prev = by_id.get(own.get("id", "")) or by_title.get(normalized)
+        if prev is not None:
+            entry_id = prev.get("id") or own.get("id") or ""
+            created = prev.get("created") or today
+            before = bodies.get(prev.get("id", "")) or bodies.get(normalized)
+            touched = today if body.strip() != before else prev.get("touched") or today
+            tag = own.get("tag") or prev.get("tag", "")
+        else:
+            entry_id, created, touched, tag = own.get("id", ""), today, today, own.get("tag", "")
+        if not entry_id:
+            base = re.sub(r"[^a-z0-9]+", "-", normalized).strip("-")[:32] or "entry"
+            entry_id, n = base, 1
+            while entry_id in assigned:
+                n += 1
+                entry_id = f"{base}-{n}"
+        assigned.add(entry_id)
+        fields = {"id": entry_id, "created": created, "touched": touched, "tag": tag}
+        comment = "<!--mem " + " ".join(f"{k}:{v}" for k, v in fields.items() if v) + "-->"
+        out.append(f"{title} {comment}{newline}{body}")
+    if preamble and not preamble.endswith("\n"):
+        preamble += "\n"
+    return preamble + "".join(out)
+
+
+def original_write(path: Path, proposal: bytes, today: str) -> None:
+    """The original's agent write of DECISIONS.md: ``process_on_write``, then the file
+    written atomically (fsync'd temp file, rename, directory fsync)."""
+    previous = path.read_text(encoding="utf-8")
+    content = stamp(ensure_format_header(proposal.decode("utf-8")), previous, today)
+    fd, temp = tempfile.mkstemp(prefix=".DECISIONS.md.", suffix=".tmp", dir=path.parent)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(content.encode())
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temp, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
 # -- HTTP ------------------------------------------------------------------------------------
 
 
@@ -279,23 +395,51 @@ def main() -> None:
         )
 
         decisions = directory / "DECISIONS.md"
+        original = tmp / "original" / "DECISIONS.md"
+        original.parent.mkdir()
+        original.write_bytes(decisions.read_bytes())
         rng = random.Random(7)
         before = sizes["decisions"]
-        write_samples, after_samples = [], []
+        write_samples, base_samples, after_samples = [], [], []
         for i in range(write_repeat):
-            proposal = decisions.read_bytes() + decision(rng, 1000 + i).encode()
-            start = time.perf_counter()
-            outcome = orb.write_file(pid, "DECISIONS.md", proposal, actor=Actor.AGENT)
-            write_samples.append(time.perf_counter() - start)
-            assert outcome.events, outcome.warnings
-            start = time.perf_counter()
-            orb.context_view(pid)
-            after_samples.append(time.perf_counter() - start)
+            entry = decision(rng, 1000 + i).encode()
+
+            def ours(entry: bytes = entry) -> None:
+                proposal = decisions.read_bytes() + entry
+                start = time.perf_counter()
+                outcome = orb.write_file(pid, "DECISIONS.md", proposal, actor=Actor.AGENT)
+                write_samples.append(time.perf_counter() - start)
+                assert outcome.events, outcome.warnings
+                start = time.perf_counter()
+                orb.context_view(pid)
+                after_samples.append(time.perf_counter() - start)
+
+            def theirs(entry: bytes = entry) -> None:
+                proposal = original.read_bytes() + entry
+                start = time.perf_counter()
+                original_write(original, proposal, TODAY.isoformat())
+                base_samples.append(time.perf_counter() - start)
+
+            for step in (ours, theirs) if i % 2 == 0 else (theirs, ours):  # round-robin
+                step()
         after = int(measure_text(decisions.read_text(encoding="utf-8"), "decisions", count))
-        print(f"\n2. agent write of one new DECISIONS entry, median of {write_repeat}:")
+        ratios = sorted(o / b for o, b in zip(write_samples, base_samples, strict=True))
+        ours_ms, theirs_ms = median_ms(write_samples), median_ms(base_samples)
         print(
-            f"   write_file DECISIONS.md               {median_ms(write_samples):8.3f} ms   "
-            f"(file {before:,} -> {after:,} tokens)"
+            f"\n2. agent write of one new DECISIONS entry, median of {write_repeat} (alternating):"
+        )
+        print(
+            f"   original process_on_write + fsync'd write {theirs_ms:8.3f} ms   "
+            f"(spread {min(base_samples) * 1000:.1f} to {max(base_samples) * 1000:.1f} ms)"
+        )
+        print(
+            f"   Orbital write_file DECISIONS.md       {ours_ms:8.3f} ms   "
+            f"(spread {min(write_samples) * 1000:.1f} to {max(write_samples) * 1000:.1f} ms; "
+            f"file {before:,} -> {after:,} tokens)"
+        )
+        print(
+            f"   Orbital / original: {ours_ms / theirs_ms:5.2f}x (per round {ratios[0]:.2f} to "
+            f"{ratios[-1]:.2f}; target <= 1)"
         )
         print(f"   then context_view (rebuilt)           {median_ms(after_samples):8.3f} ms")
 

@@ -70,6 +70,16 @@ class Meaning:
         need not)."""
         return sum(1 for term in self.terms if not term.generic)
 
+    @functools.cached_property
+    def keys(self) -> frozenset[str]:
+        """Every key of the terms (kept: a text is compared with each entry of its file)."""
+        return frozenset().union(*(t.keys for t in self.terms))
+
+    @functools.cached_property
+    def slips(self) -> frozenset[str]:
+        """Every slip key of the terms."""
+        return frozenset().union(*(t.slips for t in self.terms))
+
 
 @dataclass(frozen=True)
 class Overlap:
@@ -250,23 +260,13 @@ def _may_restate(a: Meaning, b: Meaning) -> bool:
     """False when ``a`` and ``b`` cannot be the same intent: a restatement has every needed
     term of one side matched (the bound :class:`MeaningIndex` files by), and a term can match
     only one that shares a key or a slip with it."""
-    keys_a, slips_a = _keys_and_slips(a)
-    keys_b, slips_b = _keys_and_slips(b)
 
     def reachable(mine: Meaning, keys: frozenset[str], slips: frozenset[str]) -> int:
         return sum(
             1 for t in mine.terms if not (t.keys.isdisjoint(keys) and t.slips.isdisjoint(slips))
         )
 
-    return reachable(a, keys_b, slips_b) >= a.needed or reachable(b, keys_a, slips_a) >= b.needed
-
-
-@functools.lru_cache(maxsize=1 << 12)
-def _keys_and_slips(m: Meaning) -> tuple[frozenset[str], frozenset[str]]:
-    return (
-        frozenset().union(*(t.keys for t in m.terms)),
-        frozenset().union(*(t.slips for t in m.terms)),
-    )
+    return reachable(a, b.keys, b.slips) >= a.needed or reachable(b, a.keys, a.slips) >= b.needed
 
 
 def restated(text: str, existing: Mapping[K, str]) -> K | None:

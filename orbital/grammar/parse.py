@@ -6,6 +6,8 @@ entries are recognised ("carved") so an archived entry keeps its slot through a 
 
 from __future__ import annotations
 
+import functools
+
 from orbital.grammar.durable import (
     MARKERS,
     normalized_title,
@@ -27,8 +29,11 @@ def proposed_body(text: str, key: str) -> str:
     return strip_format_header(ensure_format_header(text, key))
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_durable_entry(chunk: str, key: str, number: int | None = None) -> ParsedEntry:
-    """A DECISIONS/LESSONS entry (LESSONS renumbered to ``number`` when given)."""
+    """A DECISIONS/LESSONS entry (LESSONS renumbered to ``number`` when given). Kept per
+    chunk: a whole-file write sends back every entry it leaves unchanged, and the state's
+    own entries are parsed again for each write."""
     first, newline, rest = chunk.partition("\n")
     title, fields = parse_title_line(first)
     if key == "lessons" and number is not None:
@@ -103,6 +108,8 @@ class _Carver:
         return None
 
     def carve(self, chunk: str) -> list[Piece]:
+        if not self.expected:  # no pointer left to find: the chunk is text
+            return [chunk] if chunk else []
         out: list[Piece] = []
         buffer, pos = "", 0
         while pos < len(chunk):

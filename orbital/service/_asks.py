@@ -34,14 +34,15 @@ from orbital.domain.asks_legacy import (
 from orbital.domain.asks_write import Appended, decide_agent_append, decide_agent_write
 from orbital.domain.quotes import UserWords
 from orbital.editor.sessions import transcript_words
-from orbital.errors import InvalidInput, UnknownAsk
+from orbital.errors import InvalidInput, TooLarge, UnknownAsk
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened
 from orbital.events.migration import LegacyItemMigrated, MigrationCompleted
-from orbital.files import decode_utf8
+from orbital.files import decode_utf8, max_file_bytes
 from orbital.grammar.asks_md import render_lines
 from orbital.grammar.text import without_nul
 from orbital.project import Project
+from orbital.service._asks_file import Projection
 from orbital.service._context import WriteOutcome
 from orbital.service._unit import Unit, Units
 
@@ -66,6 +67,19 @@ class MigrationReport:
 _ALREADY_OPEN = "ASKS.md: an open ask already has that text — not added again."
 
 
+def check_growth(current: Projection, content: bytes, added: str | None) -> None:
+    """The size limit of a write, on what it adds to ASKS.md (the log only grows, so a limit
+    on the whole file would one day refuse every write)."""
+    if added is not None:
+        grown = len(added.encode())
+    else:
+        size = current.disk.size if current.disk is not None else len(current.rendered.encode())
+        grown = len(content) - size
+    limit = max_file_bytes()
+    if grown > limit:
+        raise TooLarge(grown, limit)
+
+
 class AsksService:
     def __init__(self, units: Units) -> None:
         self.units = units
@@ -84,6 +98,7 @@ class AsksService:
         is the size of the addition. ``words``: the user's, to verify quotes against."""
         current, known = u.asks_file, u.asks
         added = current.added_by(content)
+        check_growth(current, content, added)
         result: Appended
         if current.disk is not None and added is not None:
             result = decide_agent_append(

@@ -20,6 +20,8 @@ from orbital.service._held import asks_not_landed
 from orbital.store import Checkpoint, Reader, Writer
 
 ASKS_FILE = "ASKS.md"
+#: How far a format line is looked for (a longer first line is not one).
+_LONGEST_FORMAT_LINE = 4096
 
 
 class OnDisk:
@@ -76,15 +78,29 @@ class OnDisk:
 
     def added_by(self, content: bytes) -> bytes | None:
         """What ``content`` adds after this file, when it is this file (ending with a newline)
-        with something appended; ``None`` otherwise. Nothing is joined or copied but the
-        addition."""
-        if len(content) < self.size or not self._pieces[-1].endswith(b"\n"):
+        with something appended, its first line possibly another format line (the contract is
+        Orbital's own: one sent back changes nothing, as on the whole-file path); ``None``
+        otherwise. Nothing is joined or copied but the addition."""
+        if not self._pieces[-1].endswith(b"\n"):
             return None
-        offset = 0
+        found = self._after(content, 0, 0)
+        if found is None:
+            own, theirs = _format_line_end(self._pieces[0]), _format_line_end(content)
+            if own and theirs:
+                found = self._after(content, own, theirs)
+        return found
+
+    def _after(self, content: bytes, skip: int, offset: int) -> bytes | None:
+        """``content`` past this file's bytes, compared from ``skip`` in this file (within
+        its first piece) and ``offset`` in ``content``."""
+        if len(content) - offset < self.size - skip:
+            return None
         for piece in self._pieces:
-            if not content.startswith(piece, offset):
+            part = memoryview(piece)[skip:] if skip else piece
+            skip = 0
+            if not content.startswith(part, offset):
                 return None
-            offset += len(piece)
+            offset += len(part)
         return content[offset:]
 
     def appended(self, size: int, mtime_ns: int, added: bytes) -> OnDisk:
@@ -93,6 +109,14 @@ class OnDisk:
         after = OnDisk(size, mtime_ns, [*pieces, added], self.lines)
         after._text_before = self._text
         return after
+
+
+def _format_line_end(data: bytes) -> int:
+    """Where a one-line ``<!--format …-->`` first line ends (past its newline); 0: none."""
+    if not data.startswith(b"<!--format"):
+        return 0
+    end = data.find(b"\n", 0, _LONGEST_FORMAT_LINE)
+    return end + 1 if end > 0 and data[:end].rstrip(b"\r").endswith(b"-->") else 0
 
 
 @dataclass

@@ -221,7 +221,8 @@ class Orbital:
         that would empty the file or remove most of it is refused unless ``remove`` names
         those entries."""
         key = memory_file(name).key
-        check_size(content)
+        if key != "asks":  # ASKS.md only grows: the limit is on what a write adds
+            check_size(content)
         found = self.store.project(project)
         held = memory_file(name).name if hold else None
         words = self._asks.words(transcript) if key == "asks" else None

@@ -129,7 +129,7 @@ class Unit:
 
     def ever_used(self) -> set[str]:
         """Every entry id the project ever had (a new id never reuses one)."""
-        return {stream_id(stream) for stream in self.w.states(self.pid, ENTRY_PREFIX)}
+        return {stream_id(stream) for stream in self.w.stream_names(self.pid, ENTRY_PREFIX)}
 
     # -- appends --------------------------------------------------------------------------
 

@@ -38,6 +38,11 @@ _SELECT_STATES = (
     )
     .order_by(streams.c.last_position)
 )
+_SELECT_STREAM_NAMES = sa.select(streams.c.stream).where(
+    streams.c.project_id == sa.bindparam("p"),
+    streams.c.stream >= sa.bindparam("lo"),
+    streams.c.stream < sa.bindparam("hi"),
+)
 
 
 def _recorded(row: sa.Row[Any]) -> RecordedEvent:
@@ -211,6 +216,11 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
             _SELECT_STATES, {"p": project, "lo": prefix, "hi": prefix + AFTER, "after": after}
         ).all()
         return {r.stream: self._decode_state(r.stream, r.state) for r in rows}
+
+    def stream_names(self, project: str, prefix: str) -> list[str]:
+        """The name of every stream whose name starts with ``prefix`` (no state read)."""
+        values = {"p": project, "lo": prefix, "hi": prefix + AFTER}
+        return list(self._conn.scalars(_SELECT_STREAM_NAMES, values))
 
     def prefix_head(self, project: str, prefix: str) -> int:
         """The last position of any stream whose name starts with ``prefix``: the newest head

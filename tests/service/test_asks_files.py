@@ -154,10 +154,39 @@ def test_bad_input_is_refused_and_nothing_changes(
             env.project, "ASKS.md", before + b"- open caf\xe9\n", actor=Actor.AGENT
         )
     assert bad.value.offset == len(before) + 10
-    monkeypatch.setenv("ORBITAL_MAX_FILE_BYTES", str(len(before) + 5))
-    with pytest.raises(TooLarge):
+    monkeypatch.setenv("ORBITAL_MAX_FILE_BYTES", "10")  # the limit is on what is added
+    with pytest.raises(TooLarge) as large:
         write(env, before.decode() + "- open Pick a date\n")
+    assert (large.value.size, large.value.limit) == (19, 10)
     assert (env.file("ASKS.md"), env.orbital.head()) == (before, head)
+
+
+def test_a_log_over_the_size_limit_still_takes_appends(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    open_two(env)
+    before = env.file("ASKS.md")
+    monkeypatch.setenv("ORBITAL_MAX_FILE_BYTES", str(len(before) // 2))  # the log is over it
+    outcome = write(env, before.decode() + "- open Pick a date\n")
+    (opened,) = (e.stream.split(":")[1] for e in outcome.events)
+    assert env.file("ASKS.md") == before + f"- open {opened} 2026-09-19 Pick a date\n".encode()
+
+
+def test_a_proposal_with_another_format_line_is_decided_as_an_append(env: Env) -> None:
+    first, _ = open_two(env)
+    before = env.file("ASKS.md")
+    older = b"<!--format ASKS is an append-only log of what waits on the user.-->\n"
+    proposal = older + before[len(HEADER.encode()) :] + b"- open Pick a date\n"
+    on_disk = OnDisk.of(len(before), 0, before, before.decode())  # the append route, not diff
+    assert on_disk.added_by(proposal) == b"- open Pick a date\n"
+    outcome = write(env, proposal.decode())
+    (opened,) = (e.stream.split(":")[1] for e in outcome.events)
+    assert env.file("ASKS.md") == before + f"- open {opened} 2026-09-19 Pick a date\n".encode()
+    assert not any("restored" in w for w in outcome.warnings), outcome.warnings
+    # The same lines again under the other header: nothing new, nothing restored.
+    again = write(env, (older + env.file("ASKS.md")[len(HEADER.encode()) :]).decode())
+    assert again.events == [] and env.file("ASKS.md").endswith(b"Pick a date\n")
+    assert first in env.file("ASKS.md").decode()
 
 
 def test_lowercase_name_reaches_the_append_only_rules(env: Env) -> None:
