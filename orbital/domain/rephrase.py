@@ -71,14 +71,20 @@ class Meaning:
         return sum(1 for term in self.terms if not term.generic)
 
     @functools.cached_property
-    def keys(self) -> frozenset[str]:
-        """Every key of the terms (kept: a text is compared with each entry of its file)."""
-        return frozenset().union(*(t.keys for t in self.terms))
+    def term_marks(self) -> tuple[frozenset[str], ...]:
+        """Per term, its keys and slip keys (slip keys start with ``~``, keys never)."""
+        return tuple(t.keys | t.slips for t in self.terms)
 
     @functools.cached_property
-    def slips(self) -> frozenset[str]:
-        """Every slip key of the terms."""
-        return frozenset().union(*(t.slips for t in self.terms))
+    def marks(self) -> frozenset[str]:
+        """Every key and slip key of the terms (kept: a text is compared with each entry of
+        its file on every write)."""
+        return frozenset().union(*self.term_marks)
+
+    def reachable(self, other: Meaning) -> int:
+        """How many of these terms share a key or a slip key with a term of ``other``: the
+        most of them that can match it (counted without a Python loop)."""
+        return len(self.term_marks) - sum(map(other.marks.isdisjoint, self.term_marks))
 
 
 @dataclass(frozen=True)
@@ -260,13 +266,7 @@ def _may_restate(a: Meaning, b: Meaning) -> bool:
     """False when ``a`` and ``b`` cannot be the same intent: a restatement has every needed
     term of one side matched (the bound :class:`MeaningIndex` files by), and a term can match
     only one that shares a key or a slip with it."""
-
-    def reachable(mine: Meaning, keys: frozenset[str], slips: frozenset[str]) -> int:
-        return sum(
-            1 for t in mine.terms if not (t.keys.isdisjoint(keys) and t.slips.isdisjoint(slips))
-        )
-
-    return reachable(a, b.keys, b.slips) >= a.needed or reachable(b, a.keys, a.slips) >= b.needed
+    return a.reachable(b) >= a.needed or b.reachable(a) >= b.needed
 
 
 def restated(text: str, existing: Mapping[K, str]) -> K | None:

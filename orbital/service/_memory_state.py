@@ -160,10 +160,12 @@ class MemoryFiles:
         seen: Mapping[str, str | None] | None = None,
         displaced: Displaced | None = None,
         files: FileGateway | None = None,
+        texts: dict[str, str] | None = None,
     ) -> None:
         """Write what changed: each archive before its live file (over budget beats losing an
         entry), and a checkpoint per file in the same transaction (through ``files``: the
-        project's gateway unless one holds a file back)."""
+        project's gateway unless one holds a file back); ``texts`` gets each live file's
+        text as written (the caller's answer need not render it again)."""
         files = files or self.ctx.files(project)
         pid = project.project_id
         for key in MEMORY_KEYS:
@@ -186,6 +188,8 @@ class MemoryFiles:
             ):
                 continue
             text = render_file(after.files[key])
+            if texts is not None:
+                texts[key] = text
             expect = (seen or {}).get(name)
             position = after.changed_at[key]
             self.write(

@@ -22,7 +22,6 @@ from orbital.editor.scheduler import EditorScheduler
 from orbital.errors import InvalidInput, Refused, UnknownProject
 from orbital.events import Actor, RecordedEvent
 from orbital.files import FileGateway, check_size, memory_file, projected_file
-from orbital.grammar.render import render_file
 from orbital.grammar.text import without_nul_bytes
 from orbital.project import Project
 from orbital.service._agents import AgentSessions
@@ -273,9 +272,12 @@ class Orbital:
         if key == "asks":
             return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
         assert u.memory_after is not None  # set when the unit ended
-        text = render_file(u.memory_after.files[key])
         return WriteOutcome(
-            text, u.warnings, u.events, u.memory_after.changed_at[key], refused=u.refused
+            u.text_after(key),
+            u.warnings,
+            u.events,
+            u.memory_after.changed_at[key],
+            refused=u.refused,
         )
 
     def read_versioned(self, project: str, name: str) -> tuple[str, int]:

@@ -31,7 +31,9 @@ from orbital.events.asks import stream_of as ask_stream
 from orbital.events.editor import EDITOR_EVENTS
 from orbital.events.files import HandEditConflict
 from orbital.files import FileStamp, HeldGateway, projected_file, sha256
-from orbital.grammar.asks_md import render_file, render_lines
+from orbital.grammar.asks_md import render_file as render_asks
+from orbital.grammar.asks_md import render_lines
+from orbital.grammar.render import render_file
 from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
@@ -95,6 +97,8 @@ class Unit:
         self._restore = self._create = False
         #: After the unit ended: the memory files and the ASKS.md text (or its builder).
         self.memory_after: Memory | None = None
+        #: The live memory files' texts as the unit wrote them.
+        self._texts: dict[str, str] = {}
         self.asks_text: str | Callable[[], str] = ""
 
     @property
@@ -239,6 +243,12 @@ class Unit:
         for name, raw in files.recover(committed):
             self.keep_copy(name, raw, "was found beside an unfinished write after a crash")
 
+    def text_after(self, key: str) -> str:
+        """Memory file ``key`` as it stands after the unit (rendered once)."""
+        assert self.memory_after is not None  # set when the unit ended
+        text = self._texts.get(key)
+        return text if text is not None else render_file(self.memory_after.files[key])
+
     # -- what the projections become -----------------------------------------------------
 
     def refresh_memory(self, *, create: bool = False) -> None:
@@ -251,7 +261,7 @@ class Unit:
         """Take ASKS.md in and write it again if missing or stale (a project without asks
         gets the file with its format contract)."""
         if self.asks_file.disk is None and not self.asks_file.rendered:
-            self.asks_file.rendered = render_file([])
+            self.asks_file.rendered = render_asks([])
 
     def rewrite_all(self) -> None:
         """Write every projection again from events, whatever is on disk (nothing taken in)."""
@@ -273,6 +283,7 @@ class Unit:
                 seen=self.seen,
                 displaced=self.displaced,
                 files=self.held,
+                texts=self._texts,
             )
             if self._restore:
                 memory.write_missing(
