@@ -142,6 +142,7 @@ def main() -> None:
         build_project(db, root)
 
         baseline = run_timed(["python3", "-c", "pass"], starts)
+        venv_python = run_timed([sys.executable, "-c", "pass"], starts)
         sdk = run_timed([sys.executable, "-c", "import mcp.server.mcpserver"], starts)
         initialized, init_cpu = [], []
         for _ in range(starts):
@@ -163,6 +164,8 @@ def main() -> None:
               f"{start_cpu:6.1f} ms, {starts} runs")  # fmt: skip
         print(f"  python3 -c pass:      {baseline[0]:8.1f} ms, CPU {baseline[1]:6.1f} ms; ratio "
               f"{median_ms(initialized) / baseline[0]:.1f}x (initialize)")  # fmt: skip
+        print(f"  venv python -c pass:  {venv_python[0]:8.1f} ms, CPU {venv_python[1]:6.1f} ms "
+              "(python3 on PATH may be a shim)")  # fmt: skip
         print(f"  import the MCP SDK:   {sdk[0]:8.1f} ms, CPU {sdk[1]:6.1f} ms")
 
         cpu, mine = children_cpu(), own_cpu()
