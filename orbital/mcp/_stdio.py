@@ -109,10 +109,18 @@ class StdioServer:
             return  # a notification: initialized, cancelled, roots changed…
         ident, params = message["id"], message.get("params") or {}
         try:
+            if not isinstance(params, dict):
+                raise RpcError(INVALID_PARAMS, "Invalid params")
             result = self._answer(str(message["method"]), params)
         except RpcError as exc:
             self._send(
                 {"jsonrpc": "2.0", "id": ident, "error": _error(exc.code, exc.message, exc.data)}
+            )
+            return
+        except Exception as exc:  # a bug: said on stderr, answered, and the session goes on
+            sys.stderr.write(f"orbital mcp: {type(exc).__name__}: {exc}\n")
+            self._send(
+                {"jsonrpc": "2.0", "id": ident, "error": _error(INTERNAL_ERROR, "Internal error")}
             )
             return
         self._send({"jsonrpc": "2.0", "id": ident, "result": result})
