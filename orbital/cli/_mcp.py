@@ -1,13 +1,18 @@
-"""``orbital mcp``: the stdio MCP server for one project. The MCP SDK is imported only when
-the command runs, so other commands do not pay for loading it."""
+"""``orbital mcp``: the stdio MCP server for one project. It answers the handshake while a
+thread opens the store (:mod:`orbital.mcp._stdio`); an unknown project is each tool call's
+error and then the command's."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from orbital.cli._app import cli, project_of, project_option, reports_errors
+
+if TYPE_CHECKING:
+    from orbital.service import Orbital
 
 
 @cli.command("mcp")
@@ -18,7 +23,13 @@ def mcp_command(ctx: click.Context, project_path: Path) -> None:
     """Serve the project's memory to an agent over MCP on stdin/stdout (acting as the agent).
 
     Register it with the agent, e.g. `claude mcp add orbital -- orbital mcp --project .`."""
-    service, project = project_of(ctx, project_path)
     from orbital.mcp import serve_stdio
 
-    serve_stdio(service, project.project_id)
+    def opener() -> tuple[Orbital, str]:
+        from orbital.service._sessions import state_dir
+
+        service, project = project_of(ctx, project_path)
+        service.keep_counts(state_dir() / "cache" / "tokens")
+        return service, project.project_id
+
+    serve_stdio(opener)

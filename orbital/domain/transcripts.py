@@ -20,6 +20,13 @@ read, detected per row (a file may mix them):
   ``api-request-blob`` copies of whole requests and the ``queue-operation`` bookkeeping are
   never the user's; a row type not known here is not either.
 
+* Codex's rollout (``~/.codex/sessions/…/rollout-….jsonl``, the hooks' ``transcript_path``;
+  seen in 0.169.0, ``docs/codex-notes.md``): ``{"type": "event_msg", "payload": {"type":
+  "item_completed", "item": {"type": "UserMessage"|"AgentMessage", "content": [parts]}}}``. A
+  ``UserMessage`` item is what the person typed; the ``response_item`` rows repeat the
+  conversation as sent to the model, where a user-role message also carries the context Codex
+  adds (``<environment_context>``, instructions), so they are never read as the user's.
+
 ``content`` is a string or a list of parts; only ``type: "text"`` parts count, joined by
 spaces (``tool_result``, ``tool_use``, images and thinking never do). A text that starts with
 a harness tag (``<system-reminder>``, ``<local-command-stdout>``…) is injected, not typed.
@@ -151,10 +158,35 @@ def _orbital_turn(row: Mapping[str, object]) -> Turn | None:
     return Turn("injected", text)
 
 
+def _codex_turn(payload: Mapping[str, object]) -> Turn | None:
+    item = payload.get("item")
+    if payload.get("type") != "item_completed" or not isinstance(item, Mapping):
+        return None
+    parts = item.get("content")
+    if not isinstance(parts, list):
+        return None
+    text = " ".join(
+        part["text"]
+        for part in parts
+        if isinstance(part, Mapping)
+        and part.get("type") in ("text", "Text")
+        and isinstance(part.get("text"), str)
+        and part["text"]
+    )
+    if not text:
+        return None
+    if item.get("type") == "UserMessage":
+        return Turn("injected" if _injected(text) else "user", text)
+    return Turn("assistant", text) if item.get("type") == "AgentMessage" else None
+
+
 def turn_of(row: object) -> Turn | None:
     """Classify one decoded JSONL row; None for rows that carry no text (meta, summaries)."""
     if not isinstance(row, Mapping):
         return None
+    payload = row.get("payload")
+    if row.get("type") == "event_msg" and isinstance(payload, Mapping):
+        return _codex_turn(payload)
     message = row.get("message")
     if isinstance(message, Mapping) and "type" in row:
         return _claude_turn(row, message)

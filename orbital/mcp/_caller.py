@@ -1,19 +1,18 @@
-"""Who a request is for: the project it reaches and the client's session, bound per request.
+"""Who a request is for: the project it reaches and the client's session.
 
 The stdio server serves the one project it was started for; the HTTP mount has already
-checked the agent token and chosen the project before the SDK sees the request. A middleware
-binds both to a context variable around each request, so tools and resources (which the SDK
-calls without its request context) read the same answer.
+checked the agent token and chosen the project before the SDK sees the request. Both bind a
+:class:`Caller` to a context variable around each request, so the tools (which the SDK calls
+without its request context) read the same answer. No MCP SDK here: the stdio server answers
+without loading it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
-
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
 #: ``_meta`` keys under which clients send their own session (or conversation) id on a call:
 #: OpenCode sends ``sessionID``, VS Code ``vscode.conversationId``; ``sessionId`` is the
@@ -29,14 +28,12 @@ class Caller:
     session: str | None
 
 
-ProjectOf = Callable[[ServerRequestContext[Any, Any]], str]
-
-_CALLER: ContextVar[Caller] = ContextVar("orbital_mcp_caller")
+CALLER: ContextVar[Caller] = ContextVar("orbital_mcp_caller")
 
 
 def caller() -> Caller:
     """The caller of the request being served."""
-    return _CALLER.get()
+    return CALLER.get()
 
 
 def session_of(meta: Mapping[str, Any] | None) -> str | None:
@@ -46,19 +43,3 @@ def session_of(meta: Mapping[str, Any] | None) -> str | None:
         if isinstance(value, str) and value.strip():
             return value.strip()[:_SESSION_MAX]
     return None
-
-
-class BindCaller:
-    """Server middleware: binds the request's :class:`Caller` while it is handled."""
-
-    def __init__(self, project_of: ProjectOf) -> None:
-        self._project_of = project_of
-
-    async def __call__(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> HandlerResult:
-        token = _CALLER.set(Caller(self._project_of(ctx), session_of(ctx.meta)))
-        try:
-            return await call_next(ctx)
-        finally:
-            _CALLER.reset(token)

@@ -1,33 +1,23 @@
-"""The MCP tools: each one calls the service as the agent and answers in text a model reads.
+"""The MCP tools as the SDK sees them: names, descriptions for a model, argument schemas.
 
-Every answer is a ``CallToolResult`` built here, so an Orbital error or a refusal reaches the
-model as a tool error carrying exactly the lines the CLI prints (``error: …``, ``warning: …``),
-and nothing else: a crash is the SDK's generic tool error, bad arguments its schema error.
+Each tool's body is a call of :class:`._calls.Calls`; the SDK validates the arguments against
+the schema it derives from these signatures (bad arguments get its schema error) and lists
+them. The stdio server lists the same tools from the manifest written from here
+(:mod:`._manifest`), so a change here is followed by ``write()`` in :mod:`._manifest`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-import msgspec
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from orbital.catalogue import MEMORY_FILES
-from orbital.clock import parse_as_of
-from orbital.domain.asks import Ask, agent_note
-from orbital.domain.history import summarize
-from orbital.domain.mentions import parse_mention, resolve_mention
-from orbital.domain.workbench import EntryRow
-from orbital.errors import OrbitalError, error_line
-from orbital.events import Actor, RecordedEvent, event_type
 from orbital.mcp._caller import caller
-from orbital.service import HistoryQuery, Orbital, WriteOutcome
+from orbital.mcp._calls import Answer, Calls
 
-#: How much of an entry's or ask's history ``memory_get`` returns (the latest events).
-RECENT = 10
 _FILES = ", ".join(MEMORY_FILES.values())
 
 _READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
@@ -51,77 +41,16 @@ Quote = Annotated[
 ]
 
 
-def _text(text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)])
-
-
-def _error(text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
-
-
-def _data(value: dict[str, Any]) -> CallToolResult:
-    """JSON for the model to read, and the same as structured content."""
-    builtins = msgspec.to_builtins(value)
-    text = msgspec.json.encode(builtins).decode()
+def result(answer: Answer) -> CallToolResult:
+    """The SDK's form of an answer."""
     return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=builtins
+        content=[TextContent(type="text", text=block) for block in answer.texts],
+        structured_content=answer.data,
+        is_error=answer.is_error,
     )
 
 
-def _answer(work: Callable[[], CallToolResult]) -> CallToolResult:
-    """Run one tool's work; an Orbital error becomes the tool error the CLI's line is."""
-    try:
-        return work()
-    except OrbitalError as exc:
-        return _error(error_line(exc))
-
-
-def _outcome(outcome: WriteOutcome, *, content: bool) -> CallToolResult:
-    """A refused write is a tool error with the CLI's warning lines; otherwise the warnings,
-    the events appended, and (for a file write) the file as it now stands."""
-    if outcome.refused:
-        return _error("\n".join(f"warning: {w}" for w in outcome.warnings))
-    answer: dict[str, Any] = {"warnings": outcome.warnings, "events": outcome.events}
-    if content:
-        answer["content"] = outcome.content
-    return _data(answer)
-
-
-def _as_agent(
-    write: Callable[[str, str | None], WriteOutcome], *, content: bool = False
-) -> CallToolResult:
-    """Run ``write(project, session)`` for the caller and answer with its outcome."""
-
-    def work() -> CallToolResult:
-        who = caller()
-        return _outcome(write(who.project, who.session), content=content)
-
-    return _answer(work)
-
-
-def _timeline(events: list[RecordedEvent]) -> list[dict[str, Any]]:
-    return [
-        {
-            "position": e.position,
-            "recorded_at": e.recorded_at,
-            "actor": e.actor.value,
-            "session": e.session,
-            "stream": e.stream,
-            "type": event_type(type(e.event)),
-            "summary": summarize(e.event),
-        }
-        for e in events
-    ]
-
-
-def _entry(row: EntryRow) -> dict[str, Any]:
-    history = [msgspec.to_builtins(item) for item in row.history[-RECENT:]]
-    fields: dict[str, Any] = msgspec.to_builtins(row)
-    fields.update(kind="entry", file=MEMORY_FILES[row.file], history=history)
-    return fields
-
-
-def register_tools(server: MCPServer, service: Orbital) -> None:
+def register_tools(server: MCPServer, calls: Calls) -> None:
     """Add the nine tools to ``server``; each acts as the agent on the caller's project."""
 
     @server.tool(
@@ -131,34 +60,43 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
         "task. audience 'subagent' gives the shorter view for a delegated subtask.",
     )
     def memory_context(audience: Literal["agent", "subagent"] = "agent") -> CallToolResult:
-        return _answer(lambda: _text(service.context_view(caller().project, audience=audience)))
+        return result(calls.memory_context(caller(), audience))
 
     @server.tool(
         annotations=_READ,
         description=f"One memory file ({_FILES}) or an archive (PROJECT_STATE_ARCHIVE.md, "
         "DECISIONS_ARCHIVE.md, LESSONS_ARCHIVE.md) exactly as Orbital renders it. Read a file "
-        "before you memory_write it.",
+        "before you memory_write it: a memory file's answer ends with a second block, its "
+        "version, to pass to memory_write as base.",
     )
     def memory_read(
         file: Annotated[str, Field(description="The file name, e.g. DECISIONS.md.")],
         as_of: AsOf = None,
     ) -> CallToolResult:
-        return _answer(
-            lambda: _text(service.read_file(caller().project, file, as_of=parse_as_of(as_of)))
-        )
+        return result(calls.memory_read(caller(), file, as_of))
 
     @server.tool(
         annotations=_WRITE,
         description=f"Replace one memory file ({_FILES}) with your full proposed content; "
-        "Orbital records the change and answers with warnings, the events and the file as "
-        "stored. Keep the <!--mem id:…--> comments: ids are never reused or invented. ASKS.md "
-        'is append-only: add `- open <text>` or `- done <id> "<the user\'s words>"`. Refused, '
-        "as a tool error with the reason, when nothing could be kept: an open ask repeated, an "
-        "ask the user dropped proposed again, an ask reworded.",
+        "Orbital records the change and answers with warnings, the events, the file as "
+        "stored and its new version. Keep the <!--mem id:…--> comments: ids are never reused "
+        "or invented. ASKS.md is append-only: add `- open <text>` or "
+        '`- done <id> "<the user\'s words>"`. Refused, as a tool error with the reason, when '
+        "nothing could be kept: an open ask repeated, an ask the user dropped proposed again, "
+        "an ask reworded, or (with base) a change to what someone else changed since your read.",
     )
     def memory_write(
         file: Annotated[str, Field(description="The file name, e.g. LESSONS.md.")],
         content: Annotated[str, Field(description="The whole new text of the file.")],
+        base: Annotated[
+            int | None,
+            Field(
+                description="The version memory_read gave with the text you changed. Changes "
+                "made since by others are kept; if they touch what you change, the write is "
+                "refused as stale: read again and redo it. Omit: the version your text most "
+                "resembles."
+            ),
+        ] = None,
         remove: Annotated[
             list[str] | None,
             Field(
@@ -167,17 +105,7 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
             ),
         ] = None,
     ) -> CallToolResult:
-        return _as_agent(
-            lambda project, session: service.write_file(
-                project,
-                file,
-                content.encode(),
-                actor=Actor.AGENT,
-                session=session,
-                remove=remove or (),
-            ),
-            content=True,
-        )
+        return result(calls.memory_write(caller(), file, content, base, remove))
 
     @server.tool(
         annotations=_READ,
@@ -192,14 +120,7 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
         since: Instant = None,
         until: Instant = None,
     ) -> CallToolResult:
-        def work() -> CallToolResult:
-            query = HistoryQuery.from_filters(
-                since=since, until=until, file=file, entry=entry, ask=ask
-            )
-            events = list(service.history(caller().project, query))
-            return _data({"events": _timeline(events)})
-
-        return _answer(work)
+        return result(calls.memory_history(caller(), file, entry, ask, since, until))
 
     @server.tool(
         annotations=_READ,
@@ -213,20 +134,7 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
             str, Field(description="An id, or @decision.<id> / @lesson.<id> / @ask.<id>.")
         ],
     ) -> CallToolResult:
-        def work() -> CallToolResult:
-            project = caller().project
-            mention = parse_mention(ref)
-            entries = [] if mention.file == "asks" else service.memory_entries(project)
-            asks = {a.id: a for a in service.asks(project, "all")}
-            found = resolve_mention(mention, entries, asks)
-            if isinstance(found, EntryRow):
-                return _data(_entry(found))
-            events = list(service.history(project, HistoryQuery(ask=found.id)))
-            fields = msgspec.to_builtins(found)
-            fields.update(kind="ask", history=_timeline(events[-RECENT:]))
-            return _data(fields)
-
-        return _answer(work)
+        return result(calls.memory_get(caller(), ref))
 
     @server.tool(
         annotations=_READ,
@@ -234,11 +142,7 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
         "ones by default, or done, dropped, or all.",
     )
     def asks_list(state: Literal["open", "done", "dropped", "all"] = "open") -> CallToolResult:
-        def work() -> CallToolResult:
-            chosen: list[Ask] = service.asks(caller().project, state)
-            return _data({"asks": chosen})
-
-        return _answer(work)
+        return result(calls.asks_list(caller(), state))
 
     @server.tool(
         annotations=_WRITE,
@@ -252,11 +156,7 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
             str | None, Field(description="Due date: YYYY-MM-DD or YYYY-MM-DDTHH:MM.")
         ] = None,
     ) -> CallToolResult:
-        return _as_agent(
-            lambda project, session: service.ask_open(
-                project, text, due, actor=Actor.AGENT, session=session
-            )
-        )
+        return result(calls.ask_open(caller(), text, due))
 
     @server.tool(
         annotations=_WRITE,
@@ -267,11 +167,7 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
     def ask_close(
         id: AskId, state: Literal["done", "dropped"], quote: Quote = ""
     ) -> CallToolResult:
-        return _as_agent(
-            lambda project, session: service.ask_close(
-                project, id, state, agent_note(quote), actor=Actor.AGENT, session=session
-            )
-        )
+        return result(calls.ask_close(caller(), id, state, quote))
 
     @server.tool(
         annotations=_WRITE,
@@ -279,8 +175,4 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
         "words. Refused when the ask is already open.",
     )
     def ask_reopen(id: AskId, quote: Quote = "") -> CallToolResult:
-        return _as_agent(
-            lambda project, session: service.ask_reopen(
-                project, id, agent_note(quote), actor=Actor.AGENT, session=session
-            )
-        )
+        return result(calls.ask_reopen(caller(), id, quote))

@@ -7,7 +7,8 @@ the write path as ``agent`` (held: the tool writes the bytes), and the section i
 one that writes Orbital's projection; a section whose write keeps nothing (a dropped ask
 proposed again) is taken out, and the call denied when nothing else is left. Codex cannot
 import a file into its instructions, so the session start sends the view itself, cut to fit,
-and the agent reads the rest through the MCP server.
+and the agent reads the rest through the MCP server. An ask closed or reopened in a patch is
+checked, as for Claude Code, against the user's words in the session's rollout.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ if TYPE_CHECKING:
     from orbital.service._service import Orbital
 
 _MORE = "Call the orbital MCP tool memory_context for the whole view."
+
+
+def _transcript(p: Payload) -> Path | None:
+    """Codex's rollout of the session (every hook names it): the quotes of the agent's ask
+    closes and reopens are checked against what the user typed in it."""
+    return Path(p.transcript_path) if p.transcript_path else None
 
 
 def _warnings(warnings: list[str]) -> str:
@@ -106,7 +113,9 @@ class CodexHooks:
             proposal = codex.proposed(section, current)
             if proposal is None or proposal == (current or ""):
                 continue  # left to the tool (it fails on its own), or nothing proposed
-            outcome = self.service.agents.write(project, name, proposal.encode(), p.session_id)
+            outcome = self.service.agents.write(
+                project, name, proposal.encode(), p.session_id, _transcript(p)
+            )
             warnings = _warnings(outcome.warnings)
             if outcome.content == (current or ""):
                 replaced[index] = None
@@ -140,11 +149,11 @@ class CodexHooks:
             for name in names:
                 agents.landed(project, p.session_id, name)
             notes = agents.settle_pending(project, p.session_id)[1]
-            warnings = agents.take_in(project, p.session_id, names)
+            warnings = agents.take_in(project, p.session_id, names, _transcript(p))
         elif p.tool_name == "Bash":
             notes = agents.settle_pending(project, p.session_id)[1]
             warnings = (
-                agents.take_in(project, p.session_id)
+                agents.take_in(project, p.session_id, (), _transcript(p))
                 if self.service.unmerged(project.project_id)
                 else []
             )

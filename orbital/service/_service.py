@@ -107,6 +107,12 @@ class Orbital:
 
         self.units.asks.build_index = KeptMeaningIndexes(folder)
 
+    def keep_counts(self, path: Path) -> None:
+        """Keep token counts in ``path`` for the next process (see ``CachedCounter.keep``)."""
+        count = self._memory.count
+        if isinstance(count, CachedCounter):
+            count.keep(path)
+
     def close(self) -> None:
         self.store.close()
 

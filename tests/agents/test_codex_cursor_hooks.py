@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from orbital.agents.apply_patch import apply_update, parse_patch
 from orbital.cli import cli
 from orbital.clock import FixedClock
-from orbital.events import Actor
+from orbital.events import Actor, AskClosed
 from orbital.service import HistoryQuery, Orbital
 
 
@@ -171,6 +171,45 @@ def test_codex_apply_patch_of_a_memory_file_goes_through_the_write_path(
         assert service.unmerged(pid) == []
         events = list(service.history(pid, HistoryQuery(stream="entry:use-sqlite")))
         assert [(e.type, e.actor, e.session) for e in events] == [("entry.created", "agent", "cx1")]
+
+
+ROLLOUT = Path(__file__).parents[1] / "editor" / "data" / "codex_0.169.0_rollout.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("quote", "verified"),
+    [("I changed my mind about the venue", True), ("the user never said this", False)],
+)
+def test_codex_closes_an_ask_quoting_the_user_checked_against_the_rollout(
+    orbital_db: str, tmp_path: Path, home: Path, clock: FixedClock, quote: str, verified: bool
+) -> None:
+    root = _project(tmp_path)
+    with Orbital.open(orbital_db, clock=clock) as service:
+        pid = service.project(root).project_id
+        opened = service.ask_open(pid, "Book the rooftop venue", actor=Actor.AGENT)
+        ask_id = opened.events[0].stream.removeprefix("ask:")
+    asks = root / "orbital" / "ASKS.md"
+    last = asks.read_text(encoding="utf-8").splitlines()[-1]
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "cx1",
+        "transcript_path": str(ROLLOUT),
+        "cwd": str(root),
+        "tool_name": "apply_patch",
+        "tool_input": {"command": _patch("orbital/ASKS.md", last, f'- dropped {ask_id} "{quote}"')},
+    }
+    answer = _hook("codex", "pre-tool", payload)
+    assert answer is not None
+    context = answer["hookSpecificOutput"]["additionalContext"]  # type: ignore[index]
+    unverified = (
+        f'ASKS.md: dropped [{ask_id}] with a quote that is not verified — "{quote}" is not in '
+        "the user's messages of this session; quote the user's own words."
+    )
+    assert (unverified in context) is not verified
+    with Orbital.open(orbital_db, clock=clock) as service:
+        closed = list(service.history(pid, HistoryQuery(stream=f"ask:{ask_id}")))[-1]
+    assert isinstance(closed.event, AskClosed)
+    assert (closed.event.kind, closed.event.verified) == ("dropped", verified)
 
 
 def test_codex_apply_patch_re_adding_a_dropped_ask_is_denied_and_nothing_changes(

@@ -261,3 +261,18 @@ def test_claude_code_rows_that_are_and_are_not_typed(row: object, speaker: str) 
 )
 def test_claude_code_rows_that_carry_no_words(row: object) -> None:
     assert turn_of(row) is None
+
+
+#: A real ``codex exec`` rollout (0.169.0 against the scripted Responses API), the hooks'
+#: ``transcript_path``: the typed prompt, an ``apply_patch`` call and the answer. Trimmed of
+#: the developer instructions and the bookkeeping rows, nothing else.
+CODEX_ROLLOUT = Path(__file__).parent / "data" / "codex_0.169.0_rollout.jsonl"
+
+
+def test_a_real_codex_rollout_yields_the_typed_prompt_only() -> None:
+    with CODEX_ROLLOUT.open(encoding="utf-8") as handle:
+        turns = parse_transcript(handle)
+    assert user_words(turns) == ["Please drop the rooftop ask, I changed my mind about the venue"]
+    # Codex sends its environment context in a user-role message: never the user's words.
+    assert "<environment_context>" in CODEX_ROLLOUT.read_text(encoding="utf-8")
+    assert [t.speaker for t in turns] == ["user", "assistant"]

@@ -44,10 +44,14 @@ Rejected: SQLite on a network share.
 """
 
 
-def text_of(result: CallToolResult) -> str:
-    (block,) = result.content
+def block_text(block: object) -> str:
     assert isinstance(block, TextContent)
     return block.text
+
+
+def text_of(result: CallToolResult) -> str:
+    (block,) = result.content
+    return block_text(block)
 
 
 def data_of(result: CallToolResult) -> Any:
@@ -113,7 +117,11 @@ def test_every_tool_through_the_stdio_client(
         assert "entry.created" in {e["type"] for e in written["events"]}
         assert "<!--mem id:use-postgres" in written["content"]
         read = await client.call_tool("memory_read", {"file": "decisions.md"})
-        assert text_of(read) == (project / "orbital" / "DECISIONS.md").read_text()
+        assert [block_text(b) for b in read.content] == [
+            (project / "orbital" / "DECISIONS.md").read_text(),
+            f"version: {written['version']} (pass base={written['version']} to memory_write: "
+            "a change made since by someone else is kept, an overlapping one refuses the write)",
+        ]
         before = await client.call_tool("memory_read", {"file": "DECISIONS.md", "as_of": "@1"})
         assert "use-postgres" not in text_of(before)
 
@@ -276,3 +284,112 @@ def test_the_agent_cannot_reopen_a_user_drop_without_their_words(
         assert quoted["events"][0]["type"] == "ask.reopened"
 
     run_session(store_url, project, script)
+
+
+def test_a_write_based_on_a_stale_read_is_refused_as_the_cli_refuses_it(
+    store_url: str, project: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decisions = project / "orbital" / "DECISIONS.md"
+    at = ["--project", str(project)]
+    seen: dict[str, Any] = {}
+
+    async def script(client: Client) -> None:
+        first = "## Use Vite\nChose: Vite.\nReason: speed.\n"
+        data_of(await client.call_tool("memory_write", {"file": "DECISIONS.md", "content": first}))
+        read, version_block = (
+            await client.call_tool("memory_read", {"file": "DECISIONS.md"})
+        ).content
+        version = int(block_text(version_block).split()[1])
+        # Someone else changes the entry after the agent read it.
+        with Orbital.open(store_url, clock=clock) as service:
+            pid = service.project(project).project_id
+            other = block_text(read).replace("speed.", "build speed.")
+            service.write_file(pid, "DECISIONS.md", other.encode(), actor=Actor.USER)
+        before = decisions.read_bytes()
+        mine = block_text(read).replace("speed.", "dev speed.")
+        stale = await client.call_tool(
+            "memory_write", {"file": "DECISIONS.md", "content": mine, "base": version}
+        )
+        assert stale.is_error
+        assert decisions.read_bytes() == before
+        seen.update(stale=text_of(stale), mine=mine, version=version)
+        # A change beside what changed since is kept, with what changed.
+        added = block_text(read) + "\n## Keep a changelog\nChose: one file.\n"
+        kept = data_of(
+            await client.call_tool(
+                "memory_write", {"file": "DECISIONS.md", "content": added, "base": version}
+            )
+        )
+        assert "build speed." in kept["content"] and "## Keep a changelog" in kept["content"]
+        assert kept["version"] > version
+
+    run_session(store_url, project, script)
+    monkeypatch.setenv("ORBITAL_DB", store_url)
+    monkeypatch.setenv("ORBITAL_NOW", NOW_ENV)
+    by_cli = CliRunner().invoke(
+        cli,
+        ["write", *at, "DECISIONS.md", "--base", str(seen["version"])],
+        input=seen["mine"],
+        obj={},
+    )
+    assert by_cli.exit_code == 5
+    assert seen["stale"] == by_cli.stderr.rstrip("\n")
+    assert seen["stale"].startswith(
+        f"error: DECISIONS.md changed since the version this write is based on (position "
+        f"{seen['version']}) in what the write changes too: use-vite; nothing was written."
+    )
+
+
+def test_a_nul_only_change_reports_what_the_cli_reports(
+    store_url: str, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decisions = project / "orbital" / "DECISIONS.md"
+    at = ["--project", str(project)]
+    seen: dict[str, Any] = {}
+
+    async def script(client: Client) -> None:
+        data_of(
+            await client.call_tool("memory_write", {"file": "DECISIONS.md", "content": DECISIONS})
+        )
+        text = decisions.read_text()
+        seen["before"] = decisions.read_bytes()
+        seen["answer"] = data_of(
+            await client.call_tool(
+                "memory_write", {"file": "DECISIONS.md", "content": text + "\u0000"}
+            )
+        )
+        seen["text"] = text
+
+    run_session(store_url, project, script)
+    answer = seen["answer"]
+    assert answer["warnings"] == [
+        "DECISIONS.md: removed 1 NUL character (U+0000): stored text cannot hold it."
+    ]
+    assert (answer["events"], answer["content"]) == ([], seen["text"])
+    assert decisions.read_bytes() == seen["before"]
+    monkeypatch.setenv("ORBITAL_DB", store_url)
+    monkeypatch.setenv("ORBITAL_NOW", NOW_ENV)
+    by_cli = CliRunner().invoke(
+        cli, ["write", *at, "DECISIONS.md", "--json"], input=seen["text"] + "\u0000", obj={}
+    )
+    assert by_cli.exit_code == 0
+    assert json.loads(by_cli.stdout) == {**answer, "refused": False}
+
+
+def test_an_unknown_project_is_each_calls_error(
+    store_url: str, project: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    params = StdioServerParameters(
+        command=ORBITAL, args=["mcp", "--project", str(elsewhere)], env={"ORBITAL_DB": store_url}
+    )
+
+    async def main() -> None:
+        async with Client(params, read_timeout_seconds=60) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+            refused = await client.call_tool("memory_context", {})
+            assert refused.is_error
+            assert text_of(refused).startswith(f"error: unknown project '{elsewhere}'")
+
+    anyio.run(main)
