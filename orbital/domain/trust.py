@@ -30,6 +30,7 @@ from orbital.events.trust import (
     EntryRetracted,
     EntrySuperseded,
 )
+from orbital.grammar.durable import MARKERS, strip_marker
 from orbital.grammar.model import Entry, FileState
 from orbital.grammar.pointers import pointer_line
 from orbital.grammar.supersedes import supersedes_lines, without_supersedes
@@ -220,13 +221,20 @@ def restated_entry(
     if state is None:
         return None
     candidates = {
-        e.entry_id: without_supersedes(e.text)
+        e.entry_id: _said(e.text, key)
         for e in state.entries.values()
         if e.entry_id not in skip
         and (e.trust.state in OUT_OF_FORCE or (not out_of_force and e.status != "retired"))
     }
-    found = restated(without_supersedes(text), candidates) if candidates else None
+    found = restated(_said(text, key), candidates) if candidates else None
     return state.entries[found] if found is not None else None
+
+
+def _said(text: str, key: str) -> str:
+    """What an entry says: without its ``Supersedes:`` lines and its marker (a lesson's
+    number is its place in the file, not its words)."""
+    said = without_supersedes(text)
+    return strip_marker(said, key) if key in MARKERS else said
 
 
 def decide_restatements(

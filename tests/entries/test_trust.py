@@ -389,3 +389,33 @@ def test_a_new_entry_restating_a_live_one_is_warned_naming_it() -> None:
     assert events == []
     different = "\n## Use Redis for the cache\nChose: Redis. Reason: TTLs.\n"
     assert write_with_trust(memory, memory.text + different) == ([], [])
+
+
+def test_a_new_entry_restating_an_archived_one_is_warned_naming_its_archive() -> None:
+    memory = decisions()
+    pointer = "[archived 2026-09-18 id:use-sqlite-for-the-store] Use SQLite → DECISIONS_ARCHIVE.md"
+    memory.apply([EntryArchived(entry_id="use-sqlite-for-the-store", pointer=pointer, date=TODAY)])
+    text = "\n## Store on SQLite\nChose: SQLite for the store. Reason: embedded.\n"
+    warnings, events = write_with_trust(memory, memory.text + text)
+    assert warnings == [
+        "DECISIONS: new entry store-on-sqlite restates use-sqlite-for-the-store (its archive); "
+        "revise use-sqlite-for-the-store instead, or name it on a 'Supersedes:' line"
+    ]
+    assert events == []  # held and archived: a warning, no link
+
+
+def test_lessons_are_checked_for_restatements_and_project_state_is_not() -> None:
+    lessons = Memory("lessons")
+    lessons.write("1. Curl beats the browser\nUse curl for GitHub pages.\n")
+    before = {"lessons": lessons.state}
+    again = "2. Curl beats a browser\nFor GitHub pages, use curl.\n"  # renumbered, reordered
+    decision = lessons.write(lessons.text + again)
+    restated = decide_restatements(before, decision.events, TODAY)
+    (warning,) = restated.warnings
+    assert warning.startswith("LESSONS: new entry ")
+    assert "restates curl-beats-the-browser (LESSONS)" in warning
+    state = Memory("state")
+    state.write("- Use curl for GitHub pages.\n")
+    before = {"state": state.state}
+    decision = state.write(state.text + "- Use curl for the GitHub pages.\n")
+    assert decide_restatements(before, decision.events, TODAY).warnings == ()
