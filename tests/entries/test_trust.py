@@ -419,3 +419,29 @@ def test_lessons_are_checked_for_restatements_and_project_state_is_not() -> None
     before = {"state": state.state}
     decision = state.write(state.text + "- Use curl for the GitHub pages.\n")
     assert decide_restatements(before, decision.events, TODAY).warnings == ()
+
+
+def test_a_write_naming_an_out_of_force_entry_by_its_id_does_not_bring_it_back() -> None:
+    memory = decisions()
+    read_before = memory.text  # a writer read the file, then the person retracted and
+    memory.apply(  # a newer entry superseded
+        decide_trust_action(
+            files(memory), "deploy-on-fridays", "retract", "broke prod", Actor.USER, TODAY
+        )
+    )
+    write_with_trust(memory, memory.text + POSTGRES)
+    body = memory.body
+    decision = memory.write(read_before + POSTGRES)  # the stale text, both entries in it
+    assert decision.events == ()
+    assert decision.warnings == (
+        "DECISIONS: use-sqlite-for-the-store was superseded by use-postgresql-for-the-store; "
+        "the write does not bring it back (it stays in the archive). The person can reaffirm "
+        "it; to say it again, write a new entry without its id comment and say why",
+        "DECISIONS: deploy-on-fridays was retracted by the person (broke prod); the write does "
+        "not bring it back (it stays in the archive). The person can reaffirm it; to say it "
+        "again, write a new entry without its id comment and say why",
+    )
+    assert memory.body == body  # one pointer each, where they were
+    trust = {i: e.trust.state for i, e in memory.state.entries.items()}
+    assert trust["deploy-on-fridays"] == "retracted"
+    assert trust["use-sqlite-for-the-store"] == "superseded"
