@@ -199,6 +199,7 @@ def meaning(text: str) -> Meaning:
     return Meaning(tuple(unique.values()), negated)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _slips(word: str) -> frozenset[str]:
     """Keys that two words one typo apart share (each word with one letter left out, as in
     SymSpell), so that the index finds them; four-letter words only by swapping neighbours."""
