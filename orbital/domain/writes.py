@@ -363,6 +363,6 @@ def _held_out(key: str, entry: Entry) -> str:
     back: that is the person's reaffirm, or a new entry saying why (warned and linked)."""
     return (
         f"{DISPLAY[key]}: {entry.entry_id} was {out_of_force_why(entry.trust)}; the write does "
-        f"not bring it back (it stays in the archive). The person can reaffirm it; to say it "
+        "not bring it back (it stays in the archive). The person can reaffirm it; to say it "
         "again, write a new entry without its id comment and say why"
     )
