@@ -157,7 +157,7 @@ def test_search_and_pages_of_entries_in_a_browser(server: str, world: World) -> 
             sync_api.expect(retired).to_be_hidden()  # collapsed with the other non-live ones
             memory.get_by_text("Archived, merged and retired").click()
             sync_api.expect(retired).to_be_visible()
-            sync_api.expect(retired.locator(".badge")).to_have_text("retired")
+            sync_api.expect(retired.locator(".badge.status")).to_have_text("retired")
         finally:
             browser.close()
 

@@ -266,7 +266,7 @@ def test_a_conflict_shows_what_each_choice_does_and_a_retired_entry_can_be_resto
     )
     page = client.get(f"/workbench?project={project}").text
     entry = page.split(f'id="entry-{project}-ship-on-fridays"')[1].split("</li>")[0]
-    assert '<span class="badge">retired</span>' in entry
+    assert '<span class="badge status">retired</span>' in entry
     assert f"/workbench/{project}/entries/ship-on-fridays/restore" in entry
     restored = act(client, f"{project}/entries/ship-on-fridays/restore", csrf=signed_in)
     assert restored.status_code == 303
