@@ -19,7 +19,7 @@ from orbital.catalogue import ARCHIVE_FILES, DISPLAY
 from orbital.domain.entries import fold_file
 from orbital.domain.pointer_groups import entry_summary
 from orbital.domain.rephrase import restated
-from orbital.domain.trust_fold import OUT_OF_FORCE
+from orbital.domain.trust_fold import OUT_OF_FORCE, out_of_force_why, retracted_why
 from orbital.errors import InvalidInput, Refused, UnknownEntry
 from orbital.events import Actor, Event
 from orbital.events.entries import EntryArchived, EntryCreated, EntryRestored
@@ -30,6 +30,7 @@ from orbital.events.trust import (
     EntryRetracted,
     EntrySuperseded,
 )
+from orbital.grammar.durable import MARKERS, strip_marker
 from orbital.grammar.model import Entry, FileState
 from orbital.grammar.pointers import pointer_line
 from orbital.grammar.supersedes import supersedes_lines, without_supersedes
@@ -63,10 +64,6 @@ def _leave_live(entry: Entry, why: str, today: dt.date) -> list[Event]:
         return []
     pointer = out_pointer(entry, why, today)
     return [EntryArchived(entry_id=entry.entry_id, pointer=pointer, date=today)]
-
-
-def retracted_why(reason: str) -> str:
-    return f"retracted by the person ({reason})" if reason else "retracted by the person"
 
 
 def decide_trust_action(
@@ -220,13 +217,20 @@ def restated_entry(
     if state is None:
         return None
     candidates = {
-        e.entry_id: without_supersedes(e.text)
+        e.entry_id: _said(e.text, key)
         for e in state.entries.values()
         if e.entry_id not in skip
         and (e.trust.state in OUT_OF_FORCE or (not out_of_force and e.status != "retired"))
     }
-    found = restated(without_supersedes(text), candidates) if candidates else None
+    found = restated(_said(text, key), candidates) if candidates else None
     return state.entries[found] if found is not None else None
+
+
+def _said(text: str, key: str) -> str:
+    """What an entry says: without its ``Supersedes:`` lines and its marker (a lesson's
+    number is its place in the file, not its words)."""
+    said = without_supersedes(text)
+    return strip_marker(said, key) if key in MARKERS else said
 
 
 def decide_restatements(
@@ -246,15 +250,10 @@ def decide_restatements(
             continue
         name = DISPLAY[event.file]
         if old.trust.state in OUT_OF_FORCE:
-            why = (
-                f"superseded by {', '.join(old.trust.by)}"
-                if old.trust.state == "superseded"
-                else retracted_why(old.trust.reason)
-            )
             warnings.append(
                 f"{name}: new entry {event.entry_id} says again what {old.entry_id} said, "
-                f"which was {why}; it is kept and linked to {old.entry_id} — if it is meant to "
-                "replace it, say why in the entry"
+                f"which was {out_of_force_why(old.trust)}; it is kept and linked to "
+                f"{old.entry_id} — if it is meant to replace it, say why in the entry"
             )
             events.append(EntryRestates(entry_id=event.entry_id, restates=old.entry_id, date=today))
         else:

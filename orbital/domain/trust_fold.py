@@ -41,3 +41,14 @@ def fold_trust(trust: Trust, event: Event) -> Trust:
         case EntryRestates(restates=old):
             return replace(trust, restates=old)
     return trust
+
+
+def retracted_why(reason: str) -> str:
+    return f"retracted by the person ({reason})" if reason else "retracted by the person"
+
+
+def out_of_force_why(trust: Trust) -> str:
+    """Why an out-of-force entry is out, in the words of its pointer and of the warnings."""
+    if trust.state == "superseded":
+        return f"superseded by {', '.join(trust.by)}"
+    return retracted_why(trust.reason)

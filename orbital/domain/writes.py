@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from orbital.catalogue import DISPLAY
 from orbital.domain.pointer_groups import regroup_after_restore
 from orbital.domain.rewording import pair_rewordings
+from orbital.domain.trust_fold import OUT_OF_FORCE, out_of_force_why
 from orbital.events._base import Event
 from orbital.events.entries import (
     EntryCreated,
@@ -301,9 +303,16 @@ def decide_write(
     else:
         plans = _plan_durable(state, doc, live, ids)
 
-    kept = {p.entry_id for p in plans.values()}
+    held_out = {
+        p.entry_id
+        for p in plans.values()
+        if p.kind == "restore" and state.entries[p.entry_id].trust.state in OUT_OF_FORCE
+    }
+    carved = {piece.entry_id for piece in doc.pieces if isinstance(piece, Carved)}
+    kept = {p.entry_id for p in plans.values()} - held_out
     events: list[Event] = []
     slots: list[Slot] = []
+    warnings = list(doc.warnings)
     for i, piece in enumerate(doc.pieces):
         if isinstance(piece, str):
             slots.append(Slot(text=piece))
@@ -313,6 +322,15 @@ def decide_write(
                 slots.append(Slot(entry=piece.entry_id))
             continue
         plan = plans[i]
+        if plan.entry_id in held_out:
+            held = state.entries[plan.entry_id]
+            warnings.append(_held_out(state.key, held))
+            if held.status == "archived" and held.entry_id not in carved:
+                # its pointer, where the text was, with the blank lines the text ended with
+                slots.append(Slot(entry=held.entry_id))
+                if blank := _trailing(piece.text)[len(_trailing(held.text)) :]:
+                    slots.append(Slot(text=blank))
+            continue
         if plan.kind == "new":
             slots.append(Slot(entry=plan.entry_id))
             events.append(_created(state.key, piece, plan, today))
@@ -330,11 +348,21 @@ def decide_write(
             spacing = _spacing(entry, piece, matched)
         slots.append(Slot(entry=plan.entry_id, spacing=spacing))
     events.extend(r for r in today_retire if r.entry_id not in kept)
-    restored = {p.entry_id for p in plans.values() if p.kind == "restore"}
+    restored = {p.entry_id for p in plans.values() if p.kind == "restore"} - held_out
     if restored:
         regroup, layout = regroup_after_restore(state, restored, slots)
         events.extend(regroup)
         slots = list(layout)
     if state.raw is not None or tuple(slots) != state.layout:
         events.append(FileLayoutSet(file=state.key, slots=tuple(slots)))
-    return Decision(tuple(events), doc.warnings)
+    return Decision(tuple(events), tuple(warnings))
+
+
+def _held_out(key: str, entry: Entry) -> str:
+    """A write that names a superseded or retracted entry by its id comment does not bring it
+    back: that is the person's reaffirm, or a new entry saying why (warned and linked)."""
+    return (
+        f"{DISPLAY[key]}: {entry.entry_id} was {out_of_force_why(entry.trust)}; the write does "
+        "not bring it back (it stays in the archive). The person can reaffirm it; to say it "
+        "again, write a new entry without its id comment and say why"
+    )

@@ -26,6 +26,7 @@ from litestar.response import Redirect, Template
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
 from orbital.domain.entry_pages import MAX_SEARCH, EntryPage, entry_query
+from orbital.domain.trust import TrustAction
 from orbital.domain.workbench import ProjectInfo
 from orbital.errors import InvalidInput, Refused, UnknownAsk, UnknownEntry, UnknownProject
 from orbital.events import Actor
@@ -392,6 +393,12 @@ def _entry(action: EntryAction) -> Run:
     )
 
 
+def _trust(action: TrustAction) -> Run:
+    return lambda service, project, item, form, actor: service.trust.act(
+        project, item, action, form.get("reason", ""), actor=actor
+    )
+
+
 def _settle(keep: str) -> Run:
     return lambda service, project, item, _form, actor: service.resolve_conflict(
         project, item, keep, actor=actor
@@ -423,6 +430,17 @@ _ACTIONS = [
     ),
     _action("entries/{item:str}/unpin", "{item} unpinned.", _entry("unpin")),
     _action("entries/{item:str}/restore", "{item} restored to its file.", _entry("restore")),
+    _action(
+        "entries/{item:str}/dispute",
+        "{item} disputed: the agent sees your reason beside it.",
+        _trust("dispute"),
+    ),
+    _action(
+        "entries/{item:str}/retract",
+        "{item} retracted: out of the agent's view, moved to the archive.",
+        _trust("retract"),
+    ),
+    _action("entries/{item:str}/reaffirm", "{item} reaffirmed: held true.", _trust("reaffirm")),
     _action(
         "conflicts/{item:str}/keep-mine",
         "Your edited file was written as your change.",

@@ -30,6 +30,7 @@ from orbital.service._asks_file import ASKS_FILE, Changed, Projection
 from orbital.service._held import memory_not_landed, not_landed_warning
 from orbital.service._memory_state import MEMORY_KEYS
 from orbital.service._proposals import decide_memory_write, decide_proposal
+from orbital.service._trust import decide_trust_of_write
 
 if TYPE_CHECKING:
     from orbital.service._unit import Unit
@@ -98,7 +99,7 @@ def _import(u: Unit, key: str, raw: bytes) -> None:
     text, removed = without_nul(text, MEMORY_FILES[key])
     u.warnings += removed
     decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
-    u.append(decision.events, actor=Actor.SYSTEM)
+    decide_trust_of_write(u, decision.events, Actor.SYSTEM)
     u.warnings += decision.warnings
     u.rewrite.add(key)
     u.warnings.append(f"{MEMORY_FILES[key]}: imported the file on disk ({sha256(raw)[:12]}).")
@@ -135,7 +136,7 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
     if broken is not None:
         _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
         return
-    u.append(proposal.events, actor=Actor.FILE)
+    decide_trust_of_write(u, proposal.events, Actor.FILE)
     u.warnings += proposal.warnings
     u.rewrite.add(key)
     if proposal.clashes:

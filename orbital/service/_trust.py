@@ -22,19 +22,21 @@ from orbital.errors import InvalidInput
 from orbital.events import Actor, Event
 from orbital.grammar.render import render_file
 from orbital.service._context import WriteOutcome
-from orbital.service._unit import Unit
 
 if TYPE_CHECKING:
     from orbital.service._service import AsOf, Orbital
+    from orbital.service._unit import Unit
 
 
-def decide_trust_of_write(u: Unit, written: Sequence[Event]) -> None:
-    """In ``u``, after a writer's events are decided (not yet appended): the supersessions
-    its ``Supersedes:`` lines name and the warnings for what it restates."""
+def decide_trust_of_write(u: Unit, written: Sequence[Event], actor: Actor | None = None) -> None:
+    """Append a proposal's ``written`` events in ``u`` with the supersessions its
+    ``Supersedes:`` lines name and the links of what it restates, and warn about both: the
+    one way entries come in, whoever wrote them (a writer, a hand edit or an imported file
+    taken in, as ``actor``; default the unit's)."""
     files = u.memory.files
     restated = decide_restatements(files, written, u.today)
     superseded = decide_supersessions(files, written, u.today)
-    u.append([*written, *superseded.events, *restated.events])
+    u.append([*written, *superseded.events, *restated.events], actor=actor)
     u.warnings += [*superseded.warnings, *restated.warnings]
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from orbital.domain import rephrase
 from orbital.domain.asks import (
     Ask,
     AskState,
@@ -18,7 +20,7 @@ from orbital.domain.asks import (
     index_open,
 )
 from orbital.domain.layered import Layered
-from orbital.domain.rephrase import meaning, overlap
+from orbital.domain.rephrase import Meaning, MeaningIndex, Overlap, meaning, overlap
 from orbital.grammar.text import norm
 
 DAY = dt.date(2026, 9, 19)
@@ -100,6 +102,38 @@ def test_the_index_finds_asks_whose_words_match_only_by_typos() -> None:
     typos = "Translate the onbaording emials into Spansih"
     assert dropped_match(asks, typos, index) == asks["a00002"]
     assert dropped_match(asks, "Translate the onboarding emails into French", index) is None
+
+
+def test_an_open_compares_only_the_asks_that_could_be_restated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 400 dropped asks share the common words; each has one rare word, its pivot.
+    items = [(f"{n:06x}", f"Deploy the service to region {_word(n)} tonight") for n in range(400)]
+    index = MeaningIndex[str]().added(items[:300])
+    for item in items[300:]:  # grown one by one, as drops come in
+        index = index.added([item])
+    compared: list[str] = []
+
+    def counted(a: Meaning, b: Meaning) -> Overlap:
+        compared.append(" ".join(t.word for t in a.terms))
+        return overlap(a, b)
+
+    monkeypatch.setattr(rephrase, "overlap", counted)
+    text = f"Tonight, deploy the service to region {_word(7)}"
+    assert index.restated_by(text) == {items[7][0]: 1.0}
+    assert len(compared) == 1
+    compared.clear()
+    # the text shares its common words with all 400, but none has "staging": none is compared
+    assert index.restated_by("Deploy the service to staging tonight") == {}
+    assert compared == []
+    # a shorter text whose words one ask covers (it adds context) is that ask
+    assert index.restated_by(f"Deploy to {_word(9)}") == {items[9][0]: 0.4}  # 2 of its 5 words
+    assert len(compared) == 1
+
+
+def _word(n: int) -> str:
+    """A made-up word per number, no two one typo apart (each digit a doubled letter)."""
+    return "".join("bdfgklmnpr"[int(d)] * 2 + "a" for d in f"{n:03d}")
 
 
 def test_a_layered_mapping_update_leaves_the_old_version_as_it_was() -> None:

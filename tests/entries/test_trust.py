@@ -389,3 +389,59 @@ def test_a_new_entry_restating_a_live_one_is_warned_naming_it() -> None:
     assert events == []
     different = "\n## Use Redis for the cache\nChose: Redis. Reason: TTLs.\n"
     assert write_with_trust(memory, memory.text + different) == ([], [])
+
+
+def test_a_new_entry_restating_an_archived_one_is_warned_naming_its_archive() -> None:
+    memory = decisions()
+    pointer = "[archived 2026-09-18 id:use-sqlite-for-the-store] Use SQLite → DECISIONS_ARCHIVE.md"
+    memory.apply([EntryArchived(entry_id="use-sqlite-for-the-store", pointer=pointer, date=TODAY)])
+    text = "\n## Store on SQLite\nChose: SQLite for the store. Reason: embedded.\n"
+    warnings, events = write_with_trust(memory, memory.text + text)
+    assert warnings == [
+        "DECISIONS: new entry store-on-sqlite restates use-sqlite-for-the-store (its archive); "
+        "revise use-sqlite-for-the-store instead, or name it on a 'Supersedes:' line"
+    ]
+    assert events == []  # held and archived: a warning, no link
+
+
+def test_lessons_are_checked_for_restatements_and_project_state_is_not() -> None:
+    lessons = Memory("lessons")
+    lessons.write("1. Curl beats the browser\nUse curl for GitHub pages.\n")
+    before = {"lessons": lessons.state}
+    again = "2. Curl beats a browser\nFor GitHub pages, use curl.\n"  # renumbered, reordered
+    decision = lessons.write(lessons.text + again)
+    restated = decide_restatements(before, decision.events, TODAY)
+    (warning,) = restated.warnings
+    assert warning.startswith("LESSONS: new entry ")
+    assert "restates curl-beats-the-browser (LESSONS)" in warning
+    state = Memory("state")
+    state.write("- Use curl for GitHub pages.\n")
+    before = {"state": state.state}
+    decision = state.write(state.text + "- Use curl for the GitHub pages.\n")
+    assert decide_restatements(before, decision.events, TODAY).warnings == ()
+
+
+def test_a_write_naming_an_out_of_force_entry_by_its_id_does_not_bring_it_back() -> None:
+    memory = decisions()
+    read_before = memory.text  # a writer read the file, then the person retracted and
+    memory.apply(  # a newer entry superseded
+        decide_trust_action(
+            files(memory), "deploy-on-fridays", "retract", "broke prod", Actor.USER, TODAY
+        )
+    )
+    write_with_trust(memory, memory.text + POSTGRES)
+    body = memory.body
+    decision = memory.write(read_before + POSTGRES)  # the stale text, both entries in it
+    assert decision.events == ()
+    assert decision.warnings == (
+        "DECISIONS: use-sqlite-for-the-store was superseded by use-postgresql-for-the-store; "
+        "the write does not bring it back (it stays in the archive). The person can reaffirm "
+        "it; to say it again, write a new entry without its id comment and say why",
+        "DECISIONS: deploy-on-fridays was retracted by the person (broke prod); the write does "
+        "not bring it back (it stays in the archive). The person can reaffirm it; to say it "
+        "again, write a new entry without its id comment and say why",
+    )
+    assert memory.body == body  # one pointer each, where they were
+    trust = {i: e.trust.state for i, e in memory.state.entries.items()}
+    assert trust["deploy-on-fridays"] == "retracted"
+    assert trust["use-sqlite-for-the-store"] == "superseded"

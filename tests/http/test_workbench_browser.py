@@ -157,6 +157,72 @@ def test_search_and_pages_of_entries_in_a_browser(server: str, world: World) -> 
             sync_api.expect(retired).to_be_hidden()  # collapsed with the other non-live ones
             memory.get_by_text("Archived, merged and retired").click()
             sync_api.expect(retired).to_be_visible()
-            sync_api.expect(retired.locator(".badge")).to_have_text("retired")
+            sync_api.expect(retired.locator(".badge.status")).to_have_text("retired")
         finally:
             browser.close()
+
+
+@pytest.mark.timeout(120)
+def test_dispute_retract_and_reaffirm_an_entry_in_a_browser(server: str, world: World) -> None:
+    service = world.service
+    decision = b"## Ship on Fridays\nChose: yes.\nReason: weekly cadence.\n"
+    service.write_file(world.alpha, "DECISIONS.md", decision, actor=Actor.AGENT)
+    decisions = world.alpha_root / "orbital" / "DECISIONS.md"
+
+    def trust() -> tuple[str, str, str]:
+        (row,) = service.trust.beliefs(world.alpha)
+        return row.state, row.status, row.reason
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(15_000)
+            page.goto(f"{server}/workbench/login")
+            page.get_by_label("Workbench token").fill(world.person)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(f"{server}/workbench")
+            page.get_by_role("navigation", name="Projects").get_by_role(
+                "link", name=world.alpha
+            ).click()  # the project's page lists its archived entries too
+            page.wait_for_url(f"{server}/workbench?project={world.alpha}")
+            entry = page.locator(f"#entry-{world.alpha}-ship-on-fridays")
+            badge = entry.locator(".badge.trust")
+            sync_api.expect(badge).to_have_text("held")
+
+            entry.get_by_label("Why dispute ship-on-fridays").fill("two outages in a row")
+            entry.get_by_role("button", name="Dispute").click()
+            sync_api.expect(page.get_by_role("status").first).to_contain_text(
+                "ship-on-fridays disputed: the agent sees your reason beside it."
+            )
+            sync_api.expect(badge).to_have_text("disputed: two outages in a row")
+            assert trust() == ("disputed", "live", "two outages in a row")
+            view = service.context_view(world.alpha)
+            assert "[disputed by the person: two outages in a row]" in view
+
+            entry.get_by_label("Why retract ship-on-fridays").fill("it broke prod")
+            entry.get_by_role("button", name="Retract").click()
+            sync_api.expect(page.get_by_role("status").first).to_contain_text(
+                "ship-on-fridays retracted"
+            )
+            # now among the archived entries of the project, collapsed: open them
+            page.locator(f"#memory-{world.alpha}").get_by_text("Archived, merged").click()
+            sync_api.expect(badge).to_have_text("retracted: it broke prod")
+            sync_api.expect(entry.get_by_role("button", name="Restore")).to_have_count(0)
+            assert trust() == ("retracted", "archived", "it broke prod")
+            assert "Chose: yes." not in decisions.read_text()
+            assert "retracted by the person (it broke prod)" in decisions.read_text()
+
+            entry.get_by_role("button", name="Reaffirm").click()
+            sync_api.expect(page.get_by_role("status").first).to_contain_text(
+                "ship-on-fridays reaffirmed: held true."
+            )
+            sync_api.expect(badge).to_have_text("held")
+            assert trust() == ("held", "live", "")
+        finally:
+            browser.close()
+
+    assert "Chose: yes." in decisions.read_text()
+    assert "[disputed" not in service.context_view(world.alpha)

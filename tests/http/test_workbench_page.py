@@ -266,8 +266,72 @@ def test_a_conflict_shows_what_each_choice_does_and_a_retired_entry_can_be_resto
     )
     page = client.get(f"/workbench?project={project}").text
     entry = page.split(f'id="entry-{project}-ship-on-fridays"')[1].split("</li>")[0]
-    assert '<span class="badge">retired</span>' in entry
+    assert '<span class="badge status">retired</span>' in entry
     assert f"/workbench/{project}/entries/ship-on-fridays/restore" in entry
     restored = act(client, f"{project}/entries/ship-on-fridays/restore", csrf=signed_in)
     assert restored.status_code == 303
     assert "## Ship on Fridays" in disk.read_text()
+
+
+def _entry_html(page: str, project: str, entry_id: str) -> str:
+    return page.split(f'id="entry-{project}-{entry_id}"')[1].split("</li>")[0]
+
+
+def test_trust_badges_and_dispute_retract_reaffirm_from_the_page(
+    client: Client, world: World, signed_in: str
+) -> None:
+    text = b"## Ship on Fridays\nChose: yes.\n\n## Use SQLite\nChose: SQLite.\n"
+    world.service.write_file(world.alpha, "DECISIONS.md", text, actor=Actor.AGENT)
+    newer = text + b"\n## Use Postgres\nChose: PG.\nSupersedes: use-sqlite since 2026-09-01\n"
+    world.service.write_file(world.alpha, "DECISIONS.md", newer, actor=Actor.AGENT)
+    decisions = world.alpha_root / "orbital" / "DECISIONS.md"
+    page = client.get(f"/workbench?project={world.alpha}").text
+    fridays = _entry_html(page, world.alpha, "ship-on-fridays")
+    assert '<span class="badge trust held" title="Believed true">held</span>' in fridays
+    base = f"/workbench/{world.alpha}/entries/ship-on-fridays"
+    assert f'action="{base}/dispute"' in fridays and f'action="{base}/retract"' in fridays
+    assert f'action="{base}/reaffirm"' not in fridays  # held already
+    sqlite = _entry_html(page, world.alpha, "use-sqlite")
+    assert "superseded by use-postgres since 2026-09-01</span>" in sqlite
+    assert "/restore" not in sqlite and "/dispute" not in sqlite  # reaffirmed, not restored
+    assert f'action="/workbench/{world.alpha}/entries/use-sqlite/reaffirm"' in sqlite
+
+    before, head = decisions.read_bytes(), world.service.head(world.alpha)
+    blank = act(client, f"{world.alpha}/entries/ship-on-fridays/dispute", csrf=signed_in)
+    assert blank.status_code == 303
+    assert "a dispute needs a reason (--reason): it is shown beside the entry" in (
+        client.get("/workbench").text
+    )
+    assert (decisions.read_bytes(), world.service.head(world.alpha)) == (before, head)
+
+    path = f"{world.alpha}/entries/ship-on-fridays"
+    assert act(client, f"{path}/dispute", csrf=signed_in, reason="two outages").status_code == 303
+    page = client.get(f"/workbench?project={world.alpha}").text
+    assert "ship-on-fridays disputed: the agent sees your reason beside it." in page
+    fridays = _entry_html(page, world.alpha, "ship-on-fridays")
+    assert '<span class="badge trust disputed"' in fridays and "disputed: two outages" in fridays
+    assert "[disputed by the person: two outages]" in world.service.context_view(world.alpha)
+    assert decisions.read_bytes() == before  # a dispute shows in the view, not the file
+
+    assert act(client, f"{path}/retract", csrf=signed_in, reason="broke prod").status_code == 303
+    page = client.get(f"/workbench?project={world.alpha}").text
+    fridays = _entry_html(page, world.alpha, "ship-on-fridays")
+    assert "retracted: broke prod</span>" in fridays and "/reaffirm" in fridays
+    assert "/restore" not in fridays and "/retract" not in fridays
+    assert "retracted by the person (broke prod)" in decisions.read_text()
+    assert "Chose: yes." not in decisions.read_text()
+
+    assert act(client, f"{path}/reaffirm", csrf=signed_in).status_code == 303
+    page = client.get(f"/workbench?project={world.alpha}").text
+    assert "ship-on-fridays reaffirmed: held true." in page
+    assert "badge trust held" in _entry_html(page, world.alpha, "ship-on-fridays")
+    assert "## Ship on Fridays <!--mem id:ship-on-fridays" in decisions.read_text()
+    history = world.service.history(world.alpha)
+    mine = [(e.type, e.actor) for e in history if e.stream == "entry:ship-on-fridays"]
+    assert mine[-5:] == [
+        ("entry.disputed", Actor.USER),
+        ("entry.retracted", Actor.USER),
+        ("entry.archived", Actor.USER),
+        ("entry.reaffirmed", Actor.USER),
+        ("entry.restored", Actor.USER),
+    ]

@@ -393,3 +393,29 @@ def test_an_unknown_project_is_each_calls_error(
             assert text_of(refused).startswith(f"error: unknown project '{elsewhere}'")
 
     anyio.run(main)
+
+
+def test_memory_get_shows_an_entry_s_trust_state(
+    store_url: str, project: Path, clock: FixedClock
+) -> None:
+    with Orbital.open(store_url, clock=clock) as service:
+        (pid,) = [p.project_id for p in service.projects()]
+        first = b"## Use SQLite\nChose: SQLite.\n\n## Ship on Fridays\nChose: yes.\n"
+        service.write_file(pid, "DECISIONS.md", first, actor=Actor.AGENT)
+        newer = first + b"\n## Use Postgres\nChose: PG.\nSupersedes: use-sqlite since 2026-09-01\n"
+        service.write_file(pid, "DECISIONS.md", newer, actor=Actor.AGENT)
+        service.trust.act(pid, "ship-on-fridays", "dispute", "two outages", actor=Actor.USER)
+
+    async def script(client: Client) -> None:
+        old = data_of(await client.call_tool("memory_get", {"ref": "@decision.use-sqlite"}))
+        assert (old["status"], old["trust"], old["superseded_by"], old["superseded_since"]) == (
+            "archived",
+            "superseded",
+            ["use-postgres"],
+            "2026-09-01",
+        )
+        assert [e["type"] for e in old["history"]][-2:] == ["entry.superseded", "entry.archived"]
+        doubted = data_of(await client.call_tool("memory_get", {"ref": "ship-on-fridays"}))
+        assert (doubted["trust"], doubted["trust_reason"]) == ("disputed", "two outages")
+
+    run_session(store_url, project, script)

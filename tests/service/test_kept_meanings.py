@@ -27,6 +27,7 @@ def test_a_kept_index_is_read_back_not_rebuilt(
     monkeypatch.setattr(MeaningIndex, "added", no_build)
     again = KeptMeaningIndexes(tmp_path)(ITEMS)
     assert again == built
+    assert dict(again.pivots) == dict(built.pivots)  # not compared by ==
     assert again.restated_by("move the cron jobs off Heroku") == built.restated_by(
         "move the cron jobs off Heroku"
     )

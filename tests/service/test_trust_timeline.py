@@ -89,3 +89,24 @@ def test_an_agent_dispute_or_retract_is_refused_and_changes_nothing(
         assert "[disputed by the person: too small]" in service.context_view(project)
         (row,) = service.memory_entries(project)
         assert (row.trust, row.trust_reason) == ("disputed", "too small")
+
+
+def test_a_stale_write_does_not_bring_a_retracted_entry_back(
+    store_url: str, tmp_path: Path
+) -> None:
+    with seeded_project(store_url, tmp_path / "p", Clock(day(1))) as (service, project):
+        service.write_file(project, "DECISIONS.md", SQLITE, actor=Actor.AGENT)
+        path = tmp_path / "p" / "orbital" / "DECISIONS.md"
+        read = path.read_bytes()  # the agent read the file…
+        service.trust.act(project, "use-sqlite-for-the-store", "retract", "", actor=Actor.USER)
+        after = path.read_bytes()
+        written = service.write_file(project, "DECISIONS.md", read, actor=Actor.AGENT)  # …wrote it
+        assert written.warnings == [
+            "DECISIONS: use-sqlite-for-the-store was retracted by the person; the write does "
+            "not bring it back (it stays in the archive). The person can reaffirm it; to say it "
+            "again, write a new entry without its id comment and say why"
+        ]
+        assert written.events == []
+        assert path.read_bytes() == after
+        (row,) = service.trust.beliefs(project)
+        assert (row.state, row.status) == ("retracted", "archived")
