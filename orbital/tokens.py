@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -87,6 +88,19 @@ class CachedCounter:
         if self._encoding is None:
             self._encoding = default_encoding()
         return self._encoding
+
+    def seed(self, counts: Mapping[bytes, int]) -> None:
+        """Take counts made before (by another process): digest -> tokens."""
+        with self._lock:
+            for key, tokens in counts.items():
+                self._cache[key] = tokens
+            while len(self._cache) > self._max:
+                self._cache.popitem(last=False)
+
+    def known(self) -> dict[bytes, int]:
+        """Every count held, oldest first (what :meth:`seed` takes)."""
+        with self._lock:
+            return dict(self._cache)
 
     def __call__(self, text: str) -> int:
         if not text:

@@ -47,12 +47,15 @@ transcript_option = click.option(
 def service_of(ctx: click.Context) -> Orbital:
     """The service of this invocation: opened on first use, closed when the command ends."""
     from orbital.service import Orbital
+    from orbital.service._sessions import state_dir
 
     service = ctx.obj.get("service")
     if service is None:
         # Only these create a store where there is none; elsewhere a missing store is an error.
         creates = ctx.command.name in {"init", "upgrade"}
         service = Orbital.open(ctx.obj["db"], create=creates)
+        # A command is a new process: what the last one computed is kept for the next.
+        service.keep_caches(state_dir() / "cache")
         ctx.obj["service"] = service
         ctx.call_on_close(service.close)
     assert isinstance(service, Orbital)
