@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -50,16 +51,23 @@ def offline_data_path() -> Path:
     )
 
 
-def load_encoding(path: Path) -> tiktoken.Encoding:
+def load_encoding(path: Path, kept: Path | None = None) -> tiktoken.Encoding:
     """``cl100k_base`` from a local BPE file, refused unless its SHA-256 is the official one
-    (tiktoken is imported here, by the first process that counts)."""
+    (tiktoken is imported here, by the first process that counts). ``kept``: where the
+    decoded table is kept for the next process (decoding the file is most of the load)."""
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    try:
-        ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
-    except ValueError as exc:
-        raise TokenizerUnavailable(f"{path} is not the official cl100k_base data: {exc}") from None
+    ranks = None if kept is None else _kept_ranks(path, kept)
+    if ranks is None:
+        try:
+            ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
+        except ValueError as exc:
+            raise TokenizerUnavailable(
+                f"{path} is not the official cl100k_base data: {exc}"
+            ) from None
+        if kept is not None:
+            _keep_ranks(kept, ranks)
     return tiktoken.Encoding(
         name=ENCODING_NAME,
         pat_str=_CL100K_PAT,
@@ -68,17 +76,53 @@ def load_encoding(path: Path) -> tiktoken.Encoding:
     )
 
 
+def _kept_ranks(path: Path, kept: Path) -> dict[bytes, int] | None:
+    """The table kept from the official file (None: not kept, damaged, or the data file is
+    not the official one, which the full load then refuses). The kept bytes carry their own
+    SHA-256, so a damaged copy is never used."""
+    import msgspec
+
+    try:
+        if hashlib.sha256(path.read_bytes()).hexdigest() != CL100K_SHA256:
+            return None
+        data = kept.read_bytes()
+        if hashlib.sha256(data[32:]).digest() != data[:32]:
+            return None
+        return msgspec.msgpack.decode(data[32:], type=dict[bytes, int])
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _keep_ranks(kept: Path, ranks: dict[bytes, int]) -> None:
+    import msgspec
+
+    data = msgspec.msgpack.encode(ranks)
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        temp = kept.with_name(f".{kept.name}.{os.getpid()}.tmp")
+        temp.write_bytes(hashlib.sha256(data).digest() + data)
+        os.replace(temp, kept)
+    except OSError:
+        pass  # a cache: the next process decodes the file again
+
+
 @functools.cache
-def default_encoding() -> tiktoken.Encoding:
-    """The process-wide encoding, loaded on first use only."""
-    return load_encoding(offline_data_path())
+def default_encoding(kept: Path | None = None) -> tiktoken.Encoding:
+    """The process-wide encoding, loaded on first use only (``kept``: :func:`load_encoding`)."""
+    return load_encoding(offline_data_path(), kept)
 
 
 class CachedCounter:
     """``count(text) -> tokens`` with a bounded LRU cache keyed by the text's digest."""
 
-    def __init__(self, encoding: tiktoken.Encoding | None = None, max_entries: int = 50_000):
+    def __init__(
+        self,
+        encoding: tiktoken.Encoding | None = None,
+        max_entries: int = 50_000,
+        kept_table: Path | None = None,
+    ):
         self._encoding = encoding
+        self._kept_table = kept_table
         self._max = max_entries
         self._cache: OrderedDict[bytes, int] = OrderedDict()
         self._lock = threading.Lock()
@@ -86,7 +130,7 @@ class CachedCounter:
 
     def _encoder(self) -> tiktoken.Encoding:
         if self._encoding is None:
-            self._encoding = default_encoding()
+            self._encoding = default_encoding(self._kept_table)
         return self._encoding
 
     def seed(self, counts: Mapping[bytes, int]) -> None:

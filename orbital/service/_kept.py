@@ -137,7 +137,8 @@ class KeptAsks:
 
 class KeptCounter:
     """A token counter whose counts outlive the process: read from ``path`` at the first
-    count, written back by :meth:`save` when this process counted a new text."""
+    count, written back by :meth:`save` when this process counted a new text; the tokenizer's
+    decoded table is kept beside it (``cl100k.msgpack``) for the next process that counts."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -147,7 +148,8 @@ class KeptCounter:
         if self._counter is None:
             import msgspec
 
-            self._counter = CachedCounter(max_entries=KEEP_COUNTS)
+            table = self.path.with_name("cl100k.msgpack")
+            self._counter = CachedCounter(max_entries=KEEP_COUNTS, kept_table=table)
             try:
                 known = msgspec.msgpack.decode(self.path.read_bytes(), type=dict[bytes, int])
             except (OSError, msgspec.DecodeError, msgspec.ValidationError):

@@ -20,7 +20,7 @@ from orbital.domain.asks import Ask
 from orbital.events import Actor
 from orbital.service import Orbital
 from orbital.service._kept import KeptAsks, KeptCounter
-from orbital.tokens import CachedCounter
+from orbital.tokens import CachedCounter, load_encoding, offline_data_path
 
 #: What a kept read may not import (the store's library, the tokenizer, the rephrase index).
 HEAVY = ("sqlalchemy", "alembic", "tiktoken", "litestar", "httpx", "snowballstemmer", "click")
@@ -178,3 +178,21 @@ def test_kept_asks_are_read_back_only_for_the_same_log(
     path.write_bytes(msgspec.msgpack.encode((head, "another log's event", asks)))
     with Orbital.open(store_url, clock=clock) as service, service.store.reader() as r:
         assert KeptAsks(folder).get(pid, lambda at: r.event_id(pid, at)) is None
+
+
+def test_the_tokenizer_table_is_kept_whole_or_not_at_all(tmp_path: Path) -> None:
+    kept = tmp_path / "cl100k.msgpack"
+    text = "Reason: every command is a new process, so it keeps what it decoded."
+    official = load_encoding(offline_data_path())
+    first = load_encoding(offline_data_path(), kept)  # decodes the file, keeps the table
+    assert kept.is_file()
+    assert first.encode_ordinary(text) == official.encode_ordinary(text)
+    assert load_encoding(offline_data_path(), kept).encode_ordinary(text) == (
+        official.encode_ordinary(text)
+    )
+    data = bytearray(kept.read_bytes())
+    data[-3] ^= 0xFF  # damaged: its own digest no longer matches, so the file is decoded again
+    kept.write_bytes(bytes(data))
+    again = load_encoding(offline_data_path(), kept)
+    assert again.encode_ordinary(text) == official.encode_ordinary(text)
+    assert kept.read_bytes() != bytes(data)  # and kept again, whole
