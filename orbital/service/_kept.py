@@ -23,10 +23,9 @@ from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orbital.tokens import CachedCounter
-
 if TYPE_CHECKING:
     from orbital.domain.asks import Ask
+    from orbital.tokens import CachedCounter
 
 #: Texts kept (each a view or a file at some head; a write makes new ones).
 KEEP = 64
@@ -147,6 +146,8 @@ class KeptCounter:
     def _loaded(self) -> CachedCounter:
         if self._counter is None:
             import msgspec
+
+            from orbital.tokens import CachedCounter
 
             table = self.path.with_name("cl100k.msgpack")
             self._counter = CachedCounter(max_entries=KEEP_COUNTS, kept_table=table)
