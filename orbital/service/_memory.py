@@ -138,16 +138,17 @@ class MemoryService:
 
     def _kept_read(self, project: Project, name: str, render: Callable[[Memory], str]) -> str:
         """A projected file now, kept by the head it was rendered at (:data:`kept`)."""
-        pid = project.project_id
+        pid, kept = project.project_id, self.kept
+        if kept is None:
+            return render(self.load(project))
         with self.units.ctx.store.reader() as r:
             key = file_key(pid, r.head_event(pid), name)
-            text = None if self.kept is None else self.kept.get(key)
+            text = kept.get(key)
             if text is not None:
                 return text
             memory = self.units.memory.load(r, pid)
         text = render(memory)
-        if self.kept is not None:
-            self.kept.put(key, text)
+        kept.put(key, text)
         return text
 
     def load(self, project: Project, *, at: int | None = None) -> Memory:
