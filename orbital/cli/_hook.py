@@ -71,7 +71,7 @@ def run_hook(event: str, db: str | None) -> None:
             from orbital.service._sessions import state_dir
 
             with Orbital.open(db, create=False) as service:
-                service.keep_indexes(state_dir() / "cache" / "meanings")
+                service.keep_caches(state_dir() / "cache")
                 result = service.claude_code.handle(event, payload)
         if result.editor_sessions is not None or result.project is not None:
             assert result.project is not None
@@ -95,7 +95,7 @@ def run_agent_hook(agent: str, event: str, db: str | None) -> None:
 
         raw = sys.stdin.buffer.read()
         with Orbital.open(db, create=False) as service:
-            service.keep_indexes(state_dir() / "cache" / "meanings")
+            service.keep_caches(state_dir() / "cache")
             answer: object
             if agent == "codex":
                 from orbital.agents.claude_code_hooks import parse_payload

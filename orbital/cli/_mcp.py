@@ -29,7 +29,7 @@ def mcp_command(ctx: click.Context, project_path: Path) -> None:
         from orbital.service._sessions import state_dir
 
         service, project = project_of(ctx, project_path)
-        service.keep_counts(state_dir() / "cache" / "tokens")
+        service.keep_counts(state_dir() / "cache")
         return service, project.project_id
 
     serve_stdio(opener)

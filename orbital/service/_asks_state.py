@@ -3,7 +3,9 @@ changed) and as of a position (nearest snapshot plus the events after it)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -22,6 +24,9 @@ from orbital.events import RecordedEvent
 from orbital.grammar.asks_md import render_file
 from orbital.service._context import Context
 from orbital.store import Reader, Reducer, Writer
+
+if TYPE_CHECKING:
+    from orbital.service._kept import KeptAsks
 
 ASKS_SNAPSHOT = "asks"
 LINES_SNAPSHOT = "asks-lines"
@@ -73,6 +78,9 @@ class AsksState:
         self._since_snapshot: dict[str, int] = {}
         #: Builds the dropped asks' meaning index (a short-lived process keeps built ones).
         self.build_index: IndexBuilder = build_meaning_index
+        #: The asks kept for the next process (a short-lived one: a hook, a CLI command).
+        self.kept: KeptAsks | None = None
+        self._keep_next: dict[str, Callable[[], None]] = {}
 
     def now(self, r: Reader, project: str) -> AsksNow:
         """Current asks from the materialised stream states; only streams that changed since
@@ -81,17 +89,35 @@ class AsksState:
         cached = self._cache.get(project)
         if cached is not None and cached.head == head:
             return cached
-        after = cached.head if cached is not None else 0
+        base: tuple[int, dict[str, Ask]] | None = None
+        if cached is None and self.kept is not None:
+            base = self.kept.get(project, lambda at: r.event_id(project, at))
+        after = cached.head if cached is not None else base[0] if base is not None else 0
         changed = [s for s in r.states(project, ASK_PREFIX, after=after).values() if s is not None]
-        if cached is None:
-            fresh = AsksNow.of(head, {ask.id: ask for ask in changed}, self.build_index)
-        else:
+        if cached is not None:
             fresh = cached.after(head, changed)
+        else:
+            asks = {} if base is None else base[1]
+            asks.update((ask.id, ask) for ask in changed)
+            fresh = AsksNow.of(head, asks, self.build_index)
+        keep = self._keeper(r, project, fresh, after if base is not None else -1)
         if isinstance(r, Writer):  # cache only what committed: positions are reused otherwise
             r.on_commit(lambda: self._cache.__setitem__(project, fresh))
+            # Only the newest state of the transaction is kept, once, when it commits.
+            self._keep_next[project] = keep
+            r.on_commit(lambda: self._keep_next.pop(project, lambda: None)())
+            r.on_rollback(lambda: self._keep_next.clear())
         else:
             self._cache[project] = fresh
+            keep()
         return fresh
+
+    def _keeper(self, r: Reader, project: str, fresh: AsksNow, kept: int) -> Callable[[], None]:
+        """What keeps ``fresh`` for the next process (nothing when it is what was kept)."""
+        if self.kept is None or fresh.head in (kept, 0):
+            return lambda: None
+        kept_asks, event_id = self.kept, r.event_id(project, fresh.head)
+        return lambda: kept_asks.put(project, fresh.head, event_id, fresh.asks.merged)
 
     def at(self, r: Reader, project: str, position: int) -> dict[str, Ask]:
         """The asks as of ``position``: the nearest snapshot at or before it plus the ask

@@ -9,11 +9,11 @@ counts per text.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from orbital.catalogue import MEMORY_FILES
+from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
 from orbital.domain.asks import Ask
 from orbital.domain.asks_view import runtime_block, subagent_dropped_line
 from orbital.domain.backstop import plan_backstop
@@ -29,6 +29,7 @@ from orbital.files import decode_utf8
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
 from orbital.service._context import EventSummary, WriteOutcome
+from orbital.service._kept import KeptTexts, file_key, view_key
 from orbital.service._memory_state import MEMORY_KEYS, Memory
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
@@ -49,6 +50,8 @@ class MemoryService:
     units: Units
     count: TokenCounter
     _views: dict[tuple[object, ...], str] = field(default_factory=dict)
+    #: Views and files at a head kept for the next process (:meth:`Orbital.keep_caches`).
+    kept: KeptTexts | None = None
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -118,7 +121,9 @@ class MemoryService:
 
     def read(self, project: Project, key: str, *, at: int | None = None) -> str:
         """The file as Orbital renders it now, or as of position ``at``."""
-        return render_file(self.load(project, at=at).files[key])
+        if at is not None:
+            return render_file(self.load(project, at=at).files[key])
+        return self._kept_read(project, MEMORY_FILES[key], lambda m: render_file(m.files[key]))
 
     def read_versioned(self, project: Project, key: str) -> tuple[str, int]:
         """The file now and the position of the last event that changed it."""
@@ -126,7 +131,25 @@ class MemoryService:
         return render_file(memory.files[key]), memory.changed_at[key]
 
     def read_archive(self, project: Project, key: str, *, at: int | None = None) -> str:
-        return render_archive(self.load(project, at=at).files[key])
+        if at is not None:
+            return render_archive(self.load(project, at=at).files[key])
+        name = ARCHIVE_FILES[key]
+        return self._kept_read(project, name, lambda m: render_archive(m.files[key]))
+
+    def _kept_read(self, project: Project, name: str, render: Callable[[Memory], str]) -> str:
+        """A projected file now, kept by the head it was rendered at (:data:`kept`)."""
+        pid, kept = project.project_id, self.kept
+        if kept is None:
+            return render(self.load(project))
+        with self.units.ctx.store.reader() as r:
+            key = file_key(pid, r.head_event(pid), name)
+            text = kept.get(key)
+            if text is not None:
+                return text
+            memory = self.units.memory.load(r, pid)
+        text = render(memory)
+        kept.put(key, text)
+        return text
 
     def load(self, project: Project, *, at: int | None = None) -> Memory:
         """The memory files now or as of position ``at`` (nothing taken in)."""
@@ -171,8 +194,12 @@ class MemoryService:
         with store.reader() as r:
             # Positions are global and gapless: an unchanged project head means no event of
             # the project was appended since, so one indexed max() answers a repeated call.
-            head_key = ("head", pid, r.head(pid), window, audience, today)
+            head_key = view_key(pid, r.head_event(pid), window, audience, today)
             cached = self._views.get(head_key)
+            if cached is None and self.kept is not None:
+                cached = self.kept.get(head_key)
+                if cached is not None:
+                    self._remember(head_key, cached)
             if cached is not None:
                 if changes is not None:
                     self._remember(changes_key, cached)
@@ -189,6 +216,8 @@ class MemoryService:
         self._remember(head_key, cached)
         if changes is not None:
             self._remember(changes_key, cached)
+        if self.kept is not None:
+            self.kept.put(head_key, cached)
         return cached
 
     def _assemble(

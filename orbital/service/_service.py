@@ -42,6 +42,7 @@ from orbital.tokens import CachedCounter
 
 if TYPE_CHECKING:
     from orbital.service._editor import EditorReport, EditorService
+    from orbital.service._kept import KeptCounter
 
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | dt.date | int | None
@@ -68,6 +69,7 @@ class Orbital:
         self.units = Units(Context(store, clock, mint))
         self._asks = AsksService(self.units)
         self._memory = MemoryService(self.units, counter or CachedCounter())
+        self._kept_counter: KeptCounter | None = None
         self._history = History(self.units, self._memory)
         self.agents = AgentSessions(self)
         self.claude_code = ClaudeCodeHooks(self)
@@ -100,20 +102,29 @@ class Orbital:
         store = EventStore(db_url, clock=clock, reducers=REDUCERS, create=create)
         return cls(store, clock, mint=mint, counter=counter)
 
-    def keep_indexes(self, folder: Path) -> None:
-        """Keep built meaning indexes of dropped asks in ``folder`` for the next process (a
-        short-lived one, such as a hook, would otherwise file every dropped ask again)."""
+    def keep_caches(self, folder: Path) -> None:
+        """Keep what a short-lived process (a hook, a CLI command) would otherwise compute
+        again for the next one, in ``folder``: built meaning indexes of dropped asks, token
+        counts, the current asks, and views and files at a head (:mod:`._kept`)."""
+        from orbital.service._kept import KeptAsks, KeptTexts
         from orbital.service._meanings import KeptMeaningIndexes
 
-        self.units.asks.build_index = KeptMeaningIndexes(folder)
+        self.units.asks.build_index = KeptMeaningIndexes(folder / "meanings")
+        self.units.asks.kept = KeptAsks(folder / "asks")
+        self.keep_counts(folder)
+        self._memory.kept = KeptTexts(folder / "texts")
 
-    def keep_counts(self, path: Path) -> None:
-        """Keep token counts in ``path`` for the next process (see ``CachedCounter.keep``)."""
-        count = self._memory.count
-        if isinstance(count, CachedCounter):
-            count.keep(path)
+    def keep_counts(self, folder: Path) -> None:
+        """Keep only token counts (and the tokenizer's table) in ``folder``: what a
+        long-running server, which keeps its views in memory, still gains at its next start."""
+        from orbital.service._kept import KeptCounter
+
+        self._kept_counter = KeptCounter(folder / "tokens.msgpack")
+        self._memory.count = self._kept_counter
 
     def close(self) -> None:
+        if self._kept_counter is not None:
+            self._kept_counter.save()
         self.store.close()
 
     def __enter__(self) -> Orbital:

@@ -106,6 +106,15 @@ class QuickReader:
         ).fetchone()
         return int(row[0] or 0)
 
+    def head_event(self, project: str) -> tuple[int, str]:
+        """The project's last position and its event's id (as ``Reader.head_event``)."""
+        row = self._conn.execute(
+            "SELECT position, event_id FROM events WHERE project_id = ? "
+            "ORDER BY position DESC LIMIT 1",
+            (project,),
+        ).fetchone()
+        return (0, "") if row is None else (int(row[0]), str(row[1]))
+
     def checkpoint(self, project: str, name: str) -> tuple[int, int] | None:
         """``(size, mtime_ns)`` of projection ``name`` as Orbital last wrote it, if it did."""
         row = self._conn.execute(

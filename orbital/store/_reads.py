@@ -76,6 +76,26 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
             query = query.where(events.c.project_id == project)
         return int(self._conn.scalar(query) or 0)
 
+    def head_event(self, project: str) -> tuple[int, str]:
+        """The project's last position and that event's id ((0, "") when it has none): the
+        id is a fresh UUID, so the pair names this log at that head, in any store."""
+        row = self._conn.execute(
+            sa.select(events.c.position, events.c.event_id)
+            .where(events.c.project_id == project)
+            .order_by(events.c.position.desc())
+            .limit(1)
+        ).first()
+        return (0, "") if row is None else (int(row[0]), str(row[1]))
+
+    def event_id(self, project: str, position: int) -> str:
+        """The id of the project's event at ``position`` ("" when it has none there)."""
+        found = self._conn.scalar(
+            sa.select(events.c.event_id).where(
+                events.c.project_id == project, events.c.position == position
+            )
+        )
+        return "" if found is None else str(found)
+
     def read_stream(self, project: str, stream: str) -> list[RecordedEvent]:
         """Every event of one stream, oldest first."""
         self._require_project(project)

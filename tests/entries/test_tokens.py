@@ -35,35 +35,3 @@ def test_a_tampered_data_file_is_refused(tmp_path: Path) -> None:
     assert tampered.read_bytes() != data
     with pytest.raises(TokenizerUnavailable, match="not the official cl100k_base data"):
         load_encoding(tampered)
-
-
-def test_kept_counts_serve_the_next_process_without_the_encoding(tmp_path: Path) -> None:
-    kept = tmp_path / "cache" / "tokens"
-    first = CachedCounter()
-    first.keep(kept)
-    assert first("Chose: PostgreSQL for the shared store.") == 9
-    with kept.open("ab") as file:
-        file.write(b"torn")  # a record cut short by a crash is ignored
-
-    class NoEncoding:
-        def encode_ordinary(self, text: str) -> list[int]:
-            raise AssertionError(f"counted again: {text!r}")
-
-    second = CachedCounter(NoEncoding())  # type: ignore[arg-type]
-    second.keep(kept)
-    assert second("Chose: PostgreSQL for the shared store.") == 9
-    assert second.misses == 0
-
-
-def test_a_kept_file_past_its_bound_starts_over(tmp_path: Path) -> None:
-    kept = tmp_path / "tokens"
-    small = CachedCounter(max_entries=2)
-    small.keep(kept)
-    for text in ("one", "two", "three", "four", "five"):
-        small(text)
-    assert kept.stat().st_size == 5 * 20
-    again = CachedCounter(max_entries=2)
-    again.keep(kept)
-    assert not kept.exists()
-    again("six")
-    assert kept.stat().st_size == 20

@@ -1,0 +1,77 @@
+"""``orbital context`` and ``orbital show FILE`` without click, when an earlier process kept the
+answer at the project's head (:mod:`orbital.service._quick_reads`).
+
+Only the plainest command lines are taken (``--project``, and for ``context`` ``--window`` and
+``--audience``); any other, and any answer not kept, goes to click and the full path, which
+prints the same text and keeps it for the next process.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+#: The options each quick command takes, each with one value.
+_OPTIONS = {"context": ("--project", "--window", "--audience"), "show": ("--project",)}
+
+
+def _parse(args: list[str]) -> tuple[str, dict[str, str], list[str]] | None:
+    """The command, its options and its arguments; None for anything but a plain line."""
+    if not args or args[0] not in _OPTIONS:
+        return None
+    command, options, rest = args[0], dict[str, str](), list[str]()
+    words = iter(args[1:])
+    for word in words:
+        name, eq, value = word.partition("=")
+        if name in _OPTIONS[command] and name not in options:
+            value = value if eq else next(words, "")
+            if not value:
+                return None
+            options[name] = value
+        elif word.startswith("-"):
+            return None
+        else:
+            rest.append(word)
+    return command, options, rest
+
+
+def quick_read(args: list[str]) -> bool:
+    """Print the kept answer of a plain ``context``/``show`` line; False: not answered."""
+    parsed = _parse(args)
+    if parsed is None:
+        return False
+    command, options, rest = parsed
+    project = Path(options.get("--project", "."))
+    if not project.is_dir():
+        return False
+    from orbital.service._quick_reads import kept_file, kept_view
+    from orbital.service._sessions import state_dir
+
+    db, cache = os.environ.get("ORBITAL_DB") or None, state_dir() / "cache"
+    if command == "context":
+        window_text, audience = options.get("--window"), options.get("--audience", "agent")
+        if rest or audience not in ("agent", "subagent"):
+            return False
+        window = None if window_text is None else _positive(window_text)
+        if window_text is not None and window is None:
+            return False
+        text = kept_view(cache, db, project, window, audience)
+        end = "\n"
+    else:
+        if len(rest) != 1:
+            return False
+        text, end = kept_file(cache, db, project, rest[0]), ""
+    if text is None or "\x1b" in text:  # click would strip escapes off a pipe: let it
+        return False
+    sys.stdout.write(text + end)
+    sys.stdout.flush()
+    return True
+
+
+def _positive(text: str) -> int | None:
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if value > 0 else None

@@ -1,0 +1,198 @@
+"""Reads kept between processes: ``orbital context`` and ``orbital show`` in a new process
+print exactly what the full path prints, from the text an earlier process kept at the same head
+(SQLite: without SQLAlchemy or the tokenizer), never a text of another head; token counts
+outlive the process. Behaviour tests in real processes; ``bench/hooks.py --cli`` times them."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+
+from orbital.cli import cli
+from orbital.clock import FixedClock
+from orbital.domain.asks import Ask
+from orbital.events import Actor
+from orbital.service import Orbital
+from orbital.service._kept import KeptAsks, KeptCounter
+from orbital.tokens import CachedCounter, load_encoding, offline_data_path
+
+#: What a kept read may not import (the store's library, the tokenizer, the rephrase index).
+HEAVY = ("sqlalchemy", "alembic", "tiktoken", "litestar", "httpx", "snowballstemmer", "click")
+ENTRY = (
+    "import atexit, sys; atexit.register(lambda: print(sorted(sys.modules), file=sys.stderr)); "
+    "from orbital.cli import main; main()"
+)
+DECISION = "\n## Keep reads warm\nChose: kept texts.\nReason: every command is a new process.\n"
+
+
+@pytest.fixture
+def project(orbital_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return _project(orbital_db, tmp_path, monkeypatch)
+
+
+def _project(db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ORBITAL_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("ORBITAL_NOW", "2026-09-19T09:30:00+00:00")
+    root = tmp_path / "project"
+    root.mkdir()
+    assert CliRunner().invoke(cli, ["init", "--project", str(root)]).exit_code == 0
+    _decide(db, root, "Start kept")
+    return root
+
+
+def _decide(db: str, root: Path, title: str) -> None:
+    with Orbital.open(db) as service:
+        pid = service.project(root).project_id
+        text = service.read_file(pid, "DECISIONS.md") + DECISION.replace("Keep reads warm", title)
+        service.write_file(pid, "DECISIONS.md", text.encode(), actor=Actor.AGENT)
+        service.ask_open(pid, f"Decide what {title} means", actor=Actor.USER)
+
+
+def _process(*args: str) -> tuple[bytes, set[str]]:
+    """``orbital ARGS`` in a new process: stdout, and the top-level packages imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY, *args], capture_output=True, check=True, timeout=120
+    )
+    modules = done.stderr.decode().strip().splitlines()[-1]
+    return done.stdout, {m.split(".")[0] for m in ast.literal_eval(modules)}
+
+
+def _full(*args: str) -> bytes:
+    """What click and the full path print (in this process: nothing kept is read first)."""
+    done = CliRunner().invoke(cli, list(args))
+    assert done.exit_code == 0, done.output
+    return done.stdout_bytes
+
+
+READS = (
+    ("context",),
+    ("context", "--window", "200000", "--audience", "agent"),
+    ("context", "--audience=subagent"),
+    ("show", "DECISIONS.md"),
+    ("show", "DECISIONS_ARCHIVE.md"),
+)
+
+
+@pytest.mark.parametrize("read", READS, ids=" ".join)
+def test_a_kept_read_prints_what_the_full_path_prints(
+    project: Path, orbital_db: str, backend: str, read: tuple[str, ...]
+) -> None:
+    args = (*read, "--project", str(project))
+    first, imported = _process(*args)  # nothing kept yet: the full path, which keeps it
+    assert "sqlalchemy" in imported
+    again, imported = _process(*args)
+    assert again == first == _full(*args)
+    if backend == "sqlite":
+        assert imported & set(HEAVY) == set()
+    else:  # PostgreSQL has no quick reader: the full path, which reads the kept text
+        assert "tiktoken" not in imported
+
+
+def test_a_kept_read_is_never_of_another_head(project: Path, orbital_db: str) -> None:
+    args = ("context", "--project", str(project))
+    before, _ = _process(*args)
+    assert b"Start kept" in before
+    _decide(orbital_db, project, "Moved on")
+    after, imported = _process(*args)
+    assert b"Moved on" in after and "sqlalchemy" in imported
+    assert after == _full(*args) != before
+    shown, _ = _process("show", "DECISIONS.md", "--project", str(project))
+    assert b"Moved on" in shown
+
+
+@pytest.mark.sqlite_only("the quick reader reads SQLite alone; PostgreSQL takes the full path")
+def test_a_line_the_quick_read_does_not_take_goes_to_click(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = f"sqlite:///{tmp_path / 'orbital.db'}"
+    monkeypatch.setenv("ORBITAL_DB", db)
+    project = _project(db, tmp_path, monkeypatch)
+    _process("context", "--project", str(project))
+    for args in (
+        ("context", "--project", str(project), "--window", "0"),
+        ("context", "--project", str(project), "--as-of", "@1"),
+        ("show", "ASKS.md", "--project", str(project)),
+        ("show", "DECISIONS.md", "--json", "--project", str(project)),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", ENTRY, *args], capture_output=True, timeout=120
+        )
+        assert "'click'" in done.stderr.decode(), args
+        expected = CliRunner().invoke(cli, list(args))
+        assert (done.returncode, done.stdout) == (expected.exit_code, expected.stdout_bytes)
+
+
+def test_token_counts_outlive_the_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "tokens.msgpack"
+    counter = KeptCounter(path)
+    texts = ["Chose: kept texts.", "Reason: every command is a new process. " * 40]
+    counts = [counter(t) for t in texts]
+    assert counts == [CachedCounter()(t) for t in texts]
+    counter.save()
+
+    def no_encoding(*_args: object) -> object:
+        raise AssertionError("the tokenizer was loaded again")
+
+    monkeypatch.setattr("orbital.tokens.default_encoding", no_encoding)
+    again = KeptCounter(path)
+    assert [again(t) for t in texts] == counts
+    path.write_bytes(b"not counts")
+    monkeypatch.undo()
+    assert [KeptCounter(path)(t) for t in texts] == counts  # unreadable: counted again
+
+
+def test_kept_asks_are_read_back_only_for_the_same_log(
+    store_url: str, tmp_path: Path, clock: FixedClock
+) -> None:
+    folder = tmp_path / "asks"
+    root = tmp_path / "project"
+    root.mkdir()
+
+    def asks_now(service: Orbital, pid: str) -> dict[str, Ask]:
+        with service.store.reader() as r:
+            return dict(service.units.asks.now(r, pid).asks.merged)
+
+    with Orbital.open(store_url, clock=clock) as service:
+        service.units.asks.kept = KeptAsks(folder)
+        pid = service.init_project(root).project_id
+        first = service.ask_open(pid, "Move cron off Heroku", actor=Actor.USER).events[0]
+        service.ask_open(pid, "Raise the price on the pricing page", actor=Actor.USER)
+        asks_now(service, pid)
+        closed = first.stream.removeprefix("ask:")
+        service.ask_close(pid, closed, "done", actor=Actor.USER)
+    with Orbital.open(store_url, clock=clock) as full, Orbital.open(store_url, clock=clock) as kept:
+        kept.units.asks.kept = KeptAsks(folder)
+        with kept.store.reader() as r:
+            base = KeptAsks(folder).get(pid, lambda at: r.event_id(pid, at))
+        assert base is not None and base[1][closed].state == "open"  # kept before the close
+        now = asks_now(kept, pid)  # the kept asks, updated by the streams changed since
+        assert now == asks_now(full, pid) and now[closed].state == "done"
+    (path,) = folder.iterdir()
+    head, _, asks = msgspec.msgpack.decode(path.read_bytes())
+    path.write_bytes(msgspec.msgpack.encode((head, "another log's event", asks)))
+    with Orbital.open(store_url, clock=clock) as service, service.store.reader() as r:
+        assert KeptAsks(folder).get(pid, lambda at: r.event_id(pid, at)) is None
+
+
+def test_the_tokenizer_table_is_kept_whole_or_not_at_all(tmp_path: Path) -> None:
+    kept = tmp_path / "cl100k.msgpack"
+    text = "Reason: every command is a new process, so it keeps what it decoded."
+    official = load_encoding(offline_data_path())
+    first = load_encoding(offline_data_path(), kept)  # decodes the file, keeps the table
+    assert kept.is_file()
+    assert first.encode_ordinary(text) == official.encode_ordinary(text)
+    assert load_encoding(offline_data_path(), kept).encode_ordinary(text) == (
+        official.encode_ordinary(text)
+    )
+    data = bytearray(kept.read_bytes())
+    data[-3] ^= 0xFF  # damaged: its own digest no longer matches, so the file is decoded again
+    kept.write_bytes(bytes(data))
+    again = load_encoding(offline_data_path(), kept)
+    assert again.encode_ordinary(text) == official.encode_ordinary(text)
+    assert kept.read_bytes() != bytes(data)  # and kept again, whole
