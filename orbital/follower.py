@@ -61,6 +61,7 @@ class Follower:
         watch = self.service.watch_log()
         try:
             self.catch_up(force=True)
+            self.report("up to date; following the log")
             last = time.monotonic()
             while not self._stop.is_set():
                 moved = watch.wait(1.0)
