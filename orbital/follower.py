@@ -30,8 +30,9 @@ class Follower:
         *,
         checkouts: list[Project] | None = None,
         safety: float = 60.0,
+        gather: float = 0.05,
     ) -> None:
-        self.service, self.report, self.safety = service, report, safety
+        self.service, self.report, self.safety, self.gather = service, report, safety, gather
         self.checkouts = service.checkouts() if checkouts is None else checkouts
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -66,6 +67,9 @@ class Follower:
             while not self._stop.is_set():
                 moved = watch.wait(1.0)
                 due = time.monotonic() - last >= self.safety
+                if moved and not due:
+                    self._stop.wait(self.gather)  # a burst of appends: one sync for it
+                    watch.wait(0)
                 if moved or due:
                     self.catch_up(force=due)
                     last = time.monotonic() if due else last
