@@ -30,7 +30,7 @@ class Follower:
         *,
         checkouts: list[Project] | None = None,
         safety: float = 60.0,
-        gather: float = 0.05,
+        gather: float = 0.1,
     ) -> None:
         self.service, self.report, self.safety, self.gather = service, report, safety, gather
         self.checkouts = service.checkouts() if checkouts is None else checkouts

@@ -160,9 +160,6 @@ class AsksFile:
         if stat is None:
             return Projection(rendered=self.state.render(w, pid) if head else "", seen=ABSENT)
         raw = files.read_bytes(ASKS_FILE) or b""
-        if checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns):
-            # What this checkout wrote, behind asks another checkout appended: written anew.
-            return Projection(rendered=self.state.render(w, pid), seen=sha256(raw))
         if checkpoint is None and head == 0:
             return Changed(raw, None)
         if raw != proposal and _holds_checkpoint(raw, checkpoint, head):
@@ -178,6 +175,9 @@ class AsksFile:
         if raw == expected.encode():
             # Unchanged content (touched, or a git checkout of the same bytes).
             return Projection(OnDisk.of(len(raw), stat[1], raw, expected))
+        if checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns):
+            # What this checkout wrote, behind asks another checkout appended: written anew.
+            return Projection(rendered=expected, seen=sha256(raw))
         if not raw.strip():
             # An editor's truncate-then-write caught half way: nothing to take in.
             return Projection(rendered=expected, seen=sha256(raw))

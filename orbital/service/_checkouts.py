@@ -39,7 +39,7 @@ def register(w: Writer, path: Path, timezone: str) -> Project:
 def checkout_of(store: EventStore, path: Path) -> Project:
     """The checkout ``path`` is in (the nearest registered folder above it), else the
     nearest folder above it whose id file names a known project, joined (a clone, or the
-    folder moved)."""
+    folder moved), or registered under another machine name before identities existed."""
     with store.reader() as r:
         for candidate in (path, *path.parents):
             found = r.checkout_at(candidate)
@@ -47,6 +47,8 @@ def checkout_of(store: EventStore, path: Path) -> Project:
                 return found
             identity = identity_in(candidate)
             if identity is not None and r.project_with_identity(identity) is not None:
+                break
+            if identity is None and r.unclaimed_at(candidate) is not None:
                 break
         else:
             return r.project_for_root(path)  # raises UnknownProject

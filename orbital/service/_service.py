@@ -44,7 +44,7 @@ from orbital.tokens import CachedCounter
 
 if TYPE_CHECKING:
     from orbital.service._editor import EditorReport, EditorService
-    from orbital.store._follow import LogWatch
+    from orbital.store import LogWatch
 
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | dt.date | int | None

@@ -90,6 +90,14 @@ class ProjectReads(Transaction):
         ).all()
         return [_from_row(r) for r in rows]
 
+    def unclaimed_at(self, root: str | Path) -> Project | None:
+        """A checkout at this path under another machine name, of a project from before
+        identities (no id file anywhere): this machine under a new host name."""
+        row = self._conn.execute(
+            _JOINED.where(checkouts.c.root == _resolved(root), projects.c.identity.is_(None))
+        ).first()
+        return None if row is None else _from_row(row)
+
     def project_with_identity(self, identity: str) -> str | None:
         return self._conn.scalar(
             sa.select(projects.c.project_id).where(projects.c.identity == identity)
@@ -128,6 +136,15 @@ class ProjectWrites(Appends, ProjectReads):
             if known is None:
                 self._set_identity(found.project_id, identity or uuid.uuid4().hex)
             return found
+        unclaimed = None if identity is not None else self.unclaimed_at(resolved)
+        if unclaimed is not None:
+            self._conn.execute(
+                checkouts.update()
+                .where(checkouts.c.checkout_id == unclaimed.checkout)
+                .values(machine=this_machine())
+            )
+            self._set_identity(unclaimed.project_id, uuid.uuid4().hex)
+            return unclaimed
         project_id = None if identity is None else self.project_with_identity(identity)
         if project_id is None:
             return self._new_project(resolved, timezone, identity or uuid.uuid4().hex)

@@ -93,3 +93,19 @@ def test_a_registered_folder_whose_id_file_names_another_project_is_refused(
         f"another project ({id_file(tmp_path / 'a').read_text().strip()}): restore the file, "
         "or move the folder and run `orbital init` there"
     )
+
+
+def test_a_project_from_before_identities_follows_its_machine_to_a_new_host_name(
+    service: Orbital, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORBITAL_MACHINE", "old-name")
+    (tmp_path / "a").mkdir()
+    service.init(tmp_path / "a")
+    id_file(tmp_path / "a").unlink()
+    with service.store.writing() as w:  # as migration 0006 leaves a project: no identity
+        w._set_identity("a", None)  # type: ignore[arg-type]
+    monkeypatch.setenv("ORBITAL_MACHINE", "new-name")
+    found = service.project(tmp_path / "a")
+    assert (found.project_id, found.checkout) == ("a", "a")
+    assert [c.checkout for c in service.checkouts()] == ["a"]
+    assert re.fullmatch(r"[0-9a-f]{32}\n", id_file(tmp_path / "a").read_text())

@@ -3,9 +3,9 @@ followed by its own ``orbital follow`` process, over one store (each backend).
 
 A write in one checkout reaches the other's files within a second; a hand edit in one is
 taken in there and reaches the other; a follower killed and started again catches up from
-its checkpoints; and 2 x 4 writer processes (asks and DECISIONS.md, half in each checkout),
-250 writes each, lose nothing: positions gapless, both checkouts' files byte-identical to a
-third checkout rendered fresh from the log. Run with ``-s`` to see the figures.
+its checkpoints; and 2 x 4 writer processes (asks, DECISIONS.md and LESSONS.md, half in each
+checkout), 250 writes each, lose nothing: positions gapless, both checkouts' files
+byte-identical to a third checkout rendered fresh from the log. Run with ``-s`` to see the figures.
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def test_concurrent_writers_in_two_checkouts_lose_nothing(
     procs = []
     for n in range(CHECKOUTS * WRITERS):
         folder = team.a if n < WRITERS else team.b
-        kind = "asks" if n % 2 == 0 else "decisions"
+        kind = ("asks", "decisions", "asks", "lessons")[n % 4]
         args = [team.url, str(folder), kind, str(n), str(WRITES), str(control)]
         procs.append(
             subprocess.Popen(
@@ -212,10 +212,13 @@ def test_concurrent_writers_in_two_checkouts_lose_nothing(
     assert team.service.head() == len(events)
     asks = team.files(fresh)["ASKS.md"].decode()
     decisions = team.files(fresh)["DECISIONS.md"].decode()
+    lessons = team.files(fresh)["LESSONS.md"].decode()
     for n in range(CHECKOUTS * WRITERS):
         for i in range(WRITES):
             if n % 2 == 0:
                 assert f" writer {n} ask number {i}\n" in asks
-            else:
+            elif n % 4 == 1:
                 assert f"## Writer {n} decision {i} <!--mem" in decisions
+            else:
+                assert f". Writer {n} lesson {i}: keep the log. <!--mem" in lessons
     assert len(team.service.asks(team.pid)) == CHECKOUTS * WRITERS // 2 * WRITES

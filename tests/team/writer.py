@@ -4,10 +4,10 @@ Usage (from the repository root):
 ``python -m tests.team.writer URL FOLDER KIND WRITER COUNT DIRECTORY``
 Opens the store in the checkout at FOLDER, touches ``DIRECTORY/ready-WRITER`` and waits for
 ``DIRECTORY/go`` (so every writer begins together), then makes COUNT writes as the agent, one
-use case each: KIND ``asks`` opens an ask; KIND ``decisions`` reads DECISIONS.md with its
-version and writes it back with one entry added, decided against that version (a
-``StaleWrite``: read again and retry). Prints one JSON line: the writes acknowledged and the
-conflicts and busy stores retried.
+use case each: KIND ``asks`` opens an ask; KIND ``decisions`` (``lessons``) reads
+DECISIONS.md (LESSONS.md) with its version and writes it back with one entry added, decided
+against that version (a ``StaleWrite``: read again and retry). Prints one JSON line: the
+writes acknowledged and the conflicts and busy stores retried.
 """
 
 from __future__ import annotations
@@ -37,12 +37,14 @@ def main() -> None:
                 if kind == "asks":
                     service.ask_open(pid, f"writer {writer} ask number {i}", actor=Actor.AGENT)
                 else:
-                    text, version = service.read_versioned(pid, "DECISIONS.md")
-                    entry = f"\n## Writer {writer} decision {i}\nChose: option {writer}-{i}.\n"
+                    name = f"{kind.upper()}.md"
+                    text, version = service.read_versioned(pid, name)
+                    if kind == "decisions":
+                        entry = f"\n## Writer {writer} decision {i}\nChose: option {i}.\n"
+                    else:
+                        entry = f"\n1. Writer {writer} lesson {i}: keep the log.\n"
                     content = (text + entry).encode()
-                    service.write_file(
-                        pid, "DECISIONS.md", content, actor=Actor.AGENT, base=version
-                    )
+                    service.write_file(pid, name, content, actor=Actor.AGENT, base=version)
                 done += 1
                 break
             except StaleWrite:
