@@ -172,7 +172,7 @@ def test_a_follower_killed_and_started_again_catches_up_from_its_checkpoints(
     assert "while a was down 2" in (team.a / "orbital/ASKS.md").read_text("utf-8")
 
 
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(1800)
 def test_concurrent_writers_in_two_checkouts_lose_nothing(
     team: Team, followers: Callable[[Path], Follower], backend: str
 ) -> None:
