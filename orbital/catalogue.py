@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 #: The directory under a project's root that holds its memory files.
 MEMORY_DIR = "orbital"
+#: The file in :data:`MEMORY_DIR` holding the project's identity (committed with the
+#: repository: every checkout that has it is the same project).
+PROJECT_ID_FILE = "project-id"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,18 +1,44 @@
-"""A registered project: the record every layer names a project by (the store keeps them)."""
+"""A registered project as seen from one checkout: the record every layer names a project by
+(the store keeps them)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import os
+import socket
 import zoneinfo
 from dataclasses import dataclass
+from pathlib import Path
+
+from orbital.catalogue import MEMORY_DIR, PROJECT_ID_FILE
+
+
+def this_machine() -> str:
+    """This machine's name among a shared store's checkouts: ``ORBITAL_MACHINE``, else the
+    host name (set it where the host name changes, e.g. in containers)."""
+    return os.environ.get("ORBITAL_MACHINE", "").strip() or socket.gethostname()
+
+
+def identity_in(root: str | Path) -> str | None:
+    """The identity in a folder's committed ``orbital/project-id`` file, if it has one."""
+    try:
+        text = (Path(root) / MEMORY_DIR / PROJECT_ID_FILE).read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text.split()[0] if text else None
 
 
 @dataclass(frozen=True, slots=True)
 class Project:
+    """A project (its events are ``project_id``'s) in one checkout: the folder ``root`` on
+    this machine, with its own checkpoints under ``checkout`` (the first checkout's id is the
+    project's id)."""
+
     project_id: str
     root: str
     timezone: str
     registered_at: dt.datetime
+    checkout: str
 
     def tz(self) -> dt.tzinfo:
         """The project's timezone; "" means the machine's local zone."""

@@ -1,5 +1,6 @@
-"""Hand-edit detection while ``orbital serve`` runs: a file watcher (watchfiles) on every
-project's ``orbital/`` directory that takes edited memory files in through ``Orbital.sync``.
+"""Hand-edit detection while ``orbital serve`` or ``orbital follow`` runs: a file watcher
+(watchfiles) on the ``orbital/`` directory of every checkout on this machine that takes
+edited memory files in through ``Orbital.sync_checkout``.
 
 An editor that truncates a file and then writes it must never read as "delete everything":
 a changed file is taken in only once its size and mtime have stayed the same for a settle
@@ -17,6 +18,7 @@ import watchfiles
 
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.errors import OrbitalError
+from orbital.project import Project
 from orbital.service import Orbital
 
 _NAMES = {name.casefold() for name in MEMORY_FILES.values()}
@@ -41,16 +43,23 @@ def wait_until_stable(path: Path, settle: float, attempts: int = 20) -> bool:
     return False
 
 
-def sync_all(service: Orbital, report: Callable[[str], None]) -> None:
-    """Take in every project's hand edits (at server start)."""
-    for project in service.projects():
-        try:
-            result = service.sync(project.project_id)
-        except (OrbitalError, OSError) as exc:
-            report(f"{project.project_id}: could not sync: {exc}")
-            continue
-        for warning in result.warnings:
-            report(f"{project.project_id}: {warning}")
+def sync_all(
+    service: Orbital, report: Callable[[str], None], checkouts: list[Project] | None = None
+) -> None:
+    """Take in every local checkout's hand edits and bring its files up to date (at start)."""
+    for checkout in service.checkouts() if checkouts is None else checkouts:
+        sync_one(service, checkout, report)
+
+
+def sync_one(service: Orbital, checkout: Project, report: Callable[[str], None]) -> None:
+    """Sync one checkout, reporting its warnings (named by checkout) and a failure."""
+    try:
+        result = service.sync_checkout(checkout)
+    except (OrbitalError, OSError) as exc:
+        report(f"{checkout.checkout}: could not sync: {exc}")
+        return
+    for warning in result.warnings:
+        report(f"{checkout.checkout}: {warning}")
 
 
 class Watcher:
@@ -63,6 +72,7 @@ class Watcher:
         *,
         settle: float = 0.2,
         debounce_ms: int = 300,
+        checkouts: list[Project] | None = None,
     ) -> None:
         self.service = service
         self.report = report
@@ -71,8 +81,8 @@ class Watcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._roots = {
-            str(Path(p.root) / MEMORY_DIR): p.project_id
-            for p in service.projects()
+            str(Path(p.root) / MEMORY_DIR): p
+            for p in (service.checkouts() if checkouts is None else checkouts)
             if (Path(p.root) / MEMORY_DIR).is_dir()
         }
 
@@ -97,19 +107,10 @@ class Watcher:
         ):
             touched: dict[str, list[Path]] = {}
             for _change, path in changes:
-                project = self._roots.get(str(Path(path).parent))
-                if project is not None:
-                    touched.setdefault(project, []).append(Path(path))
-            for project, paths in touched.items():
-                self._take_in(project, paths)
-
-    def _take_in(self, project: str, paths: list[Path]) -> None:
-        for path in paths:
-            wait_until_stable(path, self.settle)
-        try:
-            result = self.service.sync(project)
-        except (OrbitalError, OSError) as exc:
-            self.report(f"{project}: could not take in the edit: {exc}")
-            return
-        for warning in result.warnings:
-            self.report(f"{project}: {warning}")
+                folder = str(Path(path).parent)
+                if folder in self._roots:
+                    touched.setdefault(folder, []).append(Path(path))
+            for folder, edited in touched.items():
+                for each in edited:
+                    wait_until_stable(each, self.settle)
+                sync_one(self.service, self._roots[folder], self.report)

@@ -106,14 +106,54 @@ def serve(
     def report(message: str) -> None:
         click.echo(f"watch: {message}", err=True)
 
+    from orbital.follower import Follower
+
     sync_all(service, report)
-    watcher = Watcher(service, report)
+    watcher, follower = Watcher(service, report), Follower(service, report)
     watcher.start()
+    follower.start()
     status = service.store_status()
     mode = f"; read-only: {status.detail}" if status.state == "read-only" else ""
     click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store_backend}{mode})")
     try:
         uvicorn.run(create_app(service, settings), host=host, port=port, log_level="warning")
+    finally:
+        follower.stop()
+        watcher.stop()
+
+
+@cli.command()
+@click.option(
+    "--project",
+    "projects",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A checkout to follow (repeatable; default: every checkout on this machine).",
+)
+@click.pass_context
+@reports_errors
+def follow(ctx: click.Context, projects: tuple[Path, ...]) -> None:
+    """Keep local checkouts' memory files current as the shared store moves (no server):
+    other machines' writes are written here, hand edits here taken in."""
+    from orbital.follower import Follower
+    from orbital.watcher import Watcher
+
+    service = service_of(ctx)
+    checkouts = [service.project(p) for p in projects] or service.checkouts()
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)
+
+    def report(message: str) -> None:
+        click.echo(f"follow: {message}", err=True)
+
+    watcher = Watcher(service, report, checkouts=checkouts)
+    follower = Follower(service, report, checkouts=checkouts)
+    watcher.start()
+    names = ", ".join(f"{c.checkout} ({c.root})" for c in checkouts) or "none"
+    click.echo(f"Orbital following {names} (store: {service.store_backend})", err=True)
+    try:
+        follower.run()
+    except KeyboardInterrupt:
+        pass
     finally:
         watcher.stop()
 

@@ -179,7 +179,7 @@ class AgentSessions:
                     return units.asks.render(r, pid)
                 return render_file(units.memory.load(r, pid).files[memory_file(name).key])
 
-            return unlanded(r, pid, units.ctx.files(project), names, render)
+            return unlanded(r, project, units.ctx.files(project), names, render)
 
     def settle_pending(self, project: Project, session: str) -> tuple[list[str], list[str]]:
         """Held writes of the session that never reached their file (Claude Code refused

@@ -167,7 +167,7 @@ class AsksFile:
         """The projected ASKS.md, or what changed on disk since Orbital wrote it (unless the
         disk holds ``proposal``, the very write being made: ``orbital ingest``)."""
         pid, files = project.project_id, self.ctx.files(project)
-        checkpoint = w.checkpoint(pid, ASKS_FILE)
+        checkpoint = w.checkpoint(project, ASKS_FILE)
         head = w.prefix_head(pid, ASKS_PREFIX)
         stat = files.stat(ASKS_FILE)
         if (
@@ -175,11 +175,11 @@ class AsksFile:
             and stat == (checkpoint.size, checkpoint.mtime_ns)
             and checkpoint.position == head
         ):
-            known = self._on_disk.get(pid)
+            known = self._on_disk.get(project.checkout)
             if known is None or known.stat != stat:
                 raw = files.read_bytes(ASKS_FILE) or b""
                 known = OnDisk.of(stat[0], stat[1], raw, raw.decode("utf-8"))
-                self._on_disk[pid] = known  # what the committed checkpoint describes
+                self._on_disk[project.checkout] = known  # what the committed checkpoint describes
             return Projection(known)
         if stat is None:
             return Projection(rendered=self.state.render(w, pid) if head else "", seen=ABSENT)
@@ -191,11 +191,17 @@ class AsksFile:
             # held write, or touched): known by their hash, without rendering the log.
             return Projection(OnDisk.of(len(raw), stat[1], raw, raw.decode("utf-8")))
         expected = self.state.render(w, pid)
+        if checkpoint is None and expected.encode().startswith(raw):
+            # A new checkout's copy (a clone) of an older ASKS.md: behind, not edited.
+            return Projection(rendered=expected, seen=sha256(raw))
         if raw == proposal:
             return Projection(rendered=expected, seen=sha256(raw))
         if raw == expected.encode():
             # Unchanged content (touched, or a git checkout of the same bytes).
             return Projection(OnDisk.of(len(raw), stat[1], raw, expected))
+        if checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns):
+            # What this checkout wrote, behind asks another checkout appended: written anew.
+            return Projection(rendered=expected, seen=sha256(raw))
         if not raw.strip():
             # An editor's truncate-then-write caught half way: nothing to take in.
             return Projection(rendered=expected, seen=sha256(raw))
@@ -217,7 +223,7 @@ class AsksFile:
         the project's gateway unless one holds the file back). Returns the file's text (a
         function building it, after an append)."""
         pid, files = project.project_id, files or self.ctx.files(project)
-        previous = w.checkpoint(pid, ASKS_FILE)
+        previous = w.checkpoint(project, ASKS_FILE)
         disk = current.disk
         content: str | Callable[[], str]
         if disk is not None and not lines:
@@ -238,7 +244,7 @@ class AsksFile:
 
             def publish() -> None:
                 disk.lines.update(lines)
-                self._on_disk[pid] = after
+                self._on_disk[project.checkout] = after
 
             w.on_commit(publish)
             content = lambda: after.text  # noqa: E731 - built only if the caller reads it
@@ -258,11 +264,11 @@ class AsksFile:
             w.on_commit(lambda: files.settle(ASKS_FILE, done))
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
             written = OnDisk.of(stamp.size, stamp.mtime_ns, data, text)
-            w.on_commit(lambda: self._on_disk.__setitem__(pid, written))
+            w.on_commit(lambda: self._on_disk.__setitem__(project.checkout, written))
             content = text
         assert checkpoint is not None
         position = w.prefix_head(pid, ASKS_PREFIX)
-        w.set_checkpoint(pid, ASKS_FILE, dataclasses.replace(checkpoint, position=position))
+        w.set_checkpoint(project, ASKS_FILE, dataclasses.replace(checkpoint, position=position))
         return content
 
     def read(self, r: Reader, project: Project, at: int | None) -> str:
@@ -272,7 +278,7 @@ class AsksFile:
         as of any position is a prefix of today's: count the lines, cut, no replay."""
         pid, files = project.project_id, self.ctx.files(project)
         head = r.prefix_head(pid, ASKS_PREFIX)
-        checkpoint = r.checkpoint(pid, ASKS_FILE)
+        checkpoint = r.checkpoint(project, ASKS_FILE)
         stat = files.stat(ASKS_FILE)
         clean = (
             checkpoint is not None
@@ -289,7 +295,7 @@ class AsksFile:
     def unmerged(self, r: Reader, project: Project) -> bool:
         """Whether the file on disk differs from what Orbital wrote."""
         pid, files = project.project_id, self.ctx.files(project)
-        checkpoint, stat = r.checkpoint(pid, ASKS_FILE), files.stat(ASKS_FILE)
+        checkpoint, stat = r.checkpoint(project, ASKS_FILE), files.stat(ASKS_FILE)
         if stat is None or (
             checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
         ):

@@ -113,7 +113,8 @@ class Context:
     store: EventStore
     clock: Clock
     mint: Callable[[], str] = mint_hex
-    _gateways: dict[str, FileGateway] = field(default_factory=dict)
+    #: Per checkout and folder (a moved checkout gets a new one).
+    _gateways: dict[tuple[str, str], FileGateway] = field(default_factory=dict)
     _snapshots: dict[tuple[str, str, int], Any] = field(default_factory=dict)
 
     def today(self, project: Project) -> dt.date:
@@ -139,7 +140,7 @@ class Context:
         return found
 
     def files(self, project: Project) -> FileGateway:
-        gateway = self._gateways.get(project.project_id)
+        gateway = self._gateways.get((project.checkout, project.root))
         if gateway is None:
-            gateway = self._gateways[project.project_id] = FileGateway(project.root)
+            gateway = self._gateways[project.checkout, project.root] = FileGateway(project.root)
         return gateway

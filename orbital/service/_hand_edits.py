@@ -47,7 +47,7 @@ def take_in_memory(u: Unit) -> None:
     files = u.units.ctx.files(u.project)
     for key in MEMORY_KEYS:
         name = MEMORY_FILES[key]
-        checkpoint = u.w.checkpoint(u.pid, name)
+        checkpoint = u.w.checkpoint(u.project, name)
         stat = files.stat(name)
         if stat is None:
             u.seen[name] = ABSENT
@@ -65,16 +65,16 @@ def take_in_memory(u: Unit) -> None:
             # tool from a held write): adopt the stat and the bytes' hash (line endings are
             # the file's own), so the checkpoint is what ``seen`` holds; leave the file alone.
             adopted = replace(checkpoint, size=stat[0], mtime_ns=stat[1], sha256=u.seen[name])
-            u.w.set_checkpoint(u.pid, name, adopted)
+            u.w.set_checkpoint(u.project, name, adopted)
             continue
         if same_text(raw, ours) or not raw.strip():
             # Same text (line endings are the file's own), or an editor's truncate-then-write
             # caught half way: no change.
             u.rewrite.add(key)
             continue
-        if checkpoint is None:
-            _import(u, key, raw)
-        elif memory_not_landed(u.w, u.pid, name, checkpoint, raw, ours):
+        if checkpoint is None and not u.w.written_versions(u.pid, name):
+            _import(u, key, raw)  # never written by Orbital: from before the store
+        elif checkpoint is not None and memory_not_landed(u.w, u.pid, name, checkpoint, raw, ours):
             u.rewrite.add(key)
             u.warnings.append(not_landed_warning(name, checkpoint.position))
         else:

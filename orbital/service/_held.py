@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES
 from orbital.files import HELD_MTIME_NS, FileGateway, sha256
 from orbital.grammar.text import same_text
+from orbital.project import Project
 from orbital.store import Checkpoint, Reader
 
 
@@ -53,13 +54,17 @@ def not_landed_warning(name: str, position: int) -> str:
 
 
 def unlanded(
-    r: Reader, pid: str, files: FileGateway, names: Sequence[str], render: Callable[[str], str]
+    r: Reader,
+    project: Project,
+    files: FileGateway,
+    names: Sequence[str],
+    render: Callable[[str], str],
 ) -> list[str]:
     """The files of ``names`` whose held write never reached them (``render`` gives a
     file's projection; called only for a file whose write is pending)."""
     found = []
     for name in names:
-        checkpoint = r.checkpoint(pid, name)
+        checkpoint = r.checkpoint(project, name)
         raw = files.read_bytes(name) if pending(checkpoint) else None
         if raw is None:
             continue
@@ -67,7 +72,7 @@ def unlanded(
         if name == MEMORY_FILES[ASKS_KEY]:
             landed = not asks_not_landed(checkpoint, raw, text)
         else:
-            landed = not memory_not_landed(r, pid, name, checkpoint, raw, text)
+            landed = not memory_not_landed(r, project.project_id, name, checkpoint, raw, text)
         if not landed:
             found.append(name)
     return found

@@ -165,26 +165,27 @@ class MemoryFiles:
         """Write what changed: each archive before its live file (over budget beats losing an
         entry), and a checkpoint per file in the same transaction (through ``files``: the
         project's gateway unless one holds a file back); ``texts`` gets each live file's
-        text as written (the caller's answer need not render it again)."""
+        text as written (the caller's answer need not render it again). A file this checkout
+        last wrote before a change another checkout made is written too (its checkpoint is
+        behind)."""
         files = files or self.ctx.files(project)
-        pid = project.project_id
         for key in MEMORY_KEYS:
             archive_name = ARCHIVE_FILES.get(key)
             if archive_name is not None:
                 text = render_archive(after.files[key])
-                stale = w.checkpoint(pid, archive_name) is None
+                stale = _behind(w.checkpoint(project, archive_name), after.changed_at[key])
                 if text and (stale or text != render_archive(before.files[key])):
                     self.write(w, project, archive_name, text, after.changed_at[key], files=files)
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
             unchanged = after.files[key] is before.files[key] and key not in rewrite
-            if unchanged and w.checkpoint(pid, name) is not None:
+            if unchanged and not _behind(w.checkpoint(project, name), after.changed_at[key]):
                 continue
             if (
                 files.stat(name) is None
                 and not after.files[key].layout
                 and after.changed_at[key] == 0
-                and w.checkpoint(pid, name) is None
+                and w.checkpoint(project, name) is None
             ):
                 continue
             text = render_file(after.files[key])
@@ -222,7 +223,7 @@ class MemoryFiles:
         w.on_rollback(lambda: files.undo(name, done))
         w.on_commit(lambda: files.settle(name, done))
         w.set_checkpoint(
-            project.project_id, name, Checkpoint(position, stamp.size, stamp.mtime_ns, stamp.sha256)
+            project, name, Checkpoint(position, stamp.size, stamp.mtime_ns, stamp.sha256)
         )
 
     def write_missing(
@@ -240,7 +241,7 @@ class MemoryFiles:
         files = files or self.ctx.files(project)
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
-            written = w.checkpoint(project.project_id, name) is not None
+            written = w.checkpoint(project, name) is not None
             if files.stat(name) is None and (written or new_too):
                 self.write(
                     w,
@@ -259,7 +260,7 @@ class MemoryFiles:
         changed = []
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
-            checkpoint, stat = r.checkpoint(pid, name), files.stat(name)
+            checkpoint, stat = r.checkpoint(project, name), files.stat(name)
             if stat is None or (
                 checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
             ):
@@ -269,3 +270,8 @@ class MemoryFiles:
                 continue
             changed.append(name)
         return changed
+
+
+def _behind(checkpoint: Checkpoint | None, changed_at: int) -> bool:
+    """Whether a file was never written in this checkout, or before its last change."""
+    return checkpoint is None or checkpoint.position < changed_at

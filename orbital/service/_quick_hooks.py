@@ -141,7 +141,7 @@ class _Quick:
                 continue
             if not stat.S_ISREG(info.st_mode):
                 return None  # a symlink or a folder: the full path says what it is
-            written = self.reader.checkpoint(self.project.project_id, name)
+            written = self.reader.checkpoint(self.project.checkout, name)
             if written is None or written != (info.st_size, info.st_mtime_ns):
                 return None
         return NOTHING

@@ -27,6 +27,7 @@ from orbital.project import Project
 from orbital.service._agents import AgentSessions
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
 from orbital.service._asks_state import ASK_REDUCER
+from orbital.service._checkouts import behind, checkout_of, register
 from orbital.service._claude_code import ClaudeCodeHooks
 from orbital.service._conflicts import ConflictPreview, Conflicts, unmerged_files
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
@@ -43,6 +44,7 @@ from orbital.tokens import CachedCounter
 if TYPE_CHECKING:
     from orbital.service._editor import EditorReport, EditorService
     from orbital.service._kept import KeptCounter
+    from orbital.store import LogWatch
 
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | dt.date | int | None
@@ -155,25 +157,36 @@ class Orbital:
                 "--project PATH"
             )
         with self.store.writing() as w:
-            project = w.register_project(path, timezone=timezone)
-            (path / MEMORY_DIR).mkdir(exist_ok=True)
+            project = register(w, path, timezone)
             with self.units.over(w, project, Actor.SYSTEM) as u:
                 u.refresh_memory(create=True)
                 u.refresh_asks()
+        self.store.pin(project)
         return InitReport(project, u.warnings, u.conflicts)
 
     def project(self, ref: str | Path) -> Project:
-        """A project by id, or by its directory (or any directory inside it)."""
+        """A project by id, or by its directory (or any directory inside it) in that
+        folder's checkout, which this process then works in (a folder whose id file names a
+        known project joins it: a clone, or the folder moved)."""
         if isinstance(ref, str) and "/" not in ref and not Path(ref).exists():
             return self.store.project(ref)
-        path = Path(ref).expanduser().resolve()
+        found = checkout_of(self.store, Path(ref).expanduser().resolve())
+        self.store.pin(found)
+        return found
+
+    def checkouts(self) -> list[Project]:
+        """Every checkout on this machine (folders of projects), by id."""
         with self.store.reader() as r:
-            known = {p.root: p for p in r.projects()}
-            for candidate in (path, *path.parents):
-                found = known.get(str(candidate))
-                if found is not None:
-                    return found
-            return r.project_for_root(path)
+            return r.checkouts()
+
+    def watch_log(self) -> LogWatch:
+        """A waiter woken when any process (any machine) appends to the store."""
+        return self.store.watch_log()
+
+    def behind(self, checkout: Project) -> bool:
+        """Whether a checkout's files are behind the log (a cheap read, no lock)."""
+        with self.store.reader() as r:
+            return behind(self.units, r, checkout)
 
     def project_by_id(self, project: str) -> Project:
         """A registered project by its id (kept in memory once found)."""
@@ -197,8 +210,6 @@ class Orbital:
         """The last position of the store (or of one project); 0 when empty."""
         with self.store.reader() as r:
             return r.head(project)
-
-    # -- history --------------------------------------------------------------------------
 
     # -- history --------------------------------------------------------------------------
 
@@ -336,7 +347,11 @@ class Orbital:
 
     def sync(self, project: str) -> SyncReport:
         """Take in hand edits of every projected file and rewrite what is stale."""
-        with self.units.begin(self.store.project(project), Actor.SYSTEM) as u:
+        return self.sync_checkout(self.store.project(project))
+
+    def sync_checkout(self, checkout: Project) -> SyncReport:
+        """:meth:`sync` of one checkout (a follower brings each local one up to date)."""
+        with self.units.begin(checkout, Actor.SYSTEM) as u:
             u.refresh_memory()
             u.refresh_asks()
         return SyncReport(u.warnings, u.events, u.conflicts)

@@ -237,7 +237,7 @@ class Unit:
         files = self.units.ctx.files(self.project)
 
         def committed(name: str) -> FileStamp | None:
-            found = self.w.checkpoint(self.pid, name)
+            found = self.w.checkpoint(self.project, name)
             return None if found is None else FileStamp(found.size, found.mtime_ns, found.sha256)
 
         for name, raw in files.recover(committed):

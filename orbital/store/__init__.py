@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from orbital.store._appends import AppendResult
     from orbital.store._base import Reducer
     from orbital.store._credentials import StoredCredential, StoredPageSession
+    from orbital.store._follow import LogWatch
     from orbital.store._quick import has_wal_reset_fix
     from orbital.store._reads import Reader
     from orbital.store._snapshots import Checkpoint
@@ -26,6 +27,7 @@ _WHERE = {
     "AppendResult": "orbital.store._appends",
     "Checkpoint": "orbital.store._snapshots",
     "EventStore": "orbital.store._store",
+    "LogWatch": "orbital.store._follow",
     "Reader": "orbital.store._reads",
     "Reducer": "orbital.store._base",
     "StoreStatus": "orbital.store._store",
@@ -39,6 +41,7 @@ __all__ = [
     "AppendResult",
     "Checkpoint",
     "EventStore",
+    "LogWatch",
     "Reader",
     "Reducer",
     "StoreStatus",

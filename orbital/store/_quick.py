@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from orbital.project import Project
+from orbital.project import Project, this_machine
 
 _MIGRATIONS = ("_migrations", "../migrations")
 #: The lines that got the WAL-reset fix as a backport, and the release that has it.
@@ -89,14 +89,17 @@ class QuickReader:
     def project_at(self, path: Path) -> Project | None:
         """The registered project ``path`` is in (the nearest registered root above it)."""
         rows = self._conn.execute(
-            "SELECT project_id, root, timezone, registered_at FROM projects"
+            "SELECT p.project_id, k.root, p.timezone, p.registered_at, k.checkout_id "
+            "FROM checkouts k JOIN projects p ON p.project_id = k.project_id "
+            "WHERE k.machine = ?",
+            (this_machine(),),
         ).fetchall()
         known = {row[1]: row for row in rows}
         for candidate in (path, *path.parents):
             row = known.get(str(candidate))
             if row is not None:
                 registered = dt.datetime.fromisoformat(str(row[3])).replace(tzinfo=dt.UTC)
-                return Project(row[0], row[1], row[2], registered)
+                return Project(row[0], row[1], row[2], registered, row[4])
         return None
 
     def head(self, project: str) -> int:
@@ -115,11 +118,12 @@ class QuickReader:
         ).fetchone()
         return (0, "") if row is None else (int(row[0]), str(row[1]))
 
-    def checkpoint(self, project: str, name: str) -> tuple[int, int] | None:
-        """``(size, mtime_ns)`` of projection ``name`` as Orbital last wrote it, if it did."""
+    def checkpoint(self, checkout: str, name: str) -> tuple[int, int] | None:
+        """``(size, mtime_ns)`` of projection ``name`` as Orbital last wrote it in a
+        checkout, if it did."""
         row = self._conn.execute(
-            "SELECT size, mtime_ns FROM checkpoints WHERE project_id = ? AND name = ?",
-            (project, name),
+            "SELECT size, mtime_ns FROM checkpoints WHERE checkout_id = ? AND name = ?",
+            (checkout, name),
         ).fetchone()
         return None if row is None else (int(row[0]), int(row[1]))
 

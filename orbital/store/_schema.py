@@ -26,6 +26,24 @@ projects = sa.Table(
     sa.Column("root", sa.Text, nullable=False, unique=True),
     sa.Column("timezone", sa.String(64), nullable=False, server_default=""),
     sa.Column("registered_at", sa.DateTime, nullable=False),
+    #: The random id in the project's committed ``orbital/project-id`` file (NULL until
+    #: ``init`` wrote it for a project from before): how another checkout joins the project.
+    sa.Column("identity", sa.String(64), nullable=True),
+    sa.Index("ix_projects_identity", "identity", unique=True),
+)
+
+#: The folders a project is projected into, one per machine and path: each has its own
+#: checkpoints. The first checkout's id is the project's id.
+checkouts = sa.Table(
+    "checkouts",
+    metadata,
+    sa.Column("checkout_id", sa.String(80), primary_key=True),
+    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), nullable=False),
+    sa.Column("machine", sa.String(255), nullable=False),
+    sa.Column("root", sa.Text, nullable=False),
+    sa.Column("registered_at", sa.DateTime, nullable=False),
+    sa.UniqueConstraint("machine", "root", name="uq_checkouts_machine_root"),
+    sa.Index("ix_checkouts_project_id", "project_id"),
 )
 
 events = sa.Table(
@@ -69,11 +87,13 @@ heads = sa.Table(
 
 #: What Orbital last wrote for each projected file: the position it was rendered at, the
 #: hash of the bytes (NULL after an incremental append, when it was not recomputed) and the
-#: file's size and mtime, so a hand edit is detected with one ``stat``.
+#: file's size and mtime, so a hand edit is detected with one ``stat``; per checkout.
 checkpoints = sa.Table(
     "checkpoints",
     metadata,
-    _project_key(),
+    sa.Column(
+        "checkout_id", sa.String(80), sa.ForeignKey("checkouts.checkout_id"), primary_key=True
+    ),
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("position", sa.BigInteger, nullable=False),
     sa.Column("sha256", sa.String(64), nullable=True),

@@ -9,11 +9,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from orbital.project import Project
 from orbital.store._base import Transaction, naive_utc
 from orbital.store._schema import checkpoints, projections_written, snapshots
 
 _SELECT_CHECKPOINT = sa.select(checkpoints).where(
-    checkpoints.c.project_id == sa.bindparam("p"), checkpoints.c.name == sa.bindparam("n")
+    checkpoints.c.checkout_id == sa.bindparam("c"), checkpoints.c.name == sa.bindparam("n")
 )
 _CHECKPOINT_VALUES: dict[str, Any] = {
     "position": sa.bindparam("at"),
@@ -24,11 +25,11 @@ _CHECKPOINT_VALUES: dict[str, Any] = {
 }
 _UPDATE_CHECKPOINT = (
     checkpoints.update()
-    .where(checkpoints.c.project_id == sa.bindparam("p"), checkpoints.c.name == sa.bindparam("n"))
+    .where(checkpoints.c.checkout_id == sa.bindparam("c"), checkpoints.c.name == sa.bindparam("n"))
     .values(**_CHECKPOINT_VALUES)
 )
 _INSERT_CHECKPOINT = checkpoints.insert().values(
-    project_id=sa.bindparam("p"), name=sa.bindparam("n"), **_CHECKPOINT_VALUES
+    checkout_id=sa.bindparam("c"), name=sa.bindparam("n"), **_CHECKPOINT_VALUES
 )
 
 
@@ -67,8 +68,9 @@ class SnapshotReads(Transaction):
         )
         return None if found is None else int(found)
 
-    def checkpoint(self, project: str, name: str) -> Checkpoint | None:
-        row = self._conn.execute(_SELECT_CHECKPOINT, {"p": project, "n": name}).first()
+    def checkpoint(self, checkout: Project, name: str) -> Checkpoint | None:
+        """What was last written for projection ``name`` in this checkout (folder)."""
+        row = self._conn.execute(_SELECT_CHECKPOINT, {"c": checkout.checkout, "n": name}).first()
         if row is None:
             return None
         return Checkpoint(row.position, row.size, row.mtime_ns, row.sha256)
@@ -96,10 +98,10 @@ class SnapshotWrites(SnapshotReads):
             )
         )
 
-    def set_checkpoint(self, project: str, name: str, checkpoint: Checkpoint) -> None:
-        """Record what was written for a projection, in this transaction (and, for a whole
-        write, its hash among the versions ever written)."""
-        table = projections_written
+    def set_checkpoint(self, checkout: Project, name: str, checkpoint: Checkpoint) -> None:
+        """Record what was written for a projection in a checkout, in this transaction (and,
+        for a whole write, its hash among the project's versions ever written)."""
+        table, project = projections_written, checkout.project_id
         if checkpoint.sha256 is not None and (
             self._conn.scalar(
                 sa.select(table.c.position).where(
@@ -119,7 +121,7 @@ class SnapshotWrites(SnapshotReads):
                 )
             )
         values = {
-            "p": project,
+            "c": checkout.checkout,
             "n": name,
             "at": checkpoint.position,
             "hash": checkpoint.sha256,

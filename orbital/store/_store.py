@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -30,6 +31,9 @@ from orbital.store._migrate import upgrade_schema
 from orbital.store._queue import WriterQueue
 from orbital.store._reads import Reader
 from orbital.store._writer import Writer
+
+if TYPE_CHECKING:
+    from orbital.store._follow import LogWatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,13 +198,25 @@ class EventStore:
             yield Reader(self, conn)
 
     def project(self, project: str) -> Project:
-        """A registered project. Projects are never changed or removed once registered, so a
-        found one is kept in memory (the HTTP routes look one up on every request)."""
+        """A registered project (by its id, in the checkout this process works in: see
+        :meth:`pin`), or a checkout by its id. Projects are never removed once registered, so
+        a found one is kept in memory (the HTTP routes look one up on every request)."""
         found = self._projects.get(project)
         if found is None:
             with self.reader() as r:
                 found = self._projects[project] = r.project(project)
         return found
+
+    def watch_log(self) -> LogWatch:
+        """A waiter woken when any process appends (see :mod:`orbital.store._follow`)."""
+        from orbital.store._follow import LogWatch
+
+        return LogWatch(self._write_engine.url, sqlite_path(self.url))
+
+    def pin(self, checkout: Project) -> None:
+        """Work in ``checkout`` whenever this process names its project by id (a command
+        run in a folder works in that folder's checkout)."""
+        self._projects[checkout.project_id] = self._projects[checkout.checkout] = checkout
 
     def _turn(self) -> AbstractContextManager[None]:
         """This writer's turn on the store (SQLite: the writers' queue; PostgreSQL queues

@@ -14,6 +14,7 @@ from orbital.store._reads import Reader
 from orbital.store._snapshots import Checkpoint, SnapshotWrites
 
 if TYPE_CHECKING:
+    from orbital.project import Project
     from orbital.store._store import EventStore
 
 
@@ -49,15 +50,15 @@ class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, Reader):
             self._heads[key] = super().prefix_head(project, prefix)
         return self._heads[key]
 
-    def checkpoint(self, project: str, name: str) -> Checkpoint | None:
-        key = (project, name)
+    def checkpoint(self, checkout: Project, name: str) -> Checkpoint | None:
+        key = (checkout.checkout, name)
         if key not in self._checkpoints:
-            self._checkpoints[key] = super().checkpoint(project, name)
+            self._checkpoints[key] = super().checkpoint(checkout, name)
         return self._checkpoints[key]
 
-    def set_checkpoint(self, project: str, name: str, checkpoint: Checkpoint) -> None:
-        super().set_checkpoint(project, name, checkpoint)
-        self._checkpoints[project, name] = checkpoint
+    def set_checkpoint(self, checkout: Project, name: str, checkpoint: Checkpoint) -> None:
+        super().set_checkpoint(checkout, name, checkpoint)
+        self._checkpoints[checkout.checkout, name] = checkpoint
 
     def _appended(self, project: str, stream: str, last_position: int) -> None:
         name = category(stream)  # the newest position now, for every prefix covering it

@@ -219,9 +219,10 @@ def test_materialised_state_is_updated_with_the_append(store: EventStore, projec
 
 
 def test_a_writer_sees_its_own_heads_and_checkpoints(store: EventStore, project: str) -> None:
+    checkout = store.project(project)
     with store.writing() as w:
         assert (w.prefix_head(project, "ask"), w.prefix_head(project, "ask:")) == (0, 0)
-        assert w.checkpoint(project, "ASKS.md") is None
+        assert w.checkpoint(checkout, "ASKS.md") is None
         first = w.append(
             project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT
         )
@@ -232,11 +233,11 @@ def test_a_writer_sees_its_own_heads_and_checkpoints(store: EventStore, project:
         assert w.prefix_head(project, "ask:") == first.positions[-1]
         assert w.prefix_head(project, "ask") == audit.positions[-1]
         assert w.prefix_head(project, "file:") == audit.positions[-1] + 1
-        w.set_checkpoint(project, "ASKS.md", Checkpoint(audit.positions[-1], 10, 20, None))
-        assert w.checkpoint(project, "ASKS.md") == Checkpoint(audit.positions[-1], 10, 20, None)
+        w.set_checkpoint(checkout, "ASKS.md", Checkpoint(audit.positions[-1], 10, 20, None))
+        assert w.checkpoint(checkout, "ASKS.md") == Checkpoint(audit.positions[-1], 10, 20, None)
     with store.writing() as w:  # and so does the next transaction
         assert w.prefix_head(project, "ask") == audit.positions[-1]
-        assert w.checkpoint(project, "ASKS.md") == Checkpoint(audit.positions[-1], 10, 20, None)
+        assert w.checkpoint(checkout, "ASKS.md") == Checkpoint(audit.positions[-1], 10, 20, None)
 
 
 def test_conflict_inside_a_write_transaction_rolls_back_everything(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -71,3 +73,47 @@ def test_upgrade_downgrade_upgrade_and_tables_match_the_models(store_url: str) -
         assert {"events", "projects", "streams", "alembic_version"} <= tables
     finally:
         engine.dispose()
+
+
+def test_0006_makes_each_project_a_checkout_of_this_machine_with_its_checkpoints(
+    store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORBITAL_MACHINE", "alice-laptop")
+    engine = create_write_engine(store_url)
+    row = {"at": dt.datetime(2026, 12, 1, 9, 0)}
+    try:
+        with engine.connect() as conn:
+            command.upgrade(_config(conn), "0005")
+            conn.execute(
+                sa.text(
+                    "INSERT INTO projects (project_id, root, timezone, registered_at) "
+                    "VALUES ('shop', '/home/alice/shop', '', :at)"
+                ),
+                row,
+            )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO checkpoints (project_id, name, position, sha256, size, "
+                    "mtime_ns, written_at) VALUES ('shop', 'ASKS.md', 7, NULL, 120, 99, :at)"
+                ),
+                row,
+            )
+            command.upgrade(_config(conn), "head")
+            checkouts = conn.execute(
+                sa.text("SELECT checkout_id, project_id, machine, root FROM checkouts")
+            ).all()
+            checkpoints = conn.execute(
+                sa.text("SELECT checkout_id, name, position, size, mtime_ns FROM checkpoints")
+            ).all()
+            identity = conn.execute(sa.text("SELECT identity FROM projects")).scalar()
+            command.downgrade(_config(conn), "0005")
+            back = conn.execute(
+                sa.text("SELECT project_id, name, position, size, mtime_ns FROM checkpoints")
+            ).all()
+            conn.commit()
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in checkouts] == [("shop", "shop", "alice-laptop", "/home/alice/shop")]
+    assert [tuple(r) for r in checkpoints] == [("shop", "ASKS.md", 7, 120, 99)]
+    assert identity is None  # until `orbital init` writes the id file
+    assert [tuple(r) for r in back] == [("shop", "ASKS.md", 7, 120, 99)]

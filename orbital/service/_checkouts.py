@@ -1,0 +1,70 @@
+"""Checkouts: one project's memory projected into several folders (on one machine or many
+sharing a PostgreSQL store), each with its own checkpoints and hand-edit intake.
+
+A folder belongs to a project by the identity in its committed ``orbital/project-id`` file,
+not by its path: another clone joins the project, a renamed or moved folder keeps it. A
+checkout is brought up to date by an ordinary unit of work (``sync``): every unit writes the
+files its checkpoints show behind the log, whoever appended.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from orbital.catalogue import MEMORY_DIR, MEMORY_FILES, PROJECT_ID_FILE
+from orbital.project import Project, identity_in
+from orbital.service._asks_file import ASKS_FILE
+from orbital.service._asks_state import ASKS_PREFIX
+from orbital.service._memory_state import MEMORY_KEYS
+from orbital.service._unit import Units
+from orbital.store import EventStore, Reader, Writer
+
+
+def register(w: Writer, path: Path, timezone: str) -> Project:
+    """The checkout of ``path`` (registered, joined or moved here: see
+    ``Writer.register_project``), its ``orbital/`` directory and id file written."""
+    identity = identity_in(path)
+    project = w.register_project(path, timezone=timezone, identity=identity)
+    (path / MEMORY_DIR).mkdir(exist_ok=True)
+    known = w.identity(project.project_id)
+    if known is not None and known != identity:
+        target = path / MEMORY_DIR / PROJECT_ID_FILE
+        temp = target.with_name(f".{PROJECT_ID_FILE}.{os.getpid()}.tmp")
+        temp.write_text(f"{known}\n", "utf-8")
+        os.replace(temp, target)
+    return project
+
+
+def checkout_of(store: EventStore, path: Path) -> Project:
+    """The checkout ``path`` is in (the nearest registered folder above it), else the
+    nearest folder above it whose id file names a known project, joined (a clone, or the
+    folder moved), or registered under another machine name before identities existed."""
+    with store.reader() as r:
+        for candidate in (path, *path.parents):
+            found = r.checkout_at(candidate)
+            if found is not None:
+                return found
+            identity = identity_in(candidate)
+            if identity is not None and r.project_with_identity(identity) is not None:
+                break
+            if identity is None and r.unclaimed_at(candidate) is not None:
+                break
+        else:
+            return r.project_for_root(path)  # raises UnknownProject
+    with store.writing() as w:
+        return register(w, candidate, "")
+
+
+def behind(units: Units, r: Reader, checkout: Project) -> bool:
+    """Whether a checkout's files were written before the log's last change to them (or
+    not written at all), read without the write lock: a follower's cheap look."""
+    pid = checkout.project_id
+    memory = units.memory.load(r, pid)
+    for key in MEMORY_KEYS:
+        changed, written = memory.changed_at[key], r.checkpoint(checkout, MEMORY_FILES[key])
+        if changed and (written is None or written.position < changed):
+            return True
+    written = r.checkpoint(checkout, ASKS_FILE)
+    head = r.prefix_head(pid, ASKS_PREFIX)
+    return head > 0 and (written is None or written.position < head)

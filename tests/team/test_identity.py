@@ -1,0 +1,111 @@
+"""A project's identity travels with its repository (issue 18): ``orbital init`` writes the
+committed ``orbital/project-id``; a folder holding it joins that project as a checkout of its
+own; a renamed folder keeps its checkout; unrelated folders never share a project."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from orbital.clock import FixedClock
+from orbital.errors import Refused
+from orbital.events import Actor
+from orbital.service import Orbital
+
+
+@pytest.fixture
+def service(store_url: str, clock: FixedClock) -> Iterator[Orbital]:
+    with Orbital.open(store_url, clock=clock) as opened:
+        yield opened
+
+
+def id_file(folder: Path) -> Path:
+    return folder / "orbital" / "project-id"
+
+
+def clone(source: Path, folder: Path) -> Path:
+    (folder / "orbital").mkdir(parents=True)
+    shutil.copy(id_file(source), id_file(folder))
+    return folder
+
+
+def test_init_writes_a_random_id_and_unrelated_folders_get_their_own(
+    service: Orbital, tmp_path: Path
+) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two" / "one").mkdir(parents=True)  # the same folder name elsewhere
+    first = service.init(tmp_path / "one").project
+    second = service.init(tmp_path / "two" / "one").project
+    ids = [id_file(tmp_path / "one").read_text(), id_file(tmp_path / "two/one").read_text()]
+    assert all(re.fullmatch(r"[0-9a-f]{32}\n", text) for text in ids)
+    assert ids[0] != ids[1]
+    assert (first.project_id, second.project_id) == ("one", "one-2")
+    assert service.init(tmp_path / "one").project == first  # idempotent, id file unchanged
+    assert id_file(tmp_path / "one").read_text() == ids[0]
+
+
+def test_a_clone_joins_the_project_as_a_checkout_with_its_files_written(
+    service: Orbital, tmp_path: Path
+) -> None:
+    (tmp_path / "a").mkdir()
+    a = service.init(tmp_path / "a").project
+    service.ask_open(a.project_id, "review the shared store", actor=Actor.AGENT)
+    b = service.init(clone(tmp_path / "a", tmp_path / "b")).project
+    assert (b.project_id, b.checkout, b.root) == ("a", "a.2", str(tmp_path / "b"))
+    assert [p.checkout for p in service.checkouts()] == ["a", "a.2"]
+    assert [p.project_id for p in service.projects()] == ["a"]
+    for name in ("ASKS.md", "DECISIONS.md", "PROJECT_STATE.md"):
+        ours = (tmp_path / "b" / "orbital" / name).read_bytes()
+        assert ours == (tmp_path / "a" / "orbital" / name).read_bytes()
+    assert service.project(tmp_path / "b" / "orbital") == b  # a folder inside: that checkout
+    assert service.project("a") == b  # by id: the checkout this process last worked in
+
+
+def test_a_renamed_folder_keeps_its_checkout_and_its_checkpoints(
+    service: Orbital, tmp_path: Path
+) -> None:
+    (tmp_path / "a").mkdir()
+    a = service.init(tmp_path / "a").project
+    (tmp_path / "a").rename(tmp_path / "renamed")
+    moved = service.project(tmp_path / "renamed")
+    assert (moved.project_id, moved.checkout, moved.root) == ("a", "a", str(tmp_path / "renamed"))
+    assert service.sync(a.project_id).warnings == []  # its files are what was written
+    assert len(service.checkouts()) == 1
+    assert [e.position for e in service.history("a")] == [1]  # nothing taken in again
+
+
+def test_a_registered_folder_whose_id_file_names_another_project_is_refused(
+    service: Orbital, tmp_path: Path
+) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    service.init(tmp_path / "a")
+    service.init(tmp_path / "b")
+    shutil.copy(id_file(tmp_path / "a"), id_file(tmp_path / "b"))
+    with pytest.raises(Refused) as refused:
+        service.init(tmp_path / "b")
+    assert str(refused.value) == (
+        f"{tmp_path / 'b'} is registered as project b, but its orbital/project-id names "
+        f"another project ({id_file(tmp_path / 'a').read_text().strip()}): restore the file, "
+        "or move the folder and run `orbital init` there"
+    )
+
+
+def test_a_project_from_before_identities_follows_its_machine_to_a_new_host_name(
+    service: Orbital, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORBITAL_MACHINE", "old-name")
+    (tmp_path / "a").mkdir()
+    service.init(tmp_path / "a")
+    id_file(tmp_path / "a").unlink()
+    with service.store.writing() as w:  # as migration 0006 leaves a project: no identity
+        w._set_identity("a", None)  # type: ignore[arg-type]
+    monkeypatch.setenv("ORBITAL_MACHINE", "new-name")
+    found = service.project(tmp_path / "a")
+    assert (found.project_id, found.checkout) == ("a", "a")
+    assert [c.checkout for c in service.checkouts()] == ["a"]
+    assert re.fullmatch(r"[0-9a-f]{32}\n", id_file(tmp_path / "a").read_text())
