@@ -16,7 +16,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from orbital.errors import InvalidInput, VersionConflict
 from orbital.events import Actor, Event, RecordedEvent
-from orbital.events import encode_event as _encode
+from orbital.events import encode_payload as _encode
 from orbital.events import event_type as _event_type
 from orbital.store._base import Transaction, category, naive_utc
 from orbital.store._schema import events, heads, streams

@@ -46,7 +46,7 @@ def _recorded(row: sa.Row[Any]) -> RecordedEvent:
         project=row.project_id,
         stream=row.stream,
         version=row.version,
-        event=decode_event(row.data, position=row.position),
+        event=decode_event(row.data, type=row.type, position=row.position),
         actor=Actor(row.actor),
         session=row.session,
         recorded_at=row.recorded_at.replace(tzinfo=dt.UTC),
