@@ -10,11 +10,16 @@ Run: ``python bench/store.py`` (``--quick`` for a smaller run). Prints medians a
 2. one append of a 10,000-event batch vs raw ``executemany`` of the same rows in one
    transaction (target: >= 50% of the raw rate);
 3. reading current state (materialised) of a project with 1k vs 100k events
-   (target: flat), beside a full replay of the log for contrast.
+   (target: flat), beside a full replay of the log for contrast;
+4. the store's size: ``bench/history.py``'s project of 100,000 events (quick: 10,000; memory
+   writes through the service, ask events in bulk with the asks snapshot hook), bytes per
+   event and where they go, per table and index (SQLite's ``dbstat``; target <= 500 bytes
+   per event at 100k).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import sqlite3
@@ -200,6 +205,21 @@ def bench_state(tmp: Path, total: int, repeat: int) -> tuple[float, float, float
     return one, every, replayed
 
 
+def bench_size(tmp: Path, total: int) -> tuple[int, int, list[tuple[str, int]]]:
+    """Events, bytes and bytes per table or index of a history-like project's store."""
+    from history import build  # bench/history.py's project, built the same way
+
+    built = build(tmp, total, seed=total)
+    events = built.events
+    built.orbital.close()
+    path = tmp / f"history{total}.db"
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        rows = conn.execute(  # Python's SQLite has the dbstat table; pysqlite3's does not
+            "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"
+        ).fetchall()
+    return events, sum(size for _, size in rows), rows
+
+
 def main() -> None:
     quick = quick_run(__doc__, "fewer samples, smaller logs")
     n_single = 100 if quick else 400
@@ -252,6 +272,11 @@ def main() -> None:
             f"all streams {large[1] / small[1]:.2f}x (target: flat, ~1x); "
             f"replay {large[2] / small[2]:.0f}x"
         )
+        events, size, parts = bench_size(tmp, sizes[1])
+        print(f"\n4. store size, bench/history.py's project of {events:,} events:")
+        print(f"   {size:,} bytes = {size / events:,.0f} bytes per event   (target <= 500)")
+        for name, part in parts[:9]:
+            print(f"   {name:38} {part / events:7.1f} bytes/event  {part / size:6.1%}")
 
 
 if __name__ == "__main__":
