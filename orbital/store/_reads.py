@@ -40,7 +40,6 @@ _SELECT_STATES = (
 )
 
 
-
 def _time_search(op: str) -> sa.TextClause:
     """The last position whose time is ``op`` :t, halving ``[lo, hi]`` one probe of the
     primary key at a time (about 17 probes for 100,000 events)."""
