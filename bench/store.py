@@ -2,24 +2,35 @@
 
 Run: ``python bench/store.py`` (``--quick`` for a smaller run). Prints medians and ratios:
 
-1. one durable append (its own transaction) through the store vs a raw sqlite3
-   INSERT + COMMIT loop (target: ratio <= 2x);
+1. one durable append (its own transaction) through the store vs a raw INSERT + COMMIT
+   loop on the same SQLite library (pysqlite3's: its build syncs with ``fsync`` where
+   Python's own sqlite3 uses ``fdatasync``, so that one is printed beside, not as the
+   baseline), interleaved one by one in rounds (target: ratio <= 2x in every round; the
+   rounds' spread is printed);
 2. one append of a 10,000-event batch vs raw ``executemany`` of the same rows in one
    transaction (target: >= 50% of the raw rate);
 3. reading current state (materialised) of a project with 1k vs 100k events
-   (target: flat), beside a full replay of the log for contrast.
+   (target: flat), beside a full replay of the log for contrast;
+4. the store's size: ``bench/history.py``'s project of 100,000 events (quick: 10,000; memory
+   writes through the service, ask events in bulk with the asks snapshot hook), bytes per
+   event and where they go, per table and index (SQLite's ``dbstat``; target <= 500 bytes
+   per event at 100k).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import os
 import sqlite3
 import statistics
 import tempfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 import msgspec
+import pysqlite3.dbapi2 as pysqlite3
 from timing import median_ms, quick_run, timed
 
 from orbital.catalogue import ASK_PREFIX, ask_stream
@@ -43,8 +54,9 @@ def event(i: int) -> AskOpened:
     return AskOpened(ask_id=f"{i % 100:06x}", text=f"ask number {i}", date=DAY)
 
 
-def raw_connection(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None)
+def raw_connection(path: Path, library: Any = pysqlite3) -> sqlite3.Connection:
+    """A plain connection (``library``: the store's SQLite, pysqlite3's, or Python's own)."""
+    conn: sqlite3.Connection = library.connect(path, isolation_level=None)
     for pragma in PRAGMAS:
         conn.execute(f"PRAGMA {pragma}")
     conn.execute(
@@ -81,26 +93,25 @@ def register(store: EventStore, root: Path) -> str:
         return w.register_project(root).project_id
 
 
-def bench_single(tmp: Path, n: int) -> tuple[float, float]:
-    raw = raw_connection(tmp / "raw1.db")
-    counter = iter(range(10**9))
-
-    def raw_once() -> None:
-        i = next(counter)
-        raw.execute("BEGIN IMMEDIATE")
-        raw.execute(INSERT, raw_row(i, i + 1))
-        raw.execute("COMMIT")
-
-    raw_samples = timed(raw_once, n)
-    raw.close()
-
+def bench_single(tmp: Path, n: int, rounds: int) -> list[tuple[float, float, float]]:
+    """Per round, the medians of ``n`` raw appends through the store's SQLite library, ``n``
+    through Python's and ``n`` store appends, interleaved one by one (in turning order), so
+    all three see the same load on the machine."""
+    same = raw_connection(tmp / "raw1.db")
+    python = raw_connection(tmp / "raw1-python.db", sqlite3)
     store = EventStore(f"sqlite:///{tmp / 'store1.db'}", reducers={"ask": Reducer(Tally, tally)})
     project = register(store, tmp / "p1")
     versions: dict[str, int] = {}
-    numbers = iter(range(10**9))
+    counter = iter(range(10**9))
+
+    def raw_once(conn: sqlite3.Connection) -> None:
+        i = next(counter)
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(INSERT, raw_row(i, i + 1))
+        conn.execute("COMMIT")
 
     def store_once() -> None:
-        i = next(numbers)
+        i = next(counter)
         stream = ask_stream(f"{i % 100:06x}")
         with store.writing() as w:
             result = w.append(
@@ -112,9 +123,18 @@ def bench_single(tmp: Path, n: int) -> tuple[float, float]:
             )
         versions[stream] = result.version
 
-    store_samples = timed(store_once, n)
+    medians = []
+    for _ in range(rounds):
+        samples: list[list[float]] = [[], [], []]
+        runs = [(lambda: raw_once(same), 0), (lambda: raw_once(python), 1), (store_once, 2)]
+        for k in range(n):
+            for fn, slot in runs[k % 3 :] + runs[: k % 3]:
+                samples[slot] += timed(fn, 1)
+        medians.append((median_ms(samples[0]), median_ms(samples[1]), median_ms(samples[2])))
+    same.close()
+    python.close()
     store.close()
-    return median_ms(raw_samples), median_ms(store_samples)
+    return medians
 
 
 def bench_batch(tmp: Path, size: int, repeat: int) -> tuple[float, float]:
@@ -185,19 +205,55 @@ def bench_state(tmp: Path, total: int, repeat: int) -> tuple[float, float, float
     return one, every, replayed
 
 
+def bench_size(tmp: Path, total: int) -> tuple[int, int, list[tuple[str, int]]]:
+    """Events, bytes and bytes per table or index of a history-like project's store."""
+    from history import build  # bench/history.py's project, built the same way
+
+    built = build(tmp, total, seed=total)
+    events = built.events
+    built.orbital.close()
+    path = tmp / f"history{total}.db"
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        rows = conn.execute(  # Python's SQLite has the dbstat table; pysqlite3's does not
+            "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"
+        ).fetchall()
+    return events, sum(size for _, size in rows), rows
+
+
 def main() -> None:
     quick = quick_run(__doc__, "fewer samples, smaller logs")
-    n_single = 300 if quick else 2000
+    n_single = 100 if quick else 400
+    single_rounds = 3 if quick else 5
     batch_repeat = 3 if quick else 7
     sizes = (1_000, 10_000) if quick else (1_000, 100_000)
     with tempfile.TemporaryDirectory(prefix="orbital-bench-") as name:
         tmp = Path(name)
-        print(f"SQLite {sqlite3.sqlite_version}, pragmas: {', '.join(PRAGMAS)}")
-        raw_ms, store_ms = bench_single(tmp, n_single)
-        print(f"\n1. single durable append, median of {n_single}:")
-        print(f"   raw sqlite3 INSERT+COMMIT  {raw_ms:8.3f} ms")
-        print(f"   Writer.append (own tx)     {store_ms:8.3f} ms")
-        print(f"   ratio store/raw            {store_ms / raw_ms:8.2f}x   (target <= 2x)")
+        print(
+            f"SQLite {pysqlite3.sqlite_version} (the store's, pysqlite3), pragmas: "
+            f"{', '.join(PRAGMAS)}; load average {os.getloadavg()[0]:.1f}"
+        )
+        rounds = bench_single(tmp, n_single, single_rounds)
+        ratios = sorted(store_ms / raw_ms for raw_ms, _, store_ms in rounds)
+        to_python = sorted(store_ms / python_ms for _, python_ms, store_ms in rounds)
+        print(
+            f"\n1. single durable append, {single_rounds} rounds of {n_single} each, "
+            "interleaved with the raw loops (median of the rounds' medians):"
+        )
+        for label, slot in (
+            ("raw INSERT+COMMIT, store's SQLite", 0),
+            ("raw INSERT+COMMIT, Python's sqlite3", 1),
+            ("Writer.append (own tx)", 2),
+        ):
+            print(f"   {label:37} {statistics.median(r[slot] for r in rounds):8.3f} ms")
+        print(
+            f"   ratio store/raw (same SQLite)         {statistics.median(ratios):8.2f}x   "
+            f"(rounds {ratios[0]:.2f}x-{ratios[-1]:.2f}x; target <= 2x in every round)"
+        )
+        print(
+            f"   ratio store/raw (Python's sqlite3 {sqlite3.sqlite_version}) "
+            f"{statistics.median(to_python):6.2f}x   "
+            f"(rounds {to_python[0]:.2f}x-{to_python[-1]:.2f}x)"
+        )
         raw_rate, store_rate = bench_batch(tmp, 10_000, batch_repeat)
         print(f"\n2. one batch of 10,000 events, median of {batch_repeat}:")
         print(f"   raw executemany            {raw_rate:10,.0f} events/s")
@@ -216,6 +272,11 @@ def main() -> None:
             f"all streams {large[1] / small[1]:.2f}x (target: flat, ~1x); "
             f"replay {large[2] / small[2]:.0f}x"
         )
+        events, size, parts = bench_size(tmp, sizes[1])
+        print(f"\n4. store size, bench/history.py's project of {events:,} events:")
+        print(f"   {size:,} bytes = {size / events:,.0f} bytes per event   (target <= 500)")
+        for name, part in parts[:9]:
+            print(f"   {name:38} {part / events:7.1f} bytes/event  {part / size:6.1%}")
 
 
 if __name__ == "__main__":

@@ -64,10 +64,31 @@ def encode_event(event: Event) -> bytes:
     return _encoder.encode(event)
 
 
-def decode_event(data: bytes | str, *, position: int | None = None) -> Event:
-    """Decode and validate stored JSON into its event type, in today's shape."""
+#: Per type: the decoder, and how its JSON starts (the tag, which the encoder writes first).
+_decoders: dict[str, msgspec.json.Decoder[Any]] = {
+    event_type(cls): msgspec.json.Decoder(cls) for cls in EVENT_TYPES
+}
+_tag_lengths: dict[type[Event], int] = {
+    cls: len(b'{"type":' + _encoder.encode(event_type(cls))) for cls in EVENT_TYPES
+}
+
+
+def encode_payload(event: Event) -> bytes:
+    """The stored ``data`` of an event: its JSON without the ``type`` tag, which the row's
+    ``type`` column already holds (rows stored with the tag still decode)."""
+    raw = encode_event(event)
+    rest = raw[_tag_lengths[type(event)] :]
+    return b"{" + rest[1:] if rest.startswith(b",") else b"{}"
+
+
+def decode_event(
+    data: bytes | str, *, type: str | None = None, position: int | None = None
+) -> Event:
+    """Decode and validate stored JSON into its event type, in today's shape. ``type`` is
+    the row's type column: then the payload may leave its tag out."""
+    decoder = _decoder if type is None else _decoders.get(type, _decoder)
     try:
-        event: Event = _decoder.decode(data)
+        event: Event = decoder.decode(data)
         return upcast(event, data)
     except msgspec.ValidationError as exc:
         raise MalformedEvent(str(exc), position=position) from None
@@ -88,5 +109,6 @@ __all__ = [
     "RecordedEvent",
     "decode_event",
     "encode_event",
+    "encode_payload",
     "event_type",
 ]

@@ -28,13 +28,18 @@ from orbital.store import Reader, Reducer, Writer
 if TYPE_CHECKING:
     from orbital.service._kept import KeptAsks
 
+#: Every ask, as of the snapshot's position.
 ASKS_SNAPSHOT = "asks"
+#: The asks changed since the previous asks snapshot (full or delta).
+ASKS_DELTA = "asks-delta"
+SNAPSHOTS = (ASKS_SNAPSHOT, ASKS_DELTA)
 LINES_SNAPSHOT = "asks-lines"
 ASKS_SNAPSHOT_EVERY = 1000
 #: Event types that render a line of ASKS.md (audit events render none).
 RENDERED_TYPES = ("ask.opened", "ask.closed", "ask.reopened", "ask.file_line")
 #: Stream prefix covering ``ask:<id>`` and the log-level ``asks`` stream.
 ASKS_PREFIX = "ask"
+_ASKS_DECODER = msgspec.json.Decoder(dict[str, Ask])
 
 
 def fold_ask_stream(state: Ask | None, recorded: RecordedEvent) -> Ask | None:
@@ -120,45 +125,81 @@ class AsksState:
         return lambda: kept_asks.put(project, fresh.head, event_id, fresh.asks.merged)
 
     def at(self, r: Reader, project: str, position: int) -> dict[str, Ask]:
-        """The asks as of ``position``: the nearest snapshot at or before it plus the ask
-        events after it (never the whole log)."""
+        """The asks as of ``position``: the nearest full snapshot at or before it, the deltas
+        after it, plus the ask events after those (never the whole log)."""
+        full = r.snapshot_position(project, ASKS_SNAPSHOT, position)
+        delta = r.snapshot_position(project, ASKS_DELTA, position)
+        after = max(full or 0, delta or 0)
         asks: dict[str, Ask] = {}
-        after = 0
-        at_snapshot = r.snapshot_position(project, ASKS_SNAPSHOT, position)
-        if at_snapshot is not None:
-
-            def load() -> dict[str, Ask]:
-                found = r.snapshot(project, ASKS_SNAPSHOT, at_snapshot)
-                assert found is not None
-                return msgspec.json.decode(found[1], type=dict[str, Ask])
-
-            after = at_snapshot
-            asks = self.ctx.decoded((project, ASKS_SNAPSHOT, at_snapshot), load)
+        if after:
+            asks = self.ctx.decoded(
+                (project, ASKS_SNAPSHOT, after), lambda: self._snapshotted(r, project, full, after)
+            )
         events = r.read_project(
             project, from_position=after, until_position=position, stream_prefix=ASK_PREFIX
         )
         return fold(((e.position, e.event) for e in events), asks)
 
+    def _snapshotted(self, r: Reader, project: str, full: int | None, until: int) -> dict[str, Ask]:
+        """The asks as of snapshot position ``until``: the full snapshot ``full`` (kept in the
+        decoded cache too) with the deltas after it applied in order."""
+        asks: dict[str, Ask] = {}
+        if full is not None:
+
+            def load() -> dict[str, Ask]:
+                found = r.snapshot(project, ASKS_SNAPSHOT, full)
+                assert found is not None
+                return _ASKS_DECODER.decode(found[1])
+
+            asks = self.ctx.decoded((project, ASKS_SNAPSHOT, full), load)
+            if until == full:
+                return asks
+            asks = dict(asks)
+        for _, state in r.snapshots_after(project, ASKS_DELTA, full or 0, until):
+            asks.update(_ASKS_DECODER.decode(state))
+        return asks
+
     def maybe_snapshot(self, w: Writer, project: str, appended: int) -> None:
-        """Every :data:`ASKS_SNAPSHOT_EVERY` ask events, keep the folded asks for as-of reads."""
+        """Every :data:`ASKS_SNAPSHOT_EVERY` ask events, keep the asks for as-of reads: the
+        asks changed since the previous snapshot (a delta), or every ask (a full snapshot)
+        once the ask events since the last full one are as many as all asks. So the deltas a
+        read applies never hold more asks than the full one under them, and the store keeps
+        a full copy every time the log about doubles instead of one per snapshot."""
         since = self._since_snapshot.get(project)
         if since is None:
             head = w.prefix_head(project, ASK_PREFIX)
-            last = w.snapshot(project, ASKS_SNAPSHOT, head)
-            since = w.count(
-                project, ASK_PREFIX, until_position=head, after_position=last[0] if last else 0
-            )
+            last = self._last_snapshot(w, project, head)
+            since = w.count(project, ASK_PREFIX, until_position=head, after_position=last)
         else:
             since += appended
         if since >= ASKS_SNAPSHOT_EVERY:
             head = w.prefix_head(project, ASK_PREFIX)
-            asks = self.now(w, project).asks.merged
-            w.save_snapshot(project, ASKS_SNAPSHOT, head, msgspec.json.encode(asks))
+            asks = self.now(w, project).asks
+            full = w.snapshot_position(project, ASKS_SNAPSHOT, head)
+            # The deltas since the last full snapshot hold at most this many asks.
+            since_full = (
+                0
+                if full is None
+                else w.count(project, ASK_PREFIX, until_position=head, after_position=full)
+            )
+            if full is None or since_full >= len(asks):
+                w.save_snapshot(project, ASKS_SNAPSHOT, head, msgspec.json.encode(asks.merged))
+            else:
+                previous = self._last_snapshot(w, project, head)
+                delta = w.states(project, ASK_PREFIX, after=previous).values()
+                states = {ask.id: ask for ask in delta if ask is not None}
+                w.save_snapshot(project, ASKS_DELTA, head, msgspec.json.encode(states))
             lines = self.lines_at(w, project, head)
             w.save_snapshot(project, LINES_SNAPSHOT, head, str(lines).encode())
             since = 0
         counted = since
         w.on_commit(lambda: self._since_snapshot.__setitem__(project, counted))
+
+    @staticmethod
+    def _last_snapshot(r: Reader, project: str, position: int) -> int:
+        """The position of the newest asks snapshot (full or delta) at or before one."""
+        found = (r.snapshot_position(project, name, position) for name in SNAPSHOTS)
+        return max((p for p in found if p is not None), default=0)
 
     def lines_at(self, r: Reader, project: str, position: int) -> int:
         """How many lines ASKS.md had (header aside) as of ``position``: the count kept with

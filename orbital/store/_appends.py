@@ -12,12 +12,12 @@ from typing import Any
 
 import msgspec
 import sqlalchemy as sa
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from orbital.errors import InvalidInput, VersionConflict
 from orbital.events import Actor, Event, RecordedEvent
-from orbital.events import encode_event as _encode
+from orbital.events import encode_payload as _encode
 from orbital.events import event_type as _event_type
+from orbital.store import _sqlite_append as _sqlite
 from orbital.store._base import Transaction, category, naive_utc
 from orbital.store._schema import events, heads, streams
 
@@ -68,13 +68,11 @@ def _upsert_head(insert: Any) -> Any:
     )
 
 
-_UPSERT_HEAD_SQLITE = _upsert_head(sqlite_insert)
-
-
 @functools.cache
 def _upsert_head_pg() -> Any:
     """PostgreSQL's statement, built once, by the first process on PostgreSQL (its dialect
-    module is large and a SQLite process never needs it)."""
+    module is large and a SQLite process never needs it; SQLite's append runs its own
+    statements, :mod:`orbital.store._sqlite_append`)."""
     from sqlalchemy.dialects.postgresql import insert
 
     return _upsert_head(insert)
@@ -116,17 +114,22 @@ class Appends(Transaction):
         payloads = [_encode(event) for event in batch]
         conn = self._conn
         self._require_project(project)
-        row = conn.execute(_SELECT_STREAM_HEAD, {"p": project, "s": stream}).first()
-        current = row.version if row is not None and row.version is not None else 0
+        driver = self._driver()
+        if driver is not None:
+            head, last_time, version, state = _sqlite.read(driver, project, stream)
+        else:
+            found = conn.execute(_SELECT_STREAM_HEAD, {"p": project, "s": stream}).one()
+            head, last_time, version, state = found
+        current = version or 0
         if expected_version is not None and expected_version != current:
             raise VersionConflict(stream, expected_version, current)
-        first = (row.head if row is not None and row.head is not None else 0) + 1
+        first = (head or 0) + 1
         recorded_at = naive_utc(self._store.clock.now())
-        if row is not None and row.last_time is not None and row.last_time > recorded_at:
+        if last_time is not None and last_time > recorded_at:
             # Time never runs backwards along positions (a clock stepped back records the
             # last instant again), so "as of T" is always a prefix of the log.
-            self._store.clock_behind(recorded_at, row.last_time)
-            recorded_at = row.last_time
+            self._store.clock_behind(recorded_at, last_time)
+            recorded_at = last_time
         rows = [
             {
                 "position": first + i,
@@ -143,7 +146,10 @@ class Appends(Transaction):
             for i, (event, payload) in enumerate(zip(batch, payloads, strict=True))
         ]
         try:
-            conn.execute(_INSERT_EVENTS, rows)
+            if driver is not None:
+                _sqlite.insert(driver, rows)
+            else:
+                conn.execute(_INSERT_EVENTS, rows)
         except sa.exc.IntegrityError:
             raise VersionConflict(stream, current, current + 1) from None
         new_version = current + len(batch)
@@ -153,22 +159,24 @@ class Appends(Transaction):
             "s": stream,
             "v": new_version,
             "last": last_position,
-            "state": self._fold_state(
-                project,
-                stream,
-                row.state if row is not None else None,
-                batch,
-                rows,
-                recorded_at,
-                actor,
-            ),
+            "state": self._fold_state(project, stream, state, batch, rows, recorded_at, actor),
         }
-        conn.execute(_UPDATE_STREAM if current else _INSERT_STREAM, values)
-        pg = conn.dialect.name == "postgresql"
-        upsert = _upsert_head_pg() if pg else _UPSERT_HEAD_SQLITE
-        conn.execute(upsert, {"p": project, "c": category(stream), "last": last_position})
+        if driver is not None:
+            _sqlite.set_stream(driver, values, new=not current)
+            _sqlite.set_head(driver, project, category(stream), last_position)
+        else:
+            conn.execute(_UPDATE_STREAM if current else _INSERT_STREAM, values)
+            head_values = {"p": project, "c": category(stream), "last": last_position}
+            conn.execute(_upsert_head_pg(), head_values)
         self._appended(project, stream, last_position)
         return AppendResult(tuple(range(first, last_position + 1)), new_version)
+
+    def _driver(self) -> Any:
+        """The SQLite driver connection under this transaction (None on PostgreSQL), which
+        the append's statements run on directly (see :mod:`orbital.store._sqlite_append`)."""
+        if self._conn.dialect.name != "sqlite":
+            return None
+        return self._conn.connection.driver_connection
 
     def _appended(self, project: str, stream: str, last_position: int) -> None:
         """After each append, inside the transaction: a write transaction that remembers

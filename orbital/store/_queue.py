@@ -49,8 +49,11 @@ class WriterQueue:
         if not taken:
             raise StoreLocked(url, timeout_ms, holder=self._holder())
         try:
-            if _writable(fd):
-                os.pwrite(fd, f"{os.getpid():<11}\n".encode(), 0)
+            holder = f"{os.getpid():<11}\n".encode()
+            # Written only when another process held it last: a write dirties the file's
+            # inode, which the next commit's fsync would then carry too.
+            if os.pread(fd, len(holder), 0) != holder and _writable(fd):
+                os.pwrite(fd, holder, 0)
             yield
         finally:
             os.close(fd)  # lets go of the lock

@@ -61,7 +61,6 @@ events = sa.Table(
     sa.Column("event_id", sa.String(64), nullable=False, unique=True),
     sa.UniqueConstraint("project_id", "stream", "version", name="uq_events_stream_version"),
     sa.Index("ix_events_project_position", "project_id", "position"),
-    sa.Index("ix_events_project_recorded_at", "project_id", "recorded_at"),
 )
 
 streams = sa.Table(

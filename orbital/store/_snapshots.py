@@ -57,6 +57,23 @@ class SnapshotReads(Transaction):
         row = self._conn.execute(query.order_by(snapshots.c.position.desc()).limit(1)).first()
         return None if row is None else (int(row.position), zlib.decompress(row.state))
 
+    def snapshots_after(
+        self, project: str, name: str, after: int, until: int
+    ) -> list[tuple[int, bytes]]:
+        """Every snapshot of ``name`` in the position window ``(after, until]``, oldest first
+        (the deltas a read applies on top of a full snapshot)."""
+        rows = self._conn.execute(
+            sa.select(snapshots.c.position, snapshots.c.state)
+            .where(
+                snapshots.c.project_id == project,
+                snapshots.c.name == name,
+                snapshots.c.position > after,
+                snapshots.c.position <= until,
+            )
+            .order_by(snapshots.c.position)
+        ).all()
+        return [(int(row.position), zlib.decompress(row.state)) for row in rows]
+
     def snapshot_position(self, project: str, name: str, at_or_before: int) -> int | None:
         """The position of the newest snapshot at or before a position (without its state)."""
         found = self._conn.scalar(

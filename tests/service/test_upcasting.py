@@ -14,6 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 from orbital.catalogue import ASKS_KEY
+from orbital.errors import MalformedEvent
 from orbital.events import Actor, decode_event, encode_event
 from orbital.events.editor import EditorRunStarted
 from orbital.events.files import HandEditConflict, HandEditDetected
@@ -86,6 +87,17 @@ def _rows(store_url: str) -> list[tuple[str, str]]:
         engine.dispose()
 
 
+def _typed_rows(store_url: str) -> list[tuple[str, str]]:
+    """Each stored row's type column and data, on either backend."""
+    engine = sa.create_engine(store_url)
+    try:
+        with engine.connect() as conn:
+            query = sa.text("SELECT type, data FROM events ORDER BY position")
+            return [(kind, data) for kind, data in conn.execute(query)]
+    finally:
+        engine.dispose()
+
+
 def test_stored_legacy_rows_read_upcast_and_stay_as_written(env: Env, store_url: str) -> None:
     head = env.orbital.head()
     legacy = [
@@ -127,8 +139,24 @@ def test_new_writes_store_the_new_shape(env: Env, store_url: str) -> None:
     asks.write_text(asks.read_text() + "a line that is no ask event\n- frobnicate xyz\n")
     assert env.orbital.sync(env.project).conflicts
     env.orbital.editor_apply(env.project, "{}")
-    stored = [json.loads(data) for _, data in _rows(store_url)]
+    stored = [{"type": kind, **json.loads(data)} for kind, data in _typed_rows(store_url)]
     hand_edits = [d for d in stored if d["type"].startswith("file.hand_edit")]
     assert [d["file"] for d in hand_edits] == ["asks", "asks"]
     (started,) = [d for d in stored if d["type"] == "editor.run_started"]
     assert "versions" not in started and set(started["positions"]) == set(POSITIONS)
+
+
+def test_new_rows_leave_the_type_tag_to_the_type_column(env: Env, store_url: str) -> None:
+    env.orbital.write_file(env.project, "ASKS.md", b"- open Choose the venue\n", actor=Actor.AGENT)
+    kind, data = _typed_rows(store_url)[-1]
+    assert kind == "ask.opened"
+    ask_id = env.orbital.asks(env.project)[0].id
+    assert data == f'{{"ask_id":"{ask_id}","text":"Choose the venue","date":"2026-09-19"}}'
+    # The same row with its tag (as stored before) decodes alike; a tagless one needs the
+    # row's type.
+    tagged = '{"type":"ask.opened",' + data[1:]
+    assert decode_event(tagged) == decode_event(data, type=kind) == decode_event(tagged, type=kind)
+    with pytest.raises(MalformedEvent, match="type"):
+        decode_event(data)
+    with pytest.raises(MalformedEvent, match=r"ask\.closed"):
+        decode_event(tagged.replace("ask.opened", "ask.closed"), type=kind)

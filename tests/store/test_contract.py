@@ -367,3 +367,31 @@ def test_recorded_time_never_runs_backwards_along_positions(
     with store.reader() as r:
         assert r.position_at(project, later) == 3
         assert r.position_at(project, later - dt.timedelta(seconds=1)) == 1
+
+
+def test_instants_resolve_to_positions_as_a_filter_on_time_would(
+    store: EventStore, project: str, tmp_path: Path
+) -> None:
+    other = register(store, tmp_path / "other").project_id
+    start = dt.datetime(2026, 11, 1, 9, tzinfo=dt.UTC)
+    for i in range(40):  # two projects interleaved; several events share an instant
+        store.clock = FixedClock(start + dt.timedelta(minutes=10 * (i // 3)))
+        pid = project if i % 4 else other
+        append(store, pid, f"ask:{i:06x}", [opened(f"{i:06x}")], expected_version=0,
+               actor=Actor.AGENT)  # fmt: skip
+    events = all_events(store, project)
+    probes = [start + dt.timedelta(minutes=m) for m in range(-10, 150, 5)]
+    with store.reader() as r:
+        for when in probes:
+            upto = [e.position for e in events if e.recorded_at <= when]
+            assert r.position_at(project, when) == (upto[-1] if upto else 0)
+            since = [e.position for e in r.read_project(project, since_time=when)]
+            assert since == [e.position for e in events if e.recorded_at >= when]
+            until = [e.position for e in r.read_project(project, until_time=when)]
+            assert until == upto
+            window = r.read_project(project, since_time=when - dt.timedelta(minutes=15),
+                                    until_time=when, until_position=30)  # fmt: skip
+            assert [e.position for e in window] == [
+                p for p in upto if p <= 30 and p in {e.position for e in events
+                if e.recorded_at >= when - dt.timedelta(minutes=15)}
+            ]  # fmt: skip
