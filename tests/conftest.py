@@ -35,6 +35,18 @@ def clock() -> FixedClock:
     return FixedClock(NOW)
 
 
+@pytest.fixture(scope="session")
+def _state_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("state")
+
+
+@pytest.fixture(autouse=True)
+def _own_state_dir(_state_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hooks, logs and the caches kept between processes go to the run's own folder, never
+    the user's (a test that needs its own sets ``ORBITAL_STATE_DIR`` itself)."""
+    monkeypatch.setenv("ORBITAL_STATE_DIR", str(_state_dir))
+
+
 def _pg_schema_url(schema: str) -> str:
     url = sa.make_url(PG_URL)
     return url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
