@@ -2,16 +2,17 @@
 person's entry actions, the session-end backstop, and reads (files, archives, the per-turn
 injection view). Each write is a unit of work (:mod:`._unit`).
 
-The injection view is cached per (memory head, asks head, window, audience, day) and token
-counts per text.
+The injection view is cached per (project head, window, audience, day in the view's time zone),
+its memory block per (memory position, window, day, what the parts before it cost, the
+workspace lessons' version), and token counts per text.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.asks import Ask
@@ -21,11 +22,14 @@ from orbital.domain.beliefs import view_state
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
 from orbital.domain.removals import check_removals
-from orbital.domain.views import assemble_view
+from orbital.domain.mentions import Pointer, pointers_block
+from orbital.domain.view_order import ViewParts, assemble, head, head_cost
+from orbital.domain.views import memory_block
 from orbital.errors import StaleWrite
 from orbital.events import Actor
 from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
+from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
 from orbital.service._context import EventSummary, WriteOutcome
@@ -33,6 +37,7 @@ from orbital.service._memory_state import MEMORY_KEYS, Memory
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
+from orbital.service._workspaces import ViewTexts, view_texts
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,13 @@ class SessionEndReport:
 class MemoryService:
     units: Units
     count: TokenCounter
+    #: Pointers of a view's mentions, given by the service (the shell checks file paths).
+    pointers: Callable[
+        [Project, list[str], Mapping[str, FileState], Mapping[str, Ask]], list[Pointer]
+    ]
     _views: dict[tuple[object, ...], str] = field(default_factory=dict)
+    _blocks: dict[tuple[object, ...], list[str]] = field(default_factory=dict)
+    _zones: dict[tuple[str, int], dt.tzinfo] = field(default_factory=dict)
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -151,62 +162,97 @@ class MemoryService:
         audience: str = "agent",
         at: tuple[int, dt.datetime] | None = None,
     ) -> str:
-        """The per-turn injection view, from materialised state (no file is read); ``at``
-        (position, instant) renders it as it stood then."""
+        """The per-turn injection view, from materialised state (no memory file is read), in
+        the order of :mod:`orbital.domain.view_order`; ``at`` (position, instant) renders it
+        as it stood then."""
         pid = project.project_id
         if at is not None:
-            today = at[1].astimezone(project.tz()).date()
             with self.units.ctx.store.reader() as r:
                 memory = self.units.memory.load(r, pid, at=at[0])
                 asks = self.units.asks.at(r, pid, at[0])
-            return self._assemble(pid, memory, asks, today, window, audience)
-        today = self.units.ctx.today(project)
+                texts = view_texts(r, pid, at[0])
+            return self._assemble(project, memory, asks, texts, at[1], window, audience)
+        now = self.units.ctx.clock.now()
         with self.units.ctx.store.reader() as r:
             # Positions are global and gapless: an unchanged project head means no event of
-            # the project was appended since, so one indexed max() answers a repeated call.
-            head_key = ("head", pid, r.head(pid), window, audience, today)
-            cached = self._views.get(head_key)
-            if cached is not None:
-                return cached
+            # the project was appended since (a change of its workspace appends a notice to
+            # it), so one indexed max() answers a repeated call.
+            head = r.head(pid)
+            zone = self._zones.get((pid, head))
+            if zone is not None:
+                head_key = ("head", pid, head, window, audience, now.astimezone(zone).date())
+                cached = self._views.get(head_key)
+                if cached is not None:
+                    return cached
             memory = self.units.memory.load(r, pid)
-            asks_head = r.prefix_head(pid, "ask")
-            key = (pid, memory.position, asks_head, window, audience, today)
-            cached = self._views.get(key)
-            if cached is None:
-                asks = self.units.asks.now(r, pid).asks.merged
-        if cached is None:
-            cached = self._assemble(pid, memory, asks, today, window, audience, cache=True)
-            self._remember(key, cached)
-        self._remember(head_key, cached)
-        return cached
+            asks = self.units.asks.now(r, pid).asks.merged
+            texts = view_texts(r, pid)
+        zone = texts.timezone(project)[0]
+        self._zones[(pid, head)] = zone
+        view = self._assemble(project, memory, asks, texts, now, window, audience, cache=True)
+        self._remember(("head", pid, head, window, audience, now.astimezone(zone).date()), view)
+        return view
 
     def _assemble(
         self,
-        pid: str,
+        project: Project,
         memory: Memory,
         asks: Mapping[str, Ask],
-        today: dt.date,
+        texts: ViewTexts,
+        now: dt.datetime,
         window: int | None,
         audience: str,
         *,
         cache: bool = False,
     ) -> str:
+        zone, zone_name = texts.timezone(project)
+        today = now.astimezone(zone).date()
+        workspace = texts.workspace
+        files = (
+            {}
+            if audience == "subagent"
+            else {k: render_file(view_state(memory.files[k])) for k in MEMORY_KEYS}
+        )
+        parts = ViewParts(
+            today=today,
+            timezone=zone_name,
+            workspace=workspace.name if workspace else "",
+            workspace_context=workspace.context if workspace else "",
+            description=texts.project.description,
+            asks_block=runtime_block(asks, today, empty_cue=True),
+            dropped_line=subagent_dropped_line(asks, today),
+            files=files,
+            workspace_lessons=workspace.lessons if workspace and audience != "subagent" else "",
+        )
+        mentioned = [parts.workspace_context, parts.description]
+        if audience != "subagent":
+            mentioned += [parts.asks_block, *files.values(), parts.workspace_lessons]
+        found = self.pointers(project, mentioned, memory.files, asks)
+        parts = replace(parts, pointers_block=pointers_block(found))
         if audience == "subagent":
-            dropped = subagent_dropped_line(asks, today)
-            return assemble_view({}, today, self.count, audience=audience, dropped_line=dropped)
-        # The memory part depends on the memory files only: an ask change reuses it (the asks
-        # block is the last part, joined like the others).
-        memory_key = ("memory", pid, memory.position, window, today)
-        memory_part = self._views.get(memory_key) if cache else None
-        if memory_part is None:
-            texts = {k: render_file(view_state(memory.files[k])) for k in MEMORY_KEYS}
-            memory_part = assemble_view(texts, today, self.count, window=window)
+            return assemble(parts, self.count, audience=audience)
+        reserved = head_cost(head(parts), self.count)
+        # The memory block depends on the memory files, the workspace's lessons and what the
+        # parts before it cost: an ask change that leaves that cost alone reuses it.
+        key = ("memory", project.project_id, memory.position, window, today, reserved,
+               workspace.lessons_at if workspace else 0)
+        block = self._blocks.get(key) if cache else None
+        if block is None:
+            block = memory_block(
+                files,
+                self.count,
+                window=window,
+                reserved=reserved,
+                workspace_lessons=parts.workspace_lessons,
+            )
             if cache:
-                self._remember(memory_key, memory_part)
-        asks_block = runtime_block(asks, today, empty_cue=True)
-        return "\n\n".join(p for p in (memory_part, asks_block) if p)
+                if len(self._blocks) > 64:
+                    self._blocks.clear()
+                self._blocks[key] = block
+        return assemble(parts, self.count, window=window, memory=block)
 
     def _remember(self, key: tuple[object, ...], view: str) -> None:
         if len(self._views) > 256:
             self._views.clear()
+            self._zones.clear()
         self._views[key] = view

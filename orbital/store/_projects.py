@@ -10,7 +10,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from orbital.catalogue import PROJECT_STREAM
+from orbital.catalogue import PROJECT_STREAM, WORKSPACES_OWNER
 from orbital.errors import InvalidInput, UnknownProject
 from orbital.events import Actor, ProjectRegistered
 from orbital.project import Project
@@ -33,11 +33,13 @@ def _from_row(row: sa.Row[Any]) -> Project:
     return Project(row.project_id, row.root, row.timezone, registered)
 
 
+#: Only projects: the reserved owner of the workspaces' streams is never one.
+_PROJECTS = sa.select(projects).where(projects.c.project_id != WORKSPACES_OWNER)
+
+
 class ProjectReads(Transaction):
     def project(self, project: str) -> Project:
-        row = self._conn.execute(
-            sa.select(projects).where(projects.c.project_id == project)
-        ).first()
+        row = self._conn.execute(_PROJECTS.where(projects.c.project_id == project)).first()
         if row is None:
             raise UnknownProject(project)
         return _from_row(row)
@@ -52,11 +54,11 @@ class ProjectReads(Transaction):
 
     def projects(self) -> list[Project]:
         """Every registered project, by id."""
-        rows = self._conn.execute(sa.select(projects).order_by(projects.c.project_id)).all()
+        rows = self._conn.execute(_PROJECTS.order_by(projects.c.project_id)).all()
         return [_from_row(r) for r in rows]
 
     def _row_for_root(self, resolved: str) -> sa.Row[Any] | None:
-        return self._conn.execute(sa.select(projects).where(projects.c.root == resolved)).first()
+        return self._conn.execute(_PROJECTS.where(projects.c.root == resolved)).first()
 
 
 class ProjectWrites(Appends, ProjectReads):

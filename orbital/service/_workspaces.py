@@ -1,0 +1,222 @@
+"""Workspace use cases (issue 19): create, join, the workspace context, the project
+description and the workspace's lessons, each a change written as events in one write
+transaction under the store's lock; and the reads the view and the interfaces use (now or as
+of a position). The rules are in :mod:`orbital.domain.workspaces`.
+
+Scope: a project reads its own workspace's texts and nothing else; a workspace is reached
+only through a project in it, so a credential bound to a project never reads another
+workspace (the project is out of reach: 404).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from orbital.catalogue import PROJECT_STREAM, WORKSPACE_PREFIX, WORKSPACES_OWNER, workspace_stream
+from orbital.domain.mentions import Pointer, unresolved_warning
+from orbital.domain.workspaces import (
+    ProjectTexts,
+    WorkspaceState,
+    decide_context,
+    decide_create,
+    decide_description,
+    decide_join,
+    decide_lessons,
+    fold_all,
+    fold_project,
+    fold_workspace,
+    workspace_of,
+)
+from orbital.errors import InvalidInput, NoWorkspace
+from orbital.events import Actor, Event
+from orbital.events.project import ProjectWorkspaceChanged
+from orbital.grammar.text import without_nul
+from orbital.project import Project
+from orbital.store import Reader, Reducer, Writer
+
+if TYPE_CHECKING:
+    from orbital.service._service import AsOf, Orbital
+
+WORKSPACE_REDUCER = Reducer(WorkspaceState, fold_workspace)
+
+
+@dataclass(frozen=True)
+class ViewTexts:
+    """A project's texts for its view: its description, its workspace (None: in none)."""
+
+    project: ProjectTexts
+    workspace: WorkspaceState | None
+
+    def timezone(self, project: Project) -> tuple[dt.tzinfo, str]:
+        """The zone dates are given in, and its name: the workspace's, else the project's
+        (its own setting, else the machine's local zone)."""
+        name = (self.workspace.timezone if self.workspace else "") or project.timezone
+        if name:
+            return zoneinfo.ZoneInfo(name), name
+        local = project.tz()
+        return local, dt.datetime.now(local).tzname() or "local time"
+
+
+def view_texts(r: Reader, project: str, at: int | None = None) -> ViewTexts:
+    """What the view shows of the project's description and workspace, now or as of ``at``."""
+    texts = fold_project(r.read_stream(project, PROJECT_STREAM), at)
+    if not texts.workspace:
+        return ViewTexts(texts, None)
+    stream = workspace_stream(texts.workspace)
+    if at is None:
+        found = r.state(WORKSPACES_OWNER, stream)
+    else:
+        found = fold_all(r.read_stream(WORKSPACES_OWNER, stream), at)
+    return ViewTexts(texts, found)
+
+
+def check_timezone(timezone: str) -> str:
+    if timezone:
+        try:
+            zoneinfo.ZoneInfo(timezone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise InvalidInput(
+                f"unknown timezone {timezone!r}: use an IANA name such as Europe/Berlin"
+            ) from None
+    return timezone
+
+
+@dataclass(frozen=True)
+class TextRead:
+    """A text as it stands (now or as of), with its version (the position that last changed
+    it; 0: never set) and the workspace it belongs to ("" for a project description)."""
+
+    text: str
+    version: int
+    workspace: str = ""
+
+
+class Workspaces:
+    """The workspace use cases of one :class:`Orbital`."""
+
+    def __init__(self, service: Orbital) -> None:
+        self.service = service
+        self.store = service.store
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def create(self, name: str, *, timezone: str = "", actor: Actor) -> WorkspaceState:
+        """A new workspace (its name: lowercase letters, digits, hyphens)."""
+        check_timezone(timezone)
+        with self.store.writing() as w:
+            known = self._known(w)
+            events = decide_create(known, name, timezone)
+            w.append(WORKSPACES_OWNER, workspace_stream(name), events, expected_version=0, actor=actor)
+            found: WorkspaceState = w.state(WORKSPACES_OWNER, workspace_stream(name))
+        return found
+
+    def join(self, project: str, name: str, *, actor: Actor) -> bool:
+        """``project`` joins workspace ``name``; False when it was a member already."""
+        found = self.store.project(project)
+        with self.store.writing() as w:
+            events = decide_join(self._known(w), found.project_id, name)
+            self._append(w, name, events, "joined", actor, members=(found.project_id,))
+        return bool(events)
+
+    def describe(self, project: str, text: str, *, actor: Actor) -> list[str]:
+        """Set the project's description (over 2,000 characters: refused, nothing saved);
+        answers the warnings (mentions that name nothing)."""
+        found = self.store.project(project)
+        text, warned = without_nul(text, "project description")
+        with self.store.writing() as w:
+            current = fold_project(w.read_stream(found.project_id, PROJECT_STREAM))
+            events = decide_description(current, found.project_id, text)
+            if events:
+                w.append(found.project_id, PROJECT_STREAM, events, expected_version=None, actor=actor)
+        return warned + self.service.mentions.warnings(found, "project description", [text])
+
+    def set_context(self, project: str, text: str, *, actor: Actor) -> list[str]:
+        """Set the context of the workspace ``project`` is in (over 4,000 characters:
+        refused, nothing saved); answers the warnings."""
+        found = self.store.project(project)
+        text, warned = without_nul(text, "workspace context")
+        with self.store.writing() as w:
+            state = self._of(w, found.project_id)
+            self._append(w, state.name, decide_context(state, text), "context", actor, state.members)
+        return warned + self._warnings(state, "workspace context", text)
+
+    def set_lessons(
+        self, project: str, text: str, *, actor: Actor, base: int | None = None
+    ) -> tuple[int, list[str]]:
+        """Replace the lessons of ``project``'s workspace (``base``: the version read; a
+        write over lessons changed since is a conflict). Answers the new version."""
+        found = self.store.project(project)
+        text, warned = without_nul(text, "workspace lessons")
+        with self.store.writing() as w:
+            state = self._of(w, found.project_id)
+            self._append(w, state.name, decide_lessons(state, text, base), "lessons", actor, state.members)
+            after: WorkspaceState = w.state(WORKSPACES_OWNER, workspace_stream(state.name))
+        return after.lessons_at, warned + self._warnings(state, "workspace lessons", text)
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def workspaces(self) -> list[WorkspaceState]:
+        with self.store.reader() as r:
+            return sorted(self._known(r).values(), key=lambda w: w.name)
+
+    def texts(self, project: str, as_of: AsOf = None) -> ViewTexts:
+        found = self.store.project(project)
+        at = self.service.as_of(project, as_of)
+        with self.store.reader() as r:
+            return view_texts(r, found.project_id, None if at is None else at[0])
+
+    def read(self, project: str, part: str, as_of: AsOf = None) -> TextRead:
+        """``description``, ``context`` or ``lessons`` of ``project`` (the two last of its
+        workspace: none is :class:`UnknownWorkspace`), now or as of."""
+        texts = self.texts(project, as_of)
+        if part == "description":
+            return TextRead(texts.project.description, 0)
+        if texts.workspace is None:
+            raise NoWorkspace(project)
+        ws = texts.workspace
+        if part == "context":
+            return TextRead(ws.context, ws.context_at, ws.name)
+        return TextRead(ws.lessons, ws.lessons_at, ws.name)
+
+    # -- helpers --------------------------------------------------------------------------
+
+    @staticmethod
+    def _known(r: Reader) -> dict[str, WorkspaceState]:
+        states = r.states(WORKSPACES_OWNER, WORKSPACE_PREFIX)
+        return {s.name: s for s in states.values() if s is not None}
+
+    def _of(self, r: Reader, project: str) -> WorkspaceState:
+        state = workspace_of(self._known(r), project)
+        if state is None:
+            raise NoWorkspace(project)
+        return state
+
+    @staticmethod
+    def _append(
+        w: Writer,
+        name: str,
+        events: Sequence[Event],
+        part: str,
+        actor: Actor,
+        members: Sequence[str],
+    ) -> None:
+        """The workspace's events, and a notice on each member's stream (its head moves)."""
+        if not events:
+            return
+        w.append(WORKSPACES_OWNER, workspace_stream(name), events, expected_version=None, actor=actor)
+        notice = [ProjectWorkspaceChanged(workspace=name, part=part)]
+        for member in members:
+            w.append(member, PROJECT_STREAM, notice, expected_version=None, actor=actor)
+
+    def _warnings(self, state: WorkspaceState, where: str, text: str) -> list[str]:
+        """A workspace text's mentions that name nothing in any of its projects."""
+        missing: list[Pointer] | None = None
+        for member in state.members:
+            here = self.service.mentions.unresolved(self.store.project(member), [text])
+            missing = here if missing is None else [p for p in missing if p in here]
+        return unresolved_warning(where, missing or [])
+
