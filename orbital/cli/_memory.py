@@ -355,8 +355,8 @@ def show(
         text, version = service.read_versioned(project.project_id, file)
     else:
         text = service.read_file(project.project_id, file, as_of=parse_as_of(as_of))
-    found = {"name": name.name, "content": text, "version": version}
-    sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
+    shown = {"name": name.name, "content": text, "version": version}
+    sys.stdout.buffer.write(msgspec.json.encode(shown) + b"\n")
 
 
 @cli.command("session-end")

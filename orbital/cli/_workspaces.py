@@ -43,7 +43,9 @@ def workspace() -> None:
 
 @workspace.command("create")
 @click.argument("name")
-@click.option("--timezone", default="", help="IANA zone for the view's dates (default: each project's).")
+@click.option(
+    "--timezone", default="", help="IANA zone for the view's dates (default: each project's)."
+)
 @click.pass_context
 @reports_errors
 def create(ctx: click.Context, name: str, timezone: str) -> None:
@@ -52,7 +54,7 @@ def create(ctx: click.Context, name: str, timezone: str) -> None:
     from orbital.events import Actor
 
     created = service_of(ctx).workspaces.create(name, timezone=timezone, actor=Actor.AGENT)
-    click.echo(f"workspace {created.name} ({created.timezone or 'each project’s time zone'})")
+    click.echo(f"workspace {created.name} ({created.timezone or 'the time zone of each project'})")
 
 
 @workspace.command("list")

@@ -9,7 +9,7 @@ the view is written.
 6. the memory block, last, so that data arrives after instructions: the memory files, then
    the workspace's lessons.
 
-A sub-agent gets the narrowed brief in the same order without the memory block: 1–3, the line
+A sub-agent gets the narrowed brief in the same order without the memory block: 1 to 3, the line
 naming what the person dropped, and the pointers. Every part counts in the token budget: the
 parts before the memory block are counted first and the memory block is scaled to what is left
 of the window's share (:func:`orbital.domain.views.memory_block`).

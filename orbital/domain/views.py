@@ -248,7 +248,9 @@ def memory_block(
             parts.append(f"[{MEMORY_FILES[key]}]\n{view}")
     if extra:
         hard = budgets[WORKSPACE_LESSONS].hard
-        parts.append(f"[{WORKSPACE_LESSONS}]\n{workspace_lessons_view(workspace_lessons, hard, count)}")
+        parts.append(
+            f"[{WORKSPACE_LESSONS}]\n{workspace_lessons_view(workspace_lessons, hard, count)}"
+        )
     return parts
 
 

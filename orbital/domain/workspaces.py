@@ -106,9 +106,7 @@ def valid_name(name: str) -> str:
     return name
 
 
-def decide_create(
-    known: Mapping[str, WorkspaceState], name: str, timezone: str
-) -> list[Event]:
+def decide_create(known: Mapping[str, WorkspaceState], name: str, timezone: str) -> list[Event]:
     """A new workspace; one that exists already is refused."""
     valid_name(name)
     if name in known:
@@ -121,9 +119,7 @@ def workspace_of(known: Mapping[str, WorkspaceState], project: str) -> Workspace
     return next((w for w in known.values() if project in w.members), None)
 
 
-def decide_join(
-    known: Mapping[str, WorkspaceState], project: str, name: str
-) -> list[Event]:
+def decide_join(known: Mapping[str, WorkspaceState], project: str, name: str) -> list[Event]:
     """``project`` joins workspace ``name``; nothing when it is a member already; refused
     while it belongs to another (a project belongs to at most one)."""
     target = known.get(name)

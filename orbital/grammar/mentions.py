@@ -60,7 +60,9 @@ def parse_mention(ref: str) -> Mention:
     kind, dot, ident = ref[1:].partition(".")
     file = MENTION_KINDS.get(kind.lower())
     if file is None or not dot or not ident.strip():
-        kinds = ", ".join(f"@{k}.<{'path' if v == PATH else 'id'}>" for k, v in MENTION_KINDS.items())
+        kinds = ", ".join(
+            f"@{k}.<{'path' if v == PATH else 'id'}>" for k, v in MENTION_KINDS.items()
+        )
         raise InvalidInput(f"{ref!r} is not a mention; use {kinds}, or a bare id")
     return Mention(ident.strip(), file)
 

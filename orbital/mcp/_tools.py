@@ -19,12 +19,11 @@ from orbital.catalogue import MEMORY_FILES
 from orbital.clock import parse_as_of
 from orbital.domain.asks import Ask, agent_note
 from orbital.domain.history import summarize
-from orbital.domain.mentions import parse_mention, resolve_mention
 from orbital.domain.workbench import EntryRow
 from orbital.errors import OrbitalError, error_line
 from orbital.events import Actor, RecordedEvent, event_type
 from orbital.mcp._caller import caller
-from orbital.service import HistoryQuery, Orbital, WriteOutcome
+from orbital.service import HistoryQuery, MentionedFile, Orbital, WriteOutcome
 
 #: How much of an entry's or ask's history ``memory_get`` returns (the latest events).
 RECENT = 10
@@ -122,7 +121,7 @@ def _entry(row: EntryRow) -> dict[str, Any]:
 
 
 def register_tools(server: MCPServer, service: Orbital) -> None:
-    """Add the nine tools to ``server``; each acts as the agent on the caller's project."""
+    """Add the eleven tools to ``server``; each acts as the agent on the caller's project."""
 
     @server.tool(
         annotations=_READ,
@@ -203,28 +202,62 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
 
     @server.tool(
         annotations=_READ,
-        description="One memory entry or ask by id, or by a mention: @decision.<id>, "
-        "@lesson.<id>, @ask.<id>. Answers its text, its state (an entry also its trust: held, "
-        "disputed with the person's reason, superseded by newer entries, or retracted) and "
-        "its latest events.",
+        description="What an id or a mention points at: @decision.<id>, @lesson.<id>, "
+        "@state.<id>, @ask.<id> (its text, its state: an entry also its trust, held, disputed "
+        "with the person's reason, superseded by newer entries, or retracted; and its latest "
+        "events), or @file.<path> (the content of that file of the project). The view shows "
+        "mentions as pointers only: fetch one here when you need it.",
     )
     def memory_get(
         ref: Annotated[
-            str, Field(description="An id, or @decision.<id> / @lesson.<id> / @ask.<id>.")
+            str,
+            Field(
+                description="An id, or @decision.<id> / @lesson.<id> / @state.<id> / "
+                "@ask.<id> / @file.<path>."
+            ),
         ],
     ) -> CallToolResult:
         def work() -> CallToolResult:
             project = caller().project
-            mention = parse_mention(ref)
-            entries = [] if mention.file == "asks" else service.memory_entries(project)
-            asks = {a.id: a for a in service.asks(project, "all")}
-            found = resolve_mention(mention, entries, asks)
+            found = service.mentions.resolve(project, ref)
+            if isinstance(found, MentionedFile):
+                return _data({"kind": "file", "path": found.path, "content": found.content})
             if isinstance(found, EntryRow):
                 return _data(_entry(found))
             events = list(service.history(project, HistoryQuery(ask=found.id)))
             fields = msgspec.to_builtins(found)
             fields.update(kind="ask", history=_timeline(events[-RECENT:]))
             return _data(fields)
+
+        return _answer(work)
+
+    @server.tool(
+        annotations=_READ,
+        description="The lessons of this project's workspace, kept once for every project in "
+        "it (LESSONS.md's format), with their version: pass it to workspace_lessons_write.",
+    )
+    def workspace_lessons() -> CallToolResult:
+        def work() -> CallToolResult:
+            read = service.workspaces.read(caller().project, "lessons")
+            return _data({"text": read.text, "version": read.version, "workspace": read.workspace})
+
+        return _answer(work)
+
+    @server.tool(
+        annotations=_WRITE,
+        description="Replace the workspace's lessons with your full text: a lesson learnt "
+        "here that holds for every project of the workspace. Give the version you read; a "
+        "write over lessons changed since is refused (read them again).",
+    )
+    def workspace_lessons_write(
+        text: Annotated[str, Field(description="The whole lessons text.")],
+        version: Annotated[int | None, Field(description="The version you read.")] = None,
+    ) -> CallToolResult:
+        def work() -> CallToolResult:
+            saved, warnings = service.workspaces.set_lessons(
+                caller().project, text, actor=Actor.AGENT, base=version
+            )
+            return _data({"version": saved, "warnings": warnings})
 
         return _answer(work)
 

@@ -21,8 +21,8 @@ from orbital.domain.backstop import plan_backstop
 from orbital.domain.beliefs import view_state
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
-from orbital.domain.removals import check_removals
 from orbital.domain.mentions import Pointer, pointers_block
+from orbital.domain.removals import check_removals
 from orbital.domain.view_order import ViewParts, assemble, head, head_cost
 from orbital.domain.views import memory_block
 from orbital.errors import StaleWrite
@@ -234,8 +234,15 @@ class MemoryService:
         reserved = head_cost(head(parts), self.count)
         # The memory block depends on the memory files, the workspace's lessons and what the
         # parts before it cost: an ask change that leaves that cost alone reuses it.
-        key = ("memory", project.project_id, memory.position, window, today, reserved,
-               workspace.lessons_at if workspace else 0)
+        key = (
+            "memory",
+            project.project_id,
+            memory.position,
+            window,
+            today,
+            reserved,
+            workspace.lessons_at if workspace else 0,
+        )
         block = self._blocks.get(key) if cache else None
         if block is None:
             block = memory_block(

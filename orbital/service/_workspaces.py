@@ -110,7 +110,9 @@ class Workspaces:
         with self.store.writing() as w:
             known = self._known(w)
             events = decide_create(known, name, timezone)
-            w.append(WORKSPACES_OWNER, workspace_stream(name), events, expected_version=0, actor=actor)
+            w.append(
+                WORKSPACES_OWNER, workspace_stream(name), events, expected_version=0, actor=actor
+            )
             found: WorkspaceState = w.state(WORKSPACES_OWNER, workspace_stream(name))
         return found
 
@@ -131,7 +133,9 @@ class Workspaces:
             current = fold_project(w.read_stream(found.project_id, PROJECT_STREAM))
             events = decide_description(current, found.project_id, text)
             if events:
-                w.append(found.project_id, PROJECT_STREAM, events, expected_version=None, actor=actor)
+                w.append(
+                    found.project_id, PROJECT_STREAM, events, expected_version=None, actor=actor
+                )
         return warned + self.service.mentions.warnings(found, "project description", [text])
 
     def set_context(self, project: str, text: str, *, actor: Actor) -> list[str]:
@@ -141,7 +145,9 @@ class Workspaces:
         text, warned = without_nul(text, "workspace context")
         with self.store.writing() as w:
             state = self._of(w, found.project_id)
-            self._append(w, state.name, decide_context(state, text), "context", actor, state.members)
+            self._append(
+                w, state.name, decide_context(state, text), "context", actor, state.members
+            )
         return warned + self._warnings(state, "workspace context", text)
 
     def set_lessons(
@@ -153,7 +159,9 @@ class Workspaces:
         text, warned = without_nul(text, "workspace lessons")
         with self.store.writing() as w:
             state = self._of(w, found.project_id)
-            self._append(w, state.name, decide_lessons(state, text, base), "lessons", actor, state.members)
+            self._append(
+                w, state.name, decide_lessons(state, text, base), "lessons", actor, state.members
+            )
             after: WorkspaceState = w.state(WORKSPACES_OWNER, workspace_stream(state.name))
         return after.lessons_at, warned + self._warnings(state, "workspace lessons", text)
 
@@ -207,7 +215,9 @@ class Workspaces:
         """The workspace's events, and a notice on each member's stream (its head moves)."""
         if not events:
             return
-        w.append(WORKSPACES_OWNER, workspace_stream(name), events, expected_version=None, actor=actor)
+        w.append(
+            WORKSPACES_OWNER, workspace_stream(name), events, expected_version=None, actor=actor
+        )
         notice = [ProjectWorkspaceChanged(workspace=name, part=part)]
         for member in members:
             w.append(member, PROJECT_STREAM, notice, expected_version=None, actor=actor)
@@ -219,4 +229,3 @@ class Workspaces:
             here = self.service.mentions.unresolved(self.store.project(member), [text])
             missing = here if missing is None else [p for p in missing if p in here]
         return unresolved_warning(where, missing or [])
-
