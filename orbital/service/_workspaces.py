@@ -34,6 +34,7 @@ from orbital.domain.workspaces import (
 from orbital.errors import InvalidInput, NoWorkspace
 from orbital.events import Actor, Event
 from orbital.events.project import ProjectWorkspaceChanged
+from orbital.files import check_size
 from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.store import Reader, Reducer, Writer
@@ -156,6 +157,7 @@ class Workspaces:
         """Replace the lessons of ``project``'s workspace (``base``: the version read; a
         write over lessons changed since is a conflict). Answers the new version."""
         found = self.store.project(project)
+        check_size(text.encode("utf-8", errors="replace"))
         text, warned = without_nul(text, "workspace lessons")
         with self.store.writing() as w:
             state = self._of(w, found.project_id)
