@@ -32,7 +32,7 @@ def test_texts_over_their_limit_exit_non_zero_and_save_nothing(
         done = run.invoke(cli, ["describe", "--project", project, *args], input=text, obj={})
         return done.exit_code, done.stdout, done.stderr
 
-    assert describe(text="w" * 4000, *["--workspace"])[0] == 0
+    assert describe("--workspace", text="w" * 4000)[0] == 0
     assert describe(text="d" * 2000)[0] == 0
     code, _, err = describe("--workspace", text="w" * 4001)
     assert (code, err) == (

@@ -92,11 +92,9 @@ def lessons(
         _print(service.workspaces.read(project.project_id, "lessons", parse_as_of(as_of)), as_json)
         return
     actor = caller_actor(ctx, service, project.project_id)
-    version, warnings = service.workspaces.set_lessons(
-        project.project_id, text, actor=actor, base=base
-    )
-    _warn(warnings)
-    click.echo(f"workspace lessons saved (version {version})")
+    saved = service.workspaces.set_lessons(project.project_id, text, actor=actor, base=base)
+    _warn(saved.warnings)
+    click.echo(f"workspace lessons saved (version {saved.version})")
 
 
 @cli.command()
@@ -127,9 +125,9 @@ def describe(
     actor = caller_actor(ctx, service, project.project_id)
     pid = project.project_id
     if of_workspace:
-        _warn(service.workspaces.set_context(pid, text, actor=actor))
+        _warn(service.workspaces.set_context(pid, text, actor=actor).warnings)
     else:
-        _warn(service.workspaces.describe(pid, text, actor=actor))
+        _warn(service.workspaces.describe(pid, text, actor=actor).warnings)
     click.echo(f"{'workspace context' if of_workspace else 'project description'} saved")
 
 

@@ -113,7 +113,8 @@ def set_description(
     target: NamedDependency[Project],
     data: JSONBody[DescriptionBody],
 ) -> Saved:
-    return Saved(service.workspaces.describe(target.project_id, data.text, actor=caller.actor))
+    saved = service.workspaces.describe(target.project_id, data.text, actor=caller.actor)
+    return Saved(saved.warnings)
 
 
 @put(
@@ -130,7 +131,8 @@ def set_context(
     target: NamedDependency[Project],
     data: JSONBody[ContextBody],
 ) -> Saved:
-    return Saved(service.workspaces.set_context(target.project_id, data.text, actor=caller.actor))
+    saved = service.workspaces.set_context(target.project_id, data.text, actor=caller.actor)
+    return Saved(saved.warnings)
 
 
 @put(
@@ -147,10 +149,10 @@ def set_lessons(
     target: NamedDependency[Project],
     data: JSONBody[LessonsBody],
 ) -> Saved:
-    version, warnings = service.workspaces.set_lessons(
+    saved = service.workspaces.set_lessons(
         target.project_id, data.text, actor=caller.actor, base=data.version
     )
-    return Saved(warnings, version)
+    return Saved(saved.warnings, saved.version)
 
 
 def person_text_routes() -> list[HTTPRouteHandler]:

@@ -254,10 +254,10 @@ def register_tools(server: MCPServer, service: Orbital) -> None:
         version: Annotated[int | None, Field(description="The version you read.")] = None,
     ) -> CallToolResult:
         def work() -> CallToolResult:
-            saved, warnings = service.workspaces.set_lessons(
+            saved = service.workspaces.set_lessons(
                 caller().project, text, actor=Actor.AGENT, base=version
             )
-            return _data({"version": saved, "warnings": warnings})
+            return _data({"version": saved.version, "warnings": saved.warnings})
 
         return _answer(work)
 

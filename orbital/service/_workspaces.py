@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from orbital.catalogue import PROJECT_STREAM, WORKSPACE_PREFIX, WORKSPACES_OWNER, workspace_stream
+from orbital.domain.history import summarize
 from orbital.domain.mentions import Pointer, unresolved_warning
 from orbital.domain.workspaces import (
     ProjectTexts,
@@ -32,11 +33,12 @@ from orbital.domain.workspaces import (
     workspace_of,
 )
 from orbital.errors import InvalidInput, NoWorkspace
-from orbital.events import Actor, Event
+from orbital.events import Actor, Event, event_type
 from orbital.events.project import ProjectWorkspaceChanged
 from orbital.files import check_size
 from orbital.grammar.text import without_nul
 from orbital.project import Project
+from orbital.service._context import EventSummary, WriteOutcome
 from orbital.store import Reader, Reducer, Writer
 
 if TYPE_CHECKING:
@@ -108,13 +110,11 @@ class Workspaces:
     def create(self, name: str, *, timezone: str = "", actor: Actor) -> WorkspaceState:
         """A new workspace (its name: lowercase letters, digits, hyphens)."""
         check_timezone(timezone)
+        stream = workspace_stream(name)
         with self.store.writing() as w:
-            known = self._known(w)
-            events = decide_create(known, name, timezone)
-            w.append(
-                WORKSPACES_OWNER, workspace_stream(name), events, expected_version=0, actor=actor
-            )
-            found: WorkspaceState = w.state(WORKSPACES_OWNER, workspace_stream(name))
+            events = decide_create(self._known(w), name, timezone)
+            w.append(WORKSPACES_OWNER, stream, events, expected_version=0, actor=actor)
+            found: WorkspaceState = w.state(WORKSPACES_OWNER, stream)
         return found
 
     def join(self, project: str, name: str, *, actor: Actor) -> bool:
@@ -125,47 +125,45 @@ class Workspaces:
             self._append(w, name, events, "joined", actor, members=(found.project_id,))
         return bool(events)
 
-    def describe(self, project: str, text: str, *, actor: Actor) -> list[str]:
+    def describe(self, project: str, text: str, *, actor: Actor) -> WriteOutcome:
         """Set the project's description (over 2,000 characters: refused, nothing saved);
-        answers the warnings (mentions that name nothing)."""
+        the outcome warns about mentions that name nothing."""
         found = self.store.project(project)
         text, warned = without_nul(text, "project description")
         with self.store.writing() as w:
             current = fold_project(w.read_stream(found.project_id, PROJECT_STREAM))
             events = decide_description(current, found.project_id, text)
-            if events:
-                w.append(
-                    found.project_id, PROJECT_STREAM, events, expected_version=None, actor=actor
-                )
-        return warned + self.service.mentions.warnings(found, "project description", [text])
+            done = _appended(w, found.project_id, PROJECT_STREAM, events, actor)
+        warned += self.service.mentions.warnings(found, "project description", [text])
+        return WriteOutcome(text.strip(), warned, done)
 
-    def set_context(self, project: str, text: str, *, actor: Actor) -> list[str]:
+    def set_context(self, project: str, text: str, *, actor: Actor) -> WriteOutcome:
         """Set the context of the workspace ``project`` is in (over 4,000 characters:
-        refused, nothing saved); answers the warnings."""
+        refused, nothing saved)."""
         found = self.store.project(project)
         text, warned = without_nul(text, "workspace context")
         with self.store.writing() as w:
             state = self._of(w, found.project_id)
-            self._append(
-                w, state.name, decide_context(state, text), "context", actor, state.members
-            )
-        return warned + self._warnings(state, "workspace context", text)
+            events = decide_context(state, text)
+            done = self._append(w, state.name, events, "context", actor, state.members)
+        warned += self._warnings(state, "workspace context", text)
+        return WriteOutcome(text.strip(), warned, done)
 
     def set_lessons(
         self, project: str, text: str, *, actor: Actor, base: int | None = None
-    ) -> tuple[int, list[str]]:
+    ) -> WriteOutcome:
         """Replace the lessons of ``project``'s workspace (``base``: the version read; a
-        write over lessons changed since is a conflict). Answers the new version."""
+        write over lessons changed since is a conflict); the outcome's version is theirs."""
         found = self.store.project(project)
         check_size(text.encode("utf-8", errors="replace"))
         text, warned = without_nul(text, "workspace lessons")
         with self.store.writing() as w:
             state = self._of(w, found.project_id)
-            self._append(
-                w, state.name, decide_lessons(state, text, base), "lessons", actor, state.members
-            )
+            events = decide_lessons(state, text, base)
+            done = self._append(w, state.name, events, "lessons", actor, state.members)
             after: WorkspaceState = w.state(WORKSPACES_OWNER, workspace_stream(state.name))
-        return after.lessons_at, warned + self._warnings(state, "workspace lessons", text)
+        warned += self._warnings(state, "workspace lessons", text)
+        return WriteOutcome(after.lessons, warned, done, after.lessons_at)
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -213,16 +211,14 @@ class Workspaces:
         part: str,
         actor: Actor,
         members: Sequence[str],
-    ) -> None:
+    ) -> list[EventSummary]:
         """The workspace's events, and a notice on each member's stream (its head moves)."""
-        if not events:
-            return
-        w.append(
-            WORKSPACES_OWNER, workspace_stream(name), events, expected_version=None, actor=actor
-        )
-        notice = [ProjectWorkspaceChanged(workspace=name, part=part)]
-        for member in members:
-            w.append(member, PROJECT_STREAM, notice, expected_version=None, actor=actor)
+        done = _appended(w, WORKSPACES_OWNER, workspace_stream(name), events, actor)
+        if done:
+            notice = [ProjectWorkspaceChanged(workspace=name, part=part)]
+            for member in members:
+                done += _appended(w, member, PROJECT_STREAM, notice, actor)
+        return done
 
     def _warnings(self, state: WorkspaceState, where: str, text: str) -> list[str]:
         """A workspace text's mentions that name nothing in any of its projects."""
@@ -231,3 +227,16 @@ class Workspaces:
             here = self.service.mentions.unresolved(self.store.project(member), [text])
             missing = here if missing is None else [p for p in missing if p in here]
         return unresolved_warning(where, missing or [])
+
+
+def _appended(
+    w: Writer, owner: str, stream: str, events: Sequence[Event], actor: Actor
+) -> list[EventSummary]:
+    """Append ``events`` (if any) and report them as every write does."""
+    if not events:
+        return []
+    result = w.append(owner, stream, events, expected_version=None, actor=actor)
+    return [
+        EventSummary(position, stream, event_type(type(event)), summarize(event))
+        for position, event in zip(result.positions, events, strict=True)
+    ]

@@ -87,7 +87,7 @@ def test_a_mention_in_an_ask_or_a_description_is_flagged_when_written(env: Env) 
         "a file outside the project): kept as written, shown as not found"
     ]
     warned = env.orbital.workspaces.describe(env.project, "See @state.zzz.", actor=Actor.USER)
-    assert warned == [
+    assert warned.warnings == [
         "project description: @state.zzz names nothing in this project (an id that does not "
         "exist, or a file outside the project): kept as written, shown as not found"
     ]

@@ -47,8 +47,8 @@ def test_limits_are_counted_exactly_and_over_them_nothing_is_saved(
 
     def save(text: str) -> list[str]:
         if part == "context":
-            return ws.set_context(env.project, text, actor=USER)
-        return ws.describe(env.project, text, actor=USER)
+            return ws.set_context(env.project, text, actor=USER).warnings
+        return ws.describe(env.project, text, actor=USER).warnings
 
     # Markup and a mention marker count like any character: the text is what the agent reads.
     at_limit = "**Who:** " + "x" * (limit - 9 - 16) + " @lesson.nothing"
@@ -121,7 +121,10 @@ def test_workspace_lessons_reach_each_project_of_their_workspace_only(env: Env) 
     ws.join(sibling, "acme", actor=USER)
     ws.create("globex", actor=USER)
     ws.join(stranger, "globex", actor=USER)
-    version, _ = ws.set_lessons(env.project, "## 1. ACME lesson\nShip on Tuesdays.", actor=USER)
+    version = ws.set_lessons(
+        env.project, "## 1. ACME lesson\nShip on Tuesdays.", actor=USER
+    ).version
+    assert version is not None
     ws.set_lessons(stranger, "## 1. Globex lesson\nNever on Fridays.", actor=USER)
     assert "[WORKSPACE_LESSONS]\n## 1. ACME lesson" in env.orbital.context_view(sibling)
     assert "ACME" not in env.orbital.context_view(stranger)
@@ -130,7 +133,13 @@ def test_workspace_lessons_reach_each_project_of_their_workspace_only(env: Env) 
     # A writer over lessons changed since the version it read is refused.
     with pytest.raises(VersionConflict):
         ws.set_lessons(sibling, "## 1. Stale", actor=Actor.AGENT, base=version - 1)
-    assert ws.set_lessons(sibling, "## 1. Fresh", actor=Actor.AGENT, base=version)[0] > version
+    fresh = ws.set_lessons(sibling, "## 1. Fresh", actor=Actor.AGENT, base=version)
+    assert fresh.version is not None and fresh.version > version
+    assert [e.type for e in fresh.events] == [
+        "workspace.lessons_set",
+        "project.workspace_changed",
+        "project.workspace_changed",
+    ]
 
 
 def test_the_view_shows_every_part_in_order_within_the_window_budget(
