@@ -91,6 +91,12 @@ def fold_project(events: Iterable[RecordedEvent], until: int | None = None) -> P
     return ProjectTexts(description, workspace)
 
 
+def normal_text(text: str) -> str:
+    """A text as it is kept and shown: LF line ends (a browser's form sends CRLF), no blank
+    surroundings. Limits count this text."""
+    return text.replace("\r\n", "\n").strip()
+
+
 def check_limit(what: str, text: str, limit: int) -> None:
     """Refuse ``text`` over ``limit`` characters, saying how many to cut. The count is of
     the text as the agent receives it: every character, markup and mention markers too."""
@@ -137,14 +143,13 @@ def decide_join(known: Mapping[str, WorkspaceState], project: str, name: str) ->
 
 
 def decide_context(state: WorkspaceState, text: str) -> list[Event]:
-    """The workspace context, its blank surroundings left out (the view shows it so)."""
-    text = text.strip()
+    text = normal_text(text)
     check_limit(f"the workspace context of {state.name!r}", text, WORKSPACE_CONTEXT_LIMIT)
     return [] if text == state.context else [WorkspaceContextSet(text=text)]
 
 
 def decide_description(current: ProjectTexts, project: str, text: str) -> list[Event]:
-    text = text.strip()
+    text = normal_text(text)
     check_limit(f"the description of project {project!r}", text, DESCRIPTION_LIMIT)
     return [] if text == current.description else [ProjectDescribed(text=text)]
 
@@ -152,7 +157,7 @@ def decide_description(current: ProjectTexts, project: str, text: str) -> list[E
 def decide_lessons(state: WorkspaceState, text: str, base: int | None) -> list[Event]:
     """The workspace's lessons replaced by ``text``; ``base`` (the version read) refuses a
     write over lessons changed since, which it would otherwise undo unseen."""
-    text = text.strip()
+    text = normal_text(text)
     if base is not None and base != state.lessons_at:
         raise VersionConflict(f"workspace:{state.name} lessons", base, state.lessons_at)
     return [] if text == state.lessons else [WorkspaceLessonsSet(text=text)]

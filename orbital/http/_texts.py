@@ -5,6 +5,7 @@ through the project, so a token never reads a workspace none of its projects is 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated
 
 import msgspec
@@ -14,8 +15,10 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.params import JSONBody
 
 from orbital.catalogue import DESCRIPTION_LIMIT, WORKSPACE_CONTEXT_LIMIT
+from orbital.errors import InvalidInput
+from orbital.events import Actor
 from orbital.http._problems import AUTHED, WRITES, documented
-from orbital.service import Credential, Orbital, Project
+from orbital.service import Credential, Orbital, Project, WriteOutcome
 
 #: The limits are documented, and checked by the service so that a text over one is answered
 #: with how many characters to cut.
@@ -153,6 +156,18 @@ def set_lessons(
         target.project_id, data.text, actor=caller.actor, base=data.version
     )
     return Saved(saved.warnings, saved.version)
+
+
+def save_text(
+    service: Orbital, project: str, item: str, form: Mapping[str, str], actor: Actor
+) -> WriteOutcome:
+    """The Workbench page's form: ``description`` or (workspace) ``context``, as the person."""
+    text = form.get("text", "")
+    if item == "description":
+        return service.workspaces.describe(project, text, actor=actor)
+    if item == "context":
+        return service.workspaces.set_context(project, text, actor=actor)
+    raise InvalidInput(f"the page writes a description or a context, not {item!r}")
 
 
 def person_text_routes() -> list[HTTPRouteHandler]:

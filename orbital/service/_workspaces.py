@@ -30,6 +30,7 @@ from orbital.domain.workspaces import (
     fold_all,
     fold_project,
     fold_workspace,
+    normal_text,
     workspace_of,
 )
 from orbital.errors import InvalidInput, NoWorkspace
@@ -135,7 +136,7 @@ class Workspaces:
             events = decide_description(current, found.project_id, text)
             done = _appended(w, found.project_id, PROJECT_STREAM, events, actor)
         warned += self.service.mentions.warnings(found, "project description", [text])
-        return WriteOutcome(text.strip(), warned, done)
+        return WriteOutcome(normal_text(text), warned, done)
 
     def set_context(self, project: str, text: str, *, actor: Actor) -> WriteOutcome:
         """Set the context of the workspace ``project`` is in (over 4,000 characters:
@@ -147,7 +148,7 @@ class Workspaces:
             events = decide_context(state, text)
             done = self._append(w, state.name, events, "context", actor, state.members)
         warned += self._warnings(state, "workspace context", text)
-        return WriteOutcome(text.strip(), warned, done)
+        return WriteOutcome(normal_text(text), warned, done)
 
     def set_lessons(
         self, project: str, text: str, *, actor: Actor, base: int | None = None
