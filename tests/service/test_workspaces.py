@@ -89,6 +89,13 @@ def test_each_text_reads_as_of_a_past_position(env: Env) -> None:
     then = env.orbital.context_view(pid, as_of=first)
     assert "First context." in then and "First description." in then
     assert "First lesson" in then and "Second" not in then
+    # A session that looked at `first` is told, in one line each, what changed since.
+    lines, _ = env.orbital.agents.changes(env.orbital.project_by_id(pid), first, None)
+    assert [line.split(": ", 1)[1] for line in lines] == [
+        "the project description changed: Second description.",
+        "workspace acme's context changed (`orbital describe --workspace --show`)",
+        "workspace acme's lessons changed (`orbital workspace lessons --show`)",
+    ]
     assert ws.read(pid, "description", 1).text == ""
     with pytest.raises(NoWorkspace):
         ws.read(pid, "context", 1)
