@@ -29,6 +29,7 @@ from orbital.errors import StaleWrite
 from orbital.events import Actor
 from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
+from orbital.grammar.mentions import find_mentions
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
@@ -38,6 +39,9 @@ from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
 from orbital.service._workspaces import ViewTexts, view_texts
+
+#: Where :meth:`MemoryService._rendered` keeps the mentions of the memory files (not a key).
+_MENTIONS = "mentions"
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,7 @@ class MemoryService:
     _views: dict[tuple[object, ...], str] = field(default_factory=dict)
     _blocks: dict[tuple[object, ...], list[str]] = field(default_factory=dict)
     _zones: dict[tuple[str, int], dt.tzinfo] = field(default_factory=dict)
+    _texts: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict)
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -208,11 +213,7 @@ class MemoryService:
         zone, zone_name = texts.timezone(project)
         today = now.astimezone(zone).date()
         workspace = texts.workspace
-        files = (
-            {}
-            if audience == "subagent"
-            else {k: render_file(view_state(memory.files[k])) for k in MEMORY_KEYS}
-        )
+        files = {} if audience == "subagent" else self._rendered(project.project_id, memory, cache)
         parts = ViewParts(
             today=today,
             timezone=zone_name,
@@ -226,12 +227,14 @@ class MemoryService:
         )
         mentioned = [parts.workspace_context, parts.description]
         if audience != "subagent":
-            mentioned += [parts.asks_block, *files.values(), parts.workspace_lessons]
+            memory_mentions = files.get(_MENTIONS, "")
+            mentioned += [parts.asks_block, memory_mentions, parts.workspace_lessons]
         found = self.pointers(project, mentioned, memory.files, asks)
         parts = replace(parts, pointers_block=pointers_block(found))
         if audience == "subagent":
             return assemble(parts, self.count, audience=audience)
-        reserved = head_cost(head(parts), self.count)
+        # Without a window the budgets are the floors: what the parts before cost changes none.
+        reserved = head_cost(head(parts), self.count) if window is not None else 0.0
         # The memory block depends on the memory files, the workspace's lessons and what the
         # parts before it cost: an ask change that leaves that cost alone reuses it.
         key = (
@@ -257,6 +260,21 @@ class MemoryService:
                     self._blocks.clear()
                 self._blocks[key] = block
         return assemble(parts, self.count, window=window, memory=block)
+
+    def _rendered(self, pid: str, memory: Memory, cache: bool) -> dict[str, str]:
+        """The memory files as the view shows them, and (under :data:`_MENTIONS`) the
+        mentions they hold: kept per memory position, so an ask change renders nothing."""
+        key = (pid, memory.position)
+        found = self._texts.get(key) if cache else None
+        if found is None:
+            found = {k: render_file(view_state(memory.files[k])) for k in MEMORY_KEYS}
+            texts = "\n".join(found.values())
+            found[_MENTIONS] = " ".join(m.text for m in find_mentions(texts))
+            if cache:
+                if len(self._texts) > 16:
+                    self._texts.clear()
+                self._texts[key] = found
+        return found
 
     def _remember(self, key: tuple[object, ...], view: str) -> None:
         if len(self._views) > 256:
