@@ -55,13 +55,15 @@ from orbital.domain.asks import fold as fold_asks
 from orbital.domain.asks import random_minter
 from orbital.domain.asks_view import runtime_block
 from orbital.domain.entries import fold_file
-from orbital.domain.views import assemble_view
+from orbital.domain.view_order import ViewParts, assemble
+from orbital.domain.workspaces import ProjectTexts
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.grammar.asks_md import render_file as render_asks
 from orbital.grammar.render import render_file
 from orbital.service import HistoryQuery, Orbital, Revision
 from orbital.service._memory_state import MEMORY_KEYS
+from orbital.service._workspaces import ViewTexts
 from orbital.tokens import CachedCounter
 
 START = dt.datetime(2025, 1, 6, 8, 0, tzinfo=dt.UTC)
@@ -284,9 +286,9 @@ def naive_view(orb: Orbital, pid: str, position: int, today: dt.date, count: Cac
     events = [e.event for e in recorded]
     texts = {key: render_file(fold_file(key, events)) for key in MEMORY_KEYS}
     asks = fold_asks((e.position, e.event) for e in recorded if e.stream.startswith(ASK_PREFIX))
-    memory_part = assemble_view(texts, today, count, window=None)
     block = runtime_block(asks, today, empty_cue=True)
-    return "\n\n".join(p for p in (memory_part, block) if p)
+    zone = ViewTexts(ProjectTexts(), None).timezone(orb.project_by_id(pid))[1]
+    return assemble(ViewParts(today, zone, asks_block=block, files=texts), count)
 
 
 def naive_history(orb: Orbital, pid: str, entry_id: str) -> list[RecordedEvent]:

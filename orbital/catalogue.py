@@ -74,6 +74,15 @@ DISPLAY: dict[str, str] = {spec.key: spec.display for spec in CATALOGUE}
 #: Injection order of the budgeted (Layer-1) files.
 LAYER1_KEYS: tuple[str, ...] = tuple(spec.key for spec in CATALOGUE if spec.key in FILE_BUDGETS)
 
+#: Characters a workspace context and a project description may hold (Orbi's limits), counted
+#: on the text the agent receives: markup and mention markers included.
+WORKSPACE_CONTEXT_LIMIT = 4000
+DESCRIPTION_LIMIT = 2000
+#: The view's budget (tokens) of a workspace's lessons, beside the memory files' own.
+WORKSPACE_LESSONS_BUDGET = Budget(3000, 3000)
+#: How the view names a workspace's lessons (they are kept in the store, not in a file).
+WORKSPACE_LESSONS = "WORKSPACE_LESSONS"
+
 # -- streams ------------------------------------------------------------------------------
 #: ``project.registered``.
 PROJECT_STREAM = "project"
@@ -85,6 +94,11 @@ ASK_PREFIX = "ask:"
 ENTRY_PREFIX = "entry:"
 FILE_PREFIX = "file:"
 MIGRATION_PREFIX = "migration:"
+#: The store's owner of every workspace's stream (``workspace:<name>``): a reserved row of the
+#: projects registry (migration 0007) that is never listed nor read as a project. A slug of a
+#: project's id is ``[a-z0-9-]`` only, so it never collides.
+WORKSPACES_OWNER = "_workspaces"
+WORKSPACE_PREFIX = "workspace:"
 
 
 def ask_stream(ask_id: str) -> str:
@@ -101,6 +115,10 @@ def file_stream(key: str) -> str:
 
 def migration_stream(source: str) -> str:
     return MIGRATION_PREFIX + source
+
+
+def workspace_stream(name: str) -> str:
+    return WORKSPACE_PREFIX + name
 
 
 def stream_id(stream: str) -> str:

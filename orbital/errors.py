@@ -139,6 +139,42 @@ class UnknownEntry(NotFound):
         )
 
 
+class UnknownWorkspace(NotFound):
+    """A workspace name that no workspace has."""
+
+    hint = "create it with `orbital workspace create NAME`"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"unknown workspace {name!r}")
+
+
+class NoWorkspace(NotFound):
+    """The project is in no workspace, so it has no workspace text to read or write."""
+
+    hint = "join one with `orbital init --workspace NAME`"
+
+    def __init__(self, project: str) -> None:
+        self.project = project
+        super().__init__(f"project {project!r} is in no workspace")
+
+
+class TextTooLong(InvalidInput):
+    """A workspace context or project description over its limit: nothing was saved. The
+    count is of the text the agent receives (markup and mention markers included)."""
+
+    def __init__(self, what: str, length: int, limit: int) -> None:
+        self.what = what
+        self.length = length
+        self.limit = limit
+        over = length - limit
+        cut = f"cut {over:,} character{'' if over == 1 else 's'}"
+        super().__init__(
+            f"{what} is {length:,} characters, over its limit of {limit:,}: {cut} "
+            "(nothing was saved)"
+        )
+
+
 # -- refused ------------------------------------------------------------------------------------
 
 

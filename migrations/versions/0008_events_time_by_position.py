@@ -4,7 +4,7 @@ decrease along them), and the index was about a twelfth of a store's bytes and o
 page written by every append.
 
 Revision ID: 0008
-Revises: 0005
+Revises: 0007
 Create Date: 2026-12-03
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0008"
-down_revision = "0006"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 

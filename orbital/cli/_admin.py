@@ -17,15 +17,24 @@ from orbital.service import Audience
 @cli.command()
 @project_option
 @click.option("--timezone", default="", help="IANA timezone for dates (default: local).")
+@click.option("--workspace", default=None, help="Join this workspace (`orbital workspace create`).")
 @click.pass_context
 @reports_errors
-def init(ctx: click.Context, project_path: Path, timezone: str) -> None:
+def init(ctx: click.Context, project_path: Path, timezone: str, workspace: str | None) -> None:
     """Register the project and create its orbital/ directory (memory files already there
-    are imported; one that cannot be read is kept beside, with a warning)."""
-    report = service_of(ctx).init(project_path, timezone=timezone)
+    are imported; one that cannot be read is kept beside, with a warning); --workspace: and
+    join that workspace (a project belongs to at most one)."""
+    from orbital.events import Actor
+
+    service = service_of(ctx)
+    report = service.init(project_path, timezone=timezone)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(f"project {report.project.project_id} at {report.project.root}")
+    if workspace is not None:
+        pid = report.project.project_id
+        joined = service.workspaces.join(pid, workspace, actor=Actor.AGENT)
+        click.echo(f"{'joined' if joined else 'already in'} workspace {workspace}")
 
 
 @cli.command()

@@ -56,7 +56,9 @@ def service_of(ctx: click.Context) -> Orbital:
     service = ctx.obj.get("service")
     if service is None:
         # Only these create a store where there is none; elsewhere a missing store is an error.
-        creates = ctx.command.name in {"init", "upgrade"}
+        creates = ctx.command.name in {"init", "upgrade"} or ctx.command_path.endswith(
+            "workspace create"
+        )
         service = Orbital.open(ctx.obj["db"], create=creates)
         # A command is a new process: what the last one computed is kept for the next (not
         # by a server, which keeps its caches in memory and would only pay for the writes).
@@ -122,6 +124,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "editor": "_editor",
     **dict.fromkeys(("entry", "beliefs"), "_entries"),
     "mcp": "_mcp",
+    **dict.fromkeys(("workspace", "describe"), "_workspaces"),
     **dict.fromkeys(
         (
             "history",

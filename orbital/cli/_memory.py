@@ -26,7 +26,7 @@ from orbital.domain.history import summarize
 from orbital.errors import InvalidInput
 from orbital.events import Actor
 from orbital.files import FileGateway, memory_file, projected_file
-from orbital.service import HistoryQuery, Revision
+from orbital.service import HistoryQuery, Revision, referenced_text
 
 
 @cli.command()
@@ -302,7 +302,13 @@ def context(
 
 @cli.command()
 @project_option
-@click.argument("file")
+@click.argument("file", required=False)
+@click.option(
+    "--ref",
+    default=None,
+    help="What a mention points at instead of a file: @decision.<id>, @lesson.<id>, "
+    "@state.<id>, @ask.<id>, @file.<path>, or a bare id.",
+)
 @click.option(
     "--as-of",
     "as_of",
@@ -319,11 +325,26 @@ def context(
 @click.pass_context
 @reports_errors
 def show(
-    ctx: click.Context, project_path: Path, file: str, as_of: str | None, as_json: bool
+    ctx: click.Context,
+    project_path: Path,
+    file: str | None,
+    ref: str | None,
+    as_of: str | None,
+    as_json: bool,
 ) -> None:
     """Print a memory file (or an archive) as Orbital renders it from events, now or as it
-    stood at a past time."""
+    stood at a past time; or, with --ref, what a mention points at."""
     service, project = project_of(ctx, project_path)
+    if (file is None) == (ref is None):
+        raise InvalidInput("name a FILE or a --ref, one of the two")
+    if ref is not None:
+        found = service.mentions.resolve(project.project_id, ref)
+        if as_json:
+            sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
+        else:
+            click.echo(referenced_text(found), nl=False)
+        return
+    assert file is not None
     if not as_json:
         text = service.read_file(project.project_id, file, as_of=parse_as_of(as_of))
         click.echo(text, nl=False)
@@ -334,8 +355,8 @@ def show(
         text, version = service.read_versioned(project.project_id, file)
     else:
         text = service.read_file(project.project_id, file, as_of=parse_as_of(as_of))
-    found = {"name": name.name, "content": text, "version": version}
-    sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
+    shown = {"name": name.name, "content": text, "version": version}
+    sys.stdout.buffer.write(msgspec.json.encode(shown) + b"\n")
 
 
 @cli.command("session-end")

@@ -6,7 +6,7 @@ against ``count`` so that ``count = lambda s: len(s) / 4`` reproduces the refere
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from orbital.catalogue import FILE_BUDGETS, Budget
 
@@ -35,15 +35,23 @@ def consolidation_target(key: str) -> int:
     return max(budget.soft - 1000, int(budget.soft * 0.6))
 
 
-def budgets_for_window(window: int | None) -> dict[str, Budget]:
-    """Budgets scaled down so the hard caps fit a quarter of a small window (< 76 000)."""
+def budgets_for_window(
+    window: int | None, *, reserved: float = 0.0, extra: Mapping[str, Budget] | None = None
+) -> dict[str, Budget]:
+    """Budgets scaled down so the hard caps fit a quarter of a small window (< 76 000).
+
+    ``reserved``: tokens the view's other parts take of that quarter first (the workspace
+    context, the description, the date, the asks, the pointers, the frames); ``extra``:
+    budgets beside the files' (the workspace's lessons), scaled with them."""
+    budgets = {**FILE_BUDGETS, **(extra or {})}
     if window is None or window <= 0:
-        return dict(FILE_BUDGETS)
-    cap = _WINDOW_SHARE * window
-    if cap >= _TOTAL_HARD:
-        return dict(FILE_BUDGETS)
-    factor = cap / _TOTAL_HARD
-    return {k: Budget(int(b.soft * factor), int(b.hard * factor)) for k, b in FILE_BUDGETS.items()}
+        return budgets
+    total = _TOTAL_HARD + sum(b.hard for b in (extra or {}).values())
+    cap = _WINDOW_SHARE * window - reserved
+    if cap >= total:
+        return budgets
+    factor = max(cap, 0.0) / total
+    return {k: Budget(int(b.soft * factor), int(b.hard * factor)) for k, b in budgets.items()}
 
 
 def over_soft(measure: float, key: str) -> bool:

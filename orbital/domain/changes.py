@@ -24,6 +24,7 @@ from orbital.events.entries import (
     EntryRevised,
     EntryUnpinned,
 )
+from orbital.events.project import ProjectDescribed, ProjectWorkspaceChanged
 
 _WHO = {
     Actor.USER: "the person (Workbench)",
@@ -75,6 +76,22 @@ def _entry_line(event: object) -> str | None:
     return None
 
 
+_WORKSPACE_PARTS = {
+    "joined": "this project joined workspace {name}",
+    "context": "workspace {name}'s context changed (`orbital describe --workspace --show`)",
+    "lessons": "workspace {name}'s lessons changed (`orbital workspace lessons --show`)",
+}
+
+
+def _text_line(event: object) -> str | None:
+    """What the agent sees first changed (issue 19): said in one line, never copied whole."""
+    if isinstance(event, ProjectDescribed):
+        return f"the project description changed: {_clip(event.text)}"
+    if isinstance(event, ProjectWorkspaceChanged) and event.part in _WORKSPACE_PARTS:
+        return _WORKSPACE_PARTS[event.part].format(name=event.workspace)
+    return None
+
+
 def describe_changes(
     events: Sequence[RecordedEvent], session: str | None, ask_texts: Mapping[str, str]
 ) -> list[str]:
@@ -85,7 +102,7 @@ def describe_changes(
         if session and recorded.session == session:
             continue
         event = recorded.event
-        line = _ask_line(event, ask_texts) or _entry_line(event)
+        line = _ask_line(event, ask_texts) or _entry_line(event) or _text_line(event)
         if line is not None:
             lines.append(f"- @{recorded.position} by {_WHO[recorded.actor]}: {line}")
     return lines

@@ -11,7 +11,15 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from orbital.catalogue import ARCHIVE_FILES, DISPLAY, LAYER1_KEYS, MEMORY_DIR, MEMORY_FILES
+from orbital.catalogue import (
+    ARCHIVE_FILES,
+    DISPLAY,
+    LAYER1_KEYS,
+    MEMORY_DIR,
+    MEMORY_FILES,
+    WORKSPACE_LESSONS,
+    WORKSPACE_LESSONS_BUDGET,
+)
 from orbital.domain.budgets import PROTECT_OLDEST, TokenCounter, budgets_for_window
 from orbital.grammar.durable import split_entries
 from orbital.grammar.pointers import is_pointer_line, pointer_date, pointer_ids
@@ -215,32 +223,56 @@ def trim_volatile(text: str, budget: float, count: TokenCounter) -> str:
     return text if cut is None else cut + TRIM_NOTE
 
 
-def assemble_view(
+def memory_block(
     files: Mapping[str, str],
-    today: dt.date,
     count: TokenCounter,
     *,
     window: int | None = None,
-    asks_block: str = "",
-    audience: str = "agent",
-    dropped_line: str = "",
-) -> str:
-    """The memory block of one call: today's date, then each file as ``[<FILENAME>]\\n<view>``
-    (state, decisions, lessons, index; empty ones skipped), then the asks block.
-
-    ``files`` maps keys to rendered file text. A ``subagent`` gets no memory block, only the
-    dropped-asks line it is given.
-    """
-    top = f"Today is {today.isoformat()}."
-    if audience == "subagent":
-        return "\n\n".join(part for part in (top, dropped_line) if part)
-    budgets = budgets_for_window(window)
-    parts = [top]
-    for key in LAYER1_KEYS:
-        text = files.get(key, "")
-        view = file_view(key, text, budgets[key].hard, count) if text.strip() else ""
+    reserved: float = 0.0,
+    workspace_lessons: str = "",
+) -> list[str]:
+    """The memory block, last in the view: each file as ``[<FILENAME>]\n<view>`` (state,
+    decisions, lessons, index; empty ones skipped), then the workspace's lessons under their
+    own budget; all scaled so the whole view fits its share of ``window`` after ``reserved``
+    tokens of the parts before it (frames included: see :func:`frame_cost`)."""
+    extra = {WORKSPACE_LESSONS: WORKSPACE_LESSONS_BUDGET} if workspace_lessons.strip() else {}
+    shown = [k for k in LAYER1_KEYS if files.get(k, "").strip()]
+    reserved += sum(frame_cost(MEMORY_FILES[k], count) for k in shown)
+    if extra:
+        reserved += frame_cost(WORKSPACE_LESSONS, count)
+    budgets = budgets_for_window(window, reserved=reserved, extra=extra)
+    parts = []
+    for key in shown:
+        view = file_view(key, files[key], budgets[key].hard, count)
         if view:
             parts.append(f"[{MEMORY_FILES[key]}]\n{view}")
-    if asks_block:
-        parts.append(asks_block)
-    return "\n\n".join(parts)
+    if extra:
+        hard = budgets[WORKSPACE_LESSONS].hard
+        parts.append(
+            f"[{WORKSPACE_LESSONS}]\n{workspace_lessons_view(workspace_lessons, hard, count)}"
+        )
+    return parts
+
+
+#: Tokens a note an over-budget file's view adds beyond its hard budget may take.
+NOTE_ALLOWANCE = 48
+
+
+def frame_cost(name: str, count: TokenCounter) -> float:
+    """What a part costs beyond its budgeted text: its ``[NAME]`` header, the blank line
+    joining it and a note saying what was left out."""
+    return count(f"[{name}]\n") + count("\n\n") + NOTE_ALLOWANCE
+
+
+WORKSPACE_LESSONS_NOTE = (
+    "\n[... older workspace lessons trimmed from this view — `orbital workspace lessons "
+    "--show` (or MCP workspace_lessons) reads them all ...]"
+)
+
+
+def workspace_lessons_view(text: str, hard: float, count: TokenCounter) -> str:
+    """The workspace's lessons under ``hard``: the first lines that fit, then a note."""
+    if count(text) <= hard:
+        return text
+    limit = max(hard - count(WORKSPACE_LESSONS_NOTE), count("x"))
+    return "\n".join(_head_lines(text, limit, count)) + WORKSPACE_LESSONS_NOTE

@@ -22,6 +22,7 @@ from orbital.events.files import FILE_EVENTS
 from orbital.events.migration import MIGRATION_EVENTS
 from orbital.events.project import PROJECT_EVENTS, ProjectRegistered
 from orbital.events.trust import TRUST_EVENTS
+from orbital.events.workspaces import WORKSPACE_EVENTS
 
 EVENT_TYPES: tuple[type[Event], ...] = (
     PROJECT_EVENTS
@@ -31,6 +32,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     + FILE_EVENTS
     + MIGRATION_EVENTS
     + EDITOR_EVENTS
+    + WORKSPACE_EVENTS
 )
 #: The runtime union used for decoding; statically, decoded values are ``Event``.
 AnyEvent: Any = Union[EVENT_TYPES]  # noqa: UP007 - built from a tuple at runtime

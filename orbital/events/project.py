@@ -12,4 +12,23 @@ class ProjectRegistered(Event, frozen=True, tag="project.registered"):
     timezone: str = ""
 
 
-PROJECT_EVENTS: tuple[type[Event], ...] = (ProjectRegistered,)
+class ProjectDescribed(Event, frozen=True, tag="project.described"):
+    """The project description the agent sees (at most 2,000 characters)."""
+
+    text: str
+
+
+class ProjectWorkspaceChanged(Event, frozen=True, tag="project.workspace_changed"):
+    """A notice on each member project's stream that its workspace changed (``part``:
+    ``joined``, ``context`` or ``lessons``): the text stays once on the workspace's stream,
+    and the project's head moves, so its view, caches and "what changed" see it."""
+
+    workspace: str
+    part: str
+
+
+PROJECT_EVENTS: tuple[type[Event], ...] = (
+    ProjectRegistered,
+    ProjectDescribed,
+    ProjectWorkspaceChanged,
+)

@@ -29,6 +29,7 @@ from orbital.http._schemas import (
     SessionEnd,
     WriteResult,
 )
+from orbital.http._texts import agent_text_routes
 from orbital.http._views import EncodedViews, matches
 from orbital.service import Credential, HistoryQuery, Orbital, Project
 
@@ -282,7 +283,15 @@ def agent_router() -> Router:
     return Router(
         "/api/v1/projects/{project:str}",
         # The OPTIONS answer first, so Litestar makes none of its own for the path.
-        route_handlers=[context, history, file_options, read_file, write_file, session_end],
+        route_handlers=[
+            context,
+            history,
+            file_options,
+            read_file,
+            write_file,
+            session_end,
+            *agent_text_routes(),
+        ],
         dependencies={"caller": agent_caller, "target": target_project},
         security=[{BEARER_SCHEME: []}],
         tags=["agent"],

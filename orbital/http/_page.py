@@ -31,6 +31,7 @@ from orbital.domain.workbench import ProjectInfo
 from orbital.errors import InvalidInput, Refused, UnknownAsk, UnknownEntry, UnknownProject
 from orbital.events import Actor
 from orbital.http._sessions import LOGIN_COOKIE, SESSION_COOKIE, Notices, new_secret, same_secret
+from orbital.http._texts import save_text, texts_of
 from orbital.service import (
     Audience,
     Credential,
@@ -54,7 +55,8 @@ _PERSON_ERRORS = (UnknownAsk, UnknownEntry, Refused, InvalidInput)
 _HEADERS = [
     ResponseHeader(
         name="Content-Security-Policy",
-        value="default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+        value="default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; "
+        "form-action 'self'; "
         "frame-ancestors 'none'; base-uri 'none'",
     ),
     ResponseHeader(name="X-Frame-Options", value="DENY"),
@@ -330,6 +332,7 @@ def page(
             "notices": viewer.notices.take(viewer.session.session_id),
             "label": credential.label or credential.token_id,
             "file_names": MEMORY_FILES,
+            "texts": {p.project_id: texts_of(service, p.project_id) for p in view.projects},
         },
     )
 
@@ -441,6 +444,9 @@ _ACTIONS = [
         _trust("retract"),
     ),
     _action("entries/{item:str}/reaffirm", "{item} reaffirmed: held true.", _trust("reaffirm")),
+    _action(
+        "texts/{item:str}", "The {item} is saved: agents see it from their next turn.", save_text
+    ),
     _action(
         "conflicts/{item:str}/keep-mine",
         "Your edited file was written as your change.",

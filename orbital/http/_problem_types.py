@@ -21,6 +21,12 @@ EXPLAINED: dict[str, str] = {
     "after the event word in ASKS.md lines, e.g. `- open a1b2c3 …`.",
     "unknown-entry": "No memory entry of this project has that id. Entry ids are in the "
     "files' `<!--mem id:…-->` comments, and in the Workbench's memory list.",
+    "unknown-workspace": "No workspace has that name, or the project is in none, so it has no "
+    "workspace context or lessons. `orbital workspace create NAME` makes one and `orbital init "
+    "--workspace NAME` joins a project to it.",
+    "text-too-long": "A workspace context holds at most 4,000 characters and a project "
+    "description 2,000, counted on the text the agent receives (markup and @mentions "
+    "included). The detail says how many characters to cut; nothing was saved.",
     "unsafe-path": "The file name tried to leave the project's orbital/ directory (`..`, an "
     "absolute path, a NUL byte or an encoded form of these). Nothing was read or written.",
     "too-large": "The request body is over the server's limit (set with `orbital serve "

@@ -36,6 +36,7 @@ from orbital.http._schemas import (
     ResolveConflict,
     WriteResult,
 )
+from orbital.http._texts import person_text_routes
 from orbital.http._trust import trust_routes
 from orbital.service import ConflictPreview, Credential, Orbital, Project
 
@@ -283,6 +284,7 @@ def workbench_router() -> Router:
             entries,
             *(_entry_route(action) for action in _ENTRY_ACTIONS),
             *trust_routes(),
+            *person_text_routes(),
             conflicts,
             preview_conflict,
             resolve_conflict,

@@ -19,13 +19,12 @@ from orbital.catalogue import ASKS_KEY, MEMORY_FILES
 from orbital.clock import parse_as_of
 from orbital.domain.asks import agent_note
 from orbital.domain.history import summarize
-from orbital.domain.mentions import parse_mention, resolve_mention
 from orbital.domain.workbench import EntryRow
 from orbital.errors import OrbitalError, error_line
 from orbital.events import Actor, RecordedEvent, event_type
 from orbital.files import projected_file
 from orbital.mcp._caller import Caller
-from orbital.service import HistoryQuery, Orbital, WriteOutcome
+from orbital.service import HistoryQuery, MentionedFile, Orbital, WriteOutcome
 
 #: How much of an entry's or ask's history ``memory_get`` returns (the latest events).
 RECENT = 10
@@ -107,7 +106,7 @@ def _versioned(content: str, version: int) -> tuple[str, str]:
 
 
 class Calls:
-    """The nine tools over one service; each acts as the agent for its caller."""
+    """The eleven tools over one service; each acts as the agent for its caller."""
 
     def __init__(self, service: Orbital) -> None:
         self.service = service
@@ -166,16 +165,33 @@ class Calls:
 
     def memory_get(self, who: Caller, ref: str) -> Answer:
         def work() -> Answer:
-            mention = parse_mention(ref)
-            entries = [] if mention.file == "asks" else self.service.memory_entries(who.project)
-            asks = {a.id: a for a in self.service.asks(who.project, "all")}
-            found = resolve_mention(mention, entries, asks)
+            found = self.service.mentions.resolve(who.project, ref)
+            if isinstance(found, MentionedFile):
+                return data({"kind": "file", "path": found.path, "content": found.content})
             if isinstance(found, EntryRow):
                 return data(_entry(found))
             events = list(self.service.history(who.project, HistoryQuery(ask=found.id)))
             fields = msgspec.to_builtins(found)
             fields.update(kind="ask", history=_timeline(events[-RECENT:]))
             return data(fields)
+
+        return answer(work)
+
+    def workspace_lessons(self, who: Caller) -> Answer:
+        def work() -> Answer:
+            read = self.service.workspaces.read(who.project, "lessons")
+            return data({"text": read.text, "version": read.version, "workspace": read.workspace})
+
+        return answer(work)
+
+    def workspace_lessons_write(
+        self, who: Caller, text: str, version: int | None = None
+    ) -> Answer:
+        def work() -> Answer:
+            saved = self.service.workspaces.set_lessons(
+                who.project, text, actor=Actor.AGENT, base=version
+            )
+            return data({"version": saved.version, "warnings": saved.warnings})
 
         return answer(work)
 

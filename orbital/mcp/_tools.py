@@ -51,7 +51,7 @@ def result(answer: Answer) -> CallToolResult:
 
 
 def register_tools(server: MCPServer, calls: Calls) -> None:
-    """Add the nine tools to ``server``; each acts as the agent on the caller's project."""
+    """Add the eleven tools to ``server``; each acts as the agent on the caller's project."""
 
     @server.tool(
         annotations=_READ,
@@ -124,17 +124,42 @@ def register_tools(server: MCPServer, calls: Calls) -> None:
 
     @server.tool(
         annotations=_READ,
-        description="One memory entry or ask by id, or by a mention: @decision.<id>, "
-        "@lesson.<id>, @ask.<id>. Answers its text, its state (an entry also its trust: held, "
-        "disputed with the person's reason, superseded by newer entries, or retracted) and "
-        "its latest events.",
+        description="What an id or a mention points at: @decision.<id>, @lesson.<id>, "
+        "@state.<id>, @ask.<id> (its text, its state: an entry also its trust, held, disputed "
+        "with the person's reason, superseded by newer entries, or retracted; and its latest "
+        "events), or @file.<path> (the content of that file of the project). The view shows "
+        "mentions as pointers only: fetch one here when you need it.",
     )
     def memory_get(
         ref: Annotated[
-            str, Field(description="An id, or @decision.<id> / @lesson.<id> / @ask.<id>.")
+            str,
+            Field(
+                description="An id, or @decision.<id> / @lesson.<id> / @state.<id> / "
+                "@ask.<id> / @file.<path>."
+            ),
         ],
     ) -> CallToolResult:
         return result(calls.memory_get(caller(), ref))
+
+    @server.tool(
+        annotations=_READ,
+        description="The lessons of this project's workspace, kept once for every project in "
+        "it (LESSONS.md's format), with their version: pass it to workspace_lessons_write.",
+    )
+    def workspace_lessons() -> CallToolResult:
+        return result(calls.workspace_lessons(caller()))
+
+    @server.tool(
+        annotations=_WRITE,
+        description="Replace the workspace's lessons with your full text: a lesson learnt "
+        "here that holds for every project of the workspace. Give the version you read; a "
+        "write over lessons changed since is refused (read them again).",
+    )
+    def workspace_lessons_write(
+        text: Annotated[str, Field(description="The whole lessons text.")],
+        version: Annotated[int | None, Field(description="The version you read.")] = None,
+    ) -> CallToolResult:
+        return result(calls.workspace_lessons_write(caller(), text, version))
 
     @server.tool(
         annotations=_READ,

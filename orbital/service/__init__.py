@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from orbital.service._cursor import CursorHooks
     from orbital.service._editor import EditorReport
     from orbital.service._history import ConflictCopy, HistoryQuery, Revision
+    from orbital.service._mentions import MentionedFile, referenced_text
     from orbital.service._page_sessions import SESSION_SECONDS, PageSession, PageSessions
     from orbital.service._service import AsOf, Orbital
     from orbital.service._setup import AgentSetup, codex_home, cursor_home
@@ -41,6 +42,8 @@ _WHERE = {
     "EventSummary": "orbital.service._context",
     "HistoryQuery": "orbital.service._history",
     "InitReport": "orbital.service._context",
+    "MentionedFile": "orbital.service._mentions",
+    "referenced_text": "orbital.service._mentions",
     "IssuedToken": "orbital.service._credentials",
     "Orbital": "orbital.service._service",
     "PageSession": "orbital.service._page_sessions",
@@ -66,6 +69,7 @@ __all__ = [
     "HistoryQuery",
     "InitReport",
     "IssuedToken",
+    "MentionedFile",
     "Orbital",
     "PageSession",
     "PageSessions",
@@ -74,6 +78,7 @@ __all__ = [
     "WriteOutcome",
     "codex_home",
     "cursor_home",
+    "referenced_text",
 ]
 
 

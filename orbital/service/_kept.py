@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from orbital.domain.asks import Ask
+    from orbital.project import Project
     from orbital.tokens import CachedCounter
 
 #: Texts kept (each a view or a file at some head; a write makes new ones).
@@ -52,10 +53,25 @@ Head = tuple[int, str]
 
 
 def view_key(
-    project: str, head: Head, window: int | None, audience: str, today: dt.date
+    project: str, head: tuple[Hashable, ...], window: int | None, audience: str, today: dt.date
 ) -> tuple[Hashable, ...]:
-    """What the injection view at ``head`` is of (the in-process cache's key too)."""
+    """What the injection view at ``head`` is of (the in-process cache's key too); ``today``
+    is the day in the view's time zone (:func:`zone_key`)."""
     return ("view", project, *head, window, audience, today.isoformat())
+
+
+def zone_key(project: str, head: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
+    """Under which the view's time zone at ``head`` is kept (its IANA name; "" for the
+    machine's local zone): a process finds the day a kept view is for before reading any
+    text (the zone is the workspace's, else the project's, as of the head)."""
+    return ("zone", project, *head)
+
+
+def zone_named(name: str, project: Project) -> dt.tzinfo:
+    """The zone a :func:`zone_key` text names."""
+    import zoneinfo
+
+    return zoneinfo.ZoneInfo(name) if name else project.tz()
 
 
 def file_key(project: str, head: Head, name: str) -> tuple[Hashable, ...]:

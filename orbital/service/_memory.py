@@ -2,16 +2,17 @@
 person's entry actions, the session-end backstop, and reads (files, archives, the per-turn
 injection view). Each write is a unit of work (:mod:`._unit`).
 
-The injection view is cached per (memory head, asks head, window, audience, day) and token
-counts per text.
+The injection view is cached per (project head, window, audience, day in the view's time zone),
+its memory block per (memory position, window, day, what the parts before it cost, the
+workspace lessons' version), and token counts per text.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
 from orbital.domain.asks import Ask
@@ -20,20 +21,28 @@ from orbital.domain.backstop import plan_backstop
 from orbital.domain.beliefs import view_state
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
+from orbital.domain.mentions import Pointer, pointers_block
 from orbital.domain.removals import check_removals
-from orbital.domain.views import assemble_view
+from orbital.domain.view_order import ViewParts, assemble, head, head_cost
+from orbital.domain.views import memory_block
 from orbital.errors import StaleWrite
 from orbital.events import Actor
 from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
+from orbital.grammar.mentions import find_mentions
+from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
 from orbital.service._context import EventSummary, WriteOutcome
-from orbital.service._kept import KeptTexts, file_key, view_key
+from orbital.service._kept import KeptTexts, file_key, view_key, zone_key, zone_named
 from orbital.service._memory_state import MEMORY_KEYS, Memory
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
+from orbital.service._workspaces import ViewTexts, view_texts
+
+#: Where :meth:`MemoryService._rendered` keeps the mentions of the memory files (not a key).
+_MENTIONS = "mentions"
 
 
 @dataclass(frozen=True)
@@ -49,9 +58,17 @@ class SessionEndReport:
 class MemoryService:
     units: Units
     count: TokenCounter
+    #: Pointers of a view's mentions, given by the service (the shell checks file paths).
+    pointers: Callable[
+        [Project, list[str], Mapping[str, FileState], Mapping[str, Ask]], list[Pointer]
+    ]
     _views: dict[tuple[object, ...], str] = field(default_factory=dict)
     #: Views and files at a head kept for the next process (:meth:`Orbital.keep_caches`).
     kept: KeptTexts | None = None
+    _blocks: dict[tuple[object, ...], list[str]] = field(default_factory=dict)
+    #: The view's time zone at a head (or commit count): the day a cached view is for.
+    _zones: dict[tuple[Hashable, ...], dt.tzinfo] = field(default_factory=dict)
+    _texts: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict)
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -174,79 +191,155 @@ class MemoryService:
         audience: str = "agent",
         at: tuple[int, dt.datetime] | None = None,
     ) -> str:
-        """The per-turn injection view, from materialised state (no file is read); ``at``
-        (position, instant) renders it as it stood then."""
+        """The per-turn injection view, from materialised state (no memory file is read), in
+        the order of :mod:`orbital.domain.view_order`; ``at`` (position, instant) renders it
+        as it stood then."""
         pid = project.project_id
         if at is not None:
-            today = at[1].astimezone(project.tz()).date()
             with self.units.ctx.store.reader() as r:
                 memory = self.units.memory.load(r, pid, at=at[0])
                 asks = self.units.asks.at(r, pid, at[0])
-            return self._assemble(pid, memory, asks, today, window, audience)
-        today = self.units.ctx.today(project)
+                texts = view_texts(r, pid, at[0])
+            return self._assemble(project, memory, asks, texts, at[1], window, audience)
+        now = self.units.ctx.clock.now()
         store = self.units.ctx.store
         # Nothing committed to the store since (its commit count): no query at all.
         changes = store.changes()
-        changes_key = ("changes", pid, changes, window, audience, today)
-        cached = self._views.get(changes_key) if changes is not None else None
+        since = ("changes", pid, "commits", changes)
+        cached = self._cached(project, since, now, window, audience) if changes else None
         if cached is not None:
             return cached
         with store.reader() as r:
             # Positions are global and gapless: an unchanged project head means no event of
-            # the project was appended since, so one indexed max() answers a repeated call.
-            head_key = view_key(pid, r.head_event(pid), window, audience, today)
-            cached = self._views.get(head_key)
-            if cached is None and self.kept is not None:
-                cached = self.kept.get(head_key)
-                if cached is not None:
-                    self._remember(head_key, cached)
-            if cached is not None:
-                if changes is not None:
-                    self._remember(changes_key, cached)
-                return cached
-            memory = self.units.memory.load(r, pid)
-            asks_head = r.prefix_head(pid, "ask")
-            key = (pid, memory.position, asks_head, window, audience, today)
-            cached = self._views.get(key)
+            # the project was appended since (a change of its workspace appends a notice to
+            # it), so one indexed read answers a repeated call.
+            at_head = ("head", pid, *r.head_event(pid))
+            cached = self._cached(project, at_head, now, window, audience)
             if cached is None:
+                memory = self.units.memory.load(r, pid)
                 asks = self.units.asks.now(r, pid).asks.merged
+                texts = view_texts(r, pid)
         if cached is None:
-            cached = self._assemble(pid, memory, asks, today, window, audience, cache=True)
+            zone = texts.timezone(project)[0]
+            cached = self._assemble(project, memory, asks, texts, now, window, audience, cache=True)
+            self._zones[at_head] = zone
+            key = view_key(pid, at_head[2:], window, audience, now.astimezone(zone).date())
             self._remember(key, cached)
-        self._remember(head_key, cached)
-        if changes is not None:
-            self._remember(changes_key, cached)
-        if self.kept is not None:
-            self.kept.put(head_key, cached)
+            if self.kept is not None:
+                self.kept.put(zone_key(pid, at_head[2:]), getattr(zone, "key", ""))
+                self.kept.put(key, cached)
+        if changes:
+            self._zones[since] = self._zones[at_head]
+            today = now.astimezone(self._zones[since]).date()
+            self._remember(view_key(pid, since[2:], window, audience, today), cached)
+        return cached
+
+    def _cached(
+        self,
+        project: Project,
+        at: tuple[Hashable, ...],
+        now: dt.datetime,
+        window: int | None,
+        audience: str,
+    ) -> str | None:
+        """The view at ``at`` (a head, or the store's commit count) if this process, or one
+        before it (a head only), rendered it for today in the view's time zone."""
+        zone = self._zones.get(at)
+        kept = self.kept if at[0] == "head" else None
+        if zone is None and kept is not None:
+            name = kept.get(zone_key(project.project_id, at[2:]))
+            zone = None if name is None else zone_named(name, project)
+        if zone is None:
+            return None
+        key = view_key(project.project_id, at[2:], window, audience, now.astimezone(zone).date())
+        cached = self._views.get(key)
+        if cached is None and kept is not None:
+            cached = kept.get(key)
+            if cached is not None:
+                self._zones[at] = zone
+                self._remember(key, cached)
         return cached
 
     def _assemble(
         self,
-        pid: str,
+        project: Project,
         memory: Memory,
         asks: Mapping[str, Ask],
-        today: dt.date,
+        texts: ViewTexts,
+        now: dt.datetime,
         window: int | None,
         audience: str,
         *,
         cache: bool = False,
     ) -> str:
+        zone, zone_name = texts.timezone(project)
+        today = now.astimezone(zone).date()
+        workspace = texts.workspace
+        files = {} if audience == "subagent" else self._rendered(project.project_id, memory, cache)
+        parts = ViewParts(
+            today=today,
+            timezone=zone_name,
+            workspace=workspace.name if workspace else "",
+            workspace_context=workspace.context if workspace else "",
+            description=texts.project.description,
+            asks_block=runtime_block(asks, today, empty_cue=True),
+            dropped_line=subagent_dropped_line(asks, today),
+            files=files,
+            workspace_lessons=workspace.lessons if workspace and audience != "subagent" else "",
+        )
+        mentioned = [parts.workspace_context, parts.description]
+        if audience != "subagent":
+            memory_mentions = files.get(_MENTIONS, "")
+            mentioned += [parts.asks_block, memory_mentions, parts.workspace_lessons]
+        found = self.pointers(project, mentioned, memory.files, asks)
+        parts = replace(parts, pointers_block=pointers_block(found))
         if audience == "subagent":
-            dropped = subagent_dropped_line(asks, today)
-            return assemble_view({}, today, self.count, audience=audience, dropped_line=dropped)
-        # The memory part depends on the memory files only: an ask change reuses it (the asks
-        # block is the last part, joined like the others).
-        memory_key = ("memory", pid, memory.position, window, today)
-        memory_part = self._views.get(memory_key) if cache else None
-        if memory_part is None:
-            texts = {k: render_file(view_state(memory.files[k])) for k in MEMORY_KEYS}
-            memory_part = assemble_view(texts, today, self.count, window=window)
+            return assemble(parts, self.count, audience=audience)
+        # Without a window the budgets are the floors: what the parts before cost changes none.
+        reserved = head_cost(head(parts), self.count) if window is not None else 0.0
+        # The memory block depends on the memory files, the workspace's lessons and what the
+        # parts before it cost: an ask change that leaves that cost alone reuses it.
+        key = (
+            "memory",
+            project.project_id,
+            memory.position,
+            window,
+            today,
+            reserved,
+            workspace.lessons_at if workspace else 0,
+        )
+        block = self._blocks.get(key) if cache else None
+        if block is None:
+            block = memory_block(
+                files,
+                self.count,
+                window=window,
+                reserved=reserved,
+                workspace_lessons=parts.workspace_lessons,
+            )
             if cache:
-                self._remember(memory_key, memory_part)
-        asks_block = runtime_block(asks, today, empty_cue=True)
-        return "\n\n".join(p for p in (memory_part, asks_block) if p)
+                if len(self._blocks) > 64:
+                    self._blocks.clear()
+                self._blocks[key] = block
+        return assemble(parts, self.count, window=window, memory=block)
+
+    def _rendered(self, pid: str, memory: Memory, cache: bool) -> dict[str, str]:
+        """The memory files as the view shows them, and (under :data:`_MENTIONS`) the
+        mentions they hold: kept per memory position, so an ask change renders nothing."""
+        key = (pid, memory.position)
+        found = self._texts.get(key) if cache else None
+        if found is None:
+            found = {k: render_file(view_state(memory.files[k])) for k in MEMORY_KEYS}
+            texts = "\n".join(found.values())
+            found[_MENTIONS] = " ".join(m.text for m in find_mentions(texts))
+            if cache:
+                if len(self._texts) > 16:
+                    self._texts.clear()
+                self._texts[key] = found
+        return found
 
     def _remember(self, key: tuple[object, ...], view: str) -> None:
         if len(self._views) > 256:
             self._views.clear()
+            self._zones.clear()
         self._views[key] = view

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
 from orbital.clock import clock_from_env
-from orbital.service._kept import KeptTexts, file_key, view_key
+from orbital.service._kept import KeptTexts, file_key, view_key, zone_key, zone_named
 from orbital.store._quick import quick_reader
 
 #: The files ``show`` may answer from a kept text (ASKS.md is read from the disk by design).
@@ -36,9 +36,12 @@ def kept_view(
             if project is None:
                 return None
             head = reader.head_event(project.project_id)
-        today = clock_from_env().now().astimezone(project.tz()).date()
-        key = view_key(project.project_id, head, window, audience, today)
-        return KeptTexts(cache / "texts").get(key)
+        kept = KeptTexts(cache / "texts")
+        zone = kept.get(zone_key(project.project_id, head))
+        if zone is None:
+            return None
+        today = clock_from_env().now().astimezone(zone_named(zone, project)).date()
+        return kept.get(view_key(project.project_id, head, window, audience, today))
     except Exception:  # the full path does no worse, and reports it
         return None
 

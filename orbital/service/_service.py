@@ -34,10 +34,12 @@ from orbital.service._context import Context, InitReport, SyncReport, WriteOutco
 from orbital.service._credentials import WARM_TOKEN, Credential, Credentials
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
+from orbital.service._mentions import Mentions
 from orbital.service._page_sessions import PageSessions
 from orbital.service._trust import Trust
 from orbital.service._unit import Unit, Units
 from orbital.service._workbench import workbench_view
+from orbital.service._workspaces import WORKSPACE_REDUCER, Workspaces
 from orbital.store import EventStore, StoreStatus
 from orbital.tokens import CachedCounter
 
@@ -49,7 +51,7 @@ if TYPE_CHECKING:
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | dt.date | int | None
 #: Materialised state per stream category, kept by the store in the append transaction.
-REDUCERS = {"ask": ASK_REDUCER}
+REDUCERS = {"ask": ASK_REDUCER, "workspace": WORKSPACE_REDUCER}
 
 
 class Orbital:
@@ -70,7 +72,11 @@ class Orbital:
         #: Opens every use case's unit of work (benchmarks and tests reach the state here).
         self.units = Units(Context(store, clock, mint))
         self._asks = AsksService(self.units)
-        self._memory = MemoryService(self.units, counter or CachedCounter())
+        self.mentions = Mentions(self)
+        self.workspaces = Workspaces(self)
+        self._memory = MemoryService(
+            self.units, counter or CachedCounter(), pointers=self.mentions.pointers
+        )
         self._kept_counter: KeptCounter | None = None
         self._history = History(self.units, self._memory)
         self.agents = AgentSessions(self)
@@ -257,6 +263,9 @@ class Orbital:
             found, actor, session=session, proposal=(key, content), held=held
         ) as u:
             self._decide_write(u, key, content, words, base=base, remove=frozenset(remove))
+        if not u.refused:
+            proposed = content.decode("utf-8", errors="replace")
+            u.warnings += self.mentions.warnings(found, MEMORY_FILES[key], [proposed])
         if u.held is not None and u.held.data is not None:
             text = u.held.data.decode("utf-8")
             return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
@@ -452,7 +461,11 @@ class Orbital:
         actor: Actor,
         session: str | None = None,
     ) -> WriteOutcome:
-        return self._asks.open(self.store.project(project), text, due, actor, session)
+        found = self.store.project(project)
+        outcome = self._asks.open(found, text, due, actor, session)
+        if not outcome.refused:
+            outcome.warnings += self.mentions.warnings(found, "the ask", [text])
+        return outcome
 
     def ask_close(
         self,

@@ -13,7 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from orbital.catalogue import PROJECT_ID_FILE, PROJECT_STREAM
+from orbital.catalogue import PROJECT_ID_FILE, PROJECT_STREAM, WORKSPACES_OWNER
 from orbital.errors import InvalidInput, Refused, UnknownProject
 from orbital.events import Actor, ProjectRegistered
 from orbital.project import Project, identity_in, this_machine
@@ -80,7 +80,12 @@ class ProjectReads(Transaction):
 
     def projects(self) -> list[Project]:
         """Every registered project, by id (each in its first checkout on this machine)."""
-        ids = self._conn.scalars(sa.select(projects.c.project_id).order_by(projects.c.project_id))
+        # The reserved owner of the workspaces' streams is never a project.
+        ids = self._conn.scalars(
+            sa.select(projects.c.project_id)
+            .where(projects.c.project_id != WORKSPACES_OWNER)
+            .order_by(projects.c.project_id)
+        )
         return [self.project(pid) for pid in ids]
 
     def checkouts(self) -> list[Project]:

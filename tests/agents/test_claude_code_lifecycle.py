@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from orbital.agents.claude_code_hooks import view_position
 from orbital.cli import cli
 from orbital.clock import FixedClock
+from orbital.domain.view_order import NO_DESCRIPTION
 from orbital.events import Actor
 from orbital.service import Orbital
 from orbital.service._sessions import SessionMarks
@@ -78,8 +79,9 @@ def test_a_sub_agent_gets_the_sub_agent_view_not_the_whole_memory(
     assert code == 0
     context = _context(out, "SubagentStart")
     assert context == expected
-    assert context == (
-        "Today is 2026-09-19.\n\n- The user dropped these — NEVER re-propose or add entries "
+    assert context.startswith(NO_DESCRIPTION + "\n\nToday is 2026-09-19 (Saturday); ")
+    assert context.endswith(
+        "\n\n- The user dropped these — NEVER re-propose or add entries "
         "about: Book the rooftop venue. They may only return by explicit user request."
     )
     assert "Use SQLite" not in context

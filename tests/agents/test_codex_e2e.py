@@ -93,7 +93,7 @@ def test_codex_reads_memory_and_its_edits_go_through_the_write_path(
     assert "## Project memory (Orbital)" in first
     outputs = fake.turns[-1].outputs()
     assert len(outputs) == 4, outputs
-    assert "Today is 2026-09-19." in outputs[0]
+    assert "Today is 2026-09-19 (Saturday); dates and times are in " in outputs[0]
     refusal = f"ASKS.md: not added — the user dropped this as [{ask_id}]"
     assert refusal in outputs[1]
     assert outputs[2].startswith(

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from orbital.catalogue import FILE_BUDGETS
 from orbital.domain.budgets import budgets_for_window
-from orbital.domain.views import assemble_view, durable_view, file_view
+from orbital.domain.view_order import (
+    NO_DESCRIPTION,
+    ViewParts,
+    assemble,
+    head,
+    head_cost,
+    today_line,
+)
+from orbital.domain.views import durable_view, file_view, frame_cost
 from tests.entries.entry_helpers import TODAY, Memory, est
 
 ENTRY = "## Decision {i}\n" + "Chose: option {i}. " * 20 + "\n\n"
@@ -53,14 +61,14 @@ def test_views_return_the_input_itself_when_nothing_is_omitted() -> None:
 def test_large_and_small_windows_differ_only_by_the_budget_rules() -> None:
     mem = Memory("decisions")
     mem.write(_decisions(60))
-    files = {"decisions": mem.text}
-    large = assemble_view(files, TODAY, est, window=1_000_000)
-    small = assemble_view(files, TODAY, est, window=32_000)
-    assert large == f"Today is 2026-09-18.\n\n[DECISIONS.md]\n{mem.text}"
-    hard = budgets_for_window(32_000)["decisions"].hard
-    assert small == (
-        "Today is 2026-09-18.\n\n[DECISIONS.md]\n" + durable_view(mem.text, "decisions", hard, est)
-    )
+    parts = ViewParts(TODAY, "UTC", description="d", files={"decisions": mem.text})
+    large = assemble(parts, est, window=1_000_000)
+    small = assemble(parts, est, window=32_000)
+    top = f"[Project description]\nd\n\n{today_line(TODAY, 'UTC')}"
+    assert large == f"{top}\n\n[DECISIONS.md]\n{mem.text}"
+    reserved = head_cost(head(parts), est) + frame_cost("DECISIONS.md", est)
+    hard = budgets_for_window(32_000, reserved=reserved)["decisions"].hard
+    assert small == f"{top}\n\n[DECISIONS.md]\n" + durable_view(mem.text, "decisions", hard, est)
     assert small != large and "older DECISIONS entries omitted" in small
 
 
@@ -71,10 +79,20 @@ def test_assembly_order_asks_block_and_subagent() -> None:
         "decisions": "## D\nx\n",
         "state": "- s\n  <!--mem id:aaaaaa created:2026-09-01 touched:2026-09-01-->\n",
     }
-    view = assemble_view(files, TODAY, est, asks_block="Open asks: none (orbital/ASKS.md)")
-    assert view == (
-        "Today is 2026-09-18.\n\n[PROJECT_STATE.md]\n- s\n\n\n[DECISIONS.md]\n## D\nx\n\n\n"
-        "[INDEX.md]\nidx\n\n\nOpen asks: none (orbital/ASKS.md)"
+    parts = ViewParts(
+        TODAY,
+        "UTC",
+        asks_block="Open asks: none (orbital/ASKS.md)",
+        dropped_line="- dropped: x",
+        files=files,
     )
-    sub = assemble_view(files, TODAY, est, audience="subagent", dropped_line="- dropped: x")
-    assert sub == "Today is 2026-09-18.\n\n- dropped: x"
+    assert assemble(parts, est) == (
+        f"{NO_DESCRIPTION}\n\nToday is 2026-09-18 (Friday); dates and times are in UTC.\n\n"
+        "Open asks: none (orbital/ASKS.md)\n\n[PROJECT_STATE.md]\n- s\n\n\n"
+        "[DECISIONS.md]\n## D\nx\n\n\n[INDEX.md]\nidx\n"
+    )
+    sub = assemble(parts, est, audience="subagent")
+    assert sub == (
+        f"{NO_DESCRIPTION}\n\nToday is 2026-09-18 (Friday); dates and times are in UTC.\n\n"
+        "- dropped: x"
+    )

@@ -31,6 +31,8 @@ def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
         "/api/v1/projects/{project}/history",
         "/api/v1/projects/{project}/session-end",
         "/api/v1/projects/{project}/files/{name}",
+        "/api/v1/projects/{project}/texts",
+        "/api/v1/projects/{project}/workspace/lessons",
         "/api/v1/workbench",
         "/api/v1/workbench/{project}/asks",
         "/api/v1/workbench/{project}/asks/{ask_id}/done",
@@ -47,6 +49,9 @@ def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
         "/api/v1/workbench/{project}/conflicts",
         "/api/v1/workbench/{project}/conflicts/{copy}/preview",
         "/api/v1/workbench/{project}/conflicts/{copy}/resolve",
+        "/api/v1/workbench/{project}/texts",
+        "/api/v1/workbench/{project}/description",
+        "/api/v1/workbench/{project}/workspace/context",
     }
     assert body["components"]["securitySchemes"]["BearerToken"]["scheme"] == "bearer"
     put = body["paths"]["/api/v1/projects/{project}/files/{name}"]["put"]

@@ -36,6 +36,8 @@ TOOLS = {
     "ask_open",
     "ask_close",
     "ask_reopen",
+    "workspace_lessons",
+    "workspace_lessons_write",
 }
 DECISIONS = """## use-postgres
 Chose: PostgreSQL for the shared store.

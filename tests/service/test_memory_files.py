@@ -9,6 +9,7 @@ import pytest
 
 from orbital.clock import FixedClock
 from orbital.domain.budgets import est_tokens
+from orbital.domain.view_order import NO_DESCRIPTION
 from orbital.errors import (
     InvalidEncoding,
     Refused,
@@ -139,13 +140,16 @@ def test_the_view_is_served_from_the_store_not_the_files(env: Env) -> None:
     for path in env.memory.iterdir():
         path.unlink()
     assert env.orbital.context_view(env.project) == view
-    assert view.startswith("Today is 2026-09-19.\n\n[PROJECT_STATE.md]\n")
-    assert "[DECISIONS.md]\n" + FORMAT_HEADERS["decisions"] in view
-    assert view.endswith(
-        "Open asks (1):\n[" + env.orbital.asks(env.project)[0].id + "] Choose the venue"
+    top = f"{NO_DESCRIPTION}\n\nToday is 2026-09-19 (Saturday); dates and times are in "
+    assert view.startswith(top)
+    asks = "Open asks (1):\n[" + env.orbital.asks(env.project)[0].id + "] Choose the venue"
+    assert (
+        view.index(asks)
+        < view.index("\n\n[PROJECT_STATE.md]\n")
+        < view.index("[DECISIONS.md]\n" + FORMAT_HEADERS["decisions"])
     )
     subagent = env.orbital.context_view(env.project, audience="subagent")
-    assert subagent == "Today is 2026-09-19."
+    assert subagent.startswith(top) and subagent.count("\n") == 2
 
 
 def test_a_hand_edit_becomes_events_attributed_to_file(env: Env) -> None:

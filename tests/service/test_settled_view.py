@@ -26,11 +26,13 @@ def test_the_persons_words_reach_the_next_view_and_leave_it_after_a_week(
     )
     service.ask_close(env.project, venue_id, "dropped", "too expensive", actor=Actor.USER)
     view = service.context_view(env.project)
-    assert view.endswith(
+    # The asks come before the memory block (data last).
+    assert (
         f"{SETTLED}\n"
         f'- dropped [{venue_id}] Book the rooftop (2026-09-19): "too expensive"\n'
         f'- done [{readme_id}] Review the README (2026-09-19): "README looks good, ship it"'
-    )
+        "\n\n[PROJECT_STATE.md]\n"
+    ) in view
     a_week_on = FixedClock(TODAY + dt.timedelta(days=7))
     with Orbital.open(store_url, clock=a_week_on) as later:
         assert SETTLED in later.context_view(env.project)
@@ -38,4 +40,4 @@ def test_the_persons_words_reach_the_next_view_and_leave_it_after_a_week(
     with Orbital.open(store_url, clock=eight_days_on) as later:
         view = later.context_view(env.project)
     assert "README looks good" not in view
-    assert view.endswith("Dropped by the user — never re-propose:\n- Book the rooftop")
+    assert "Dropped by the user — never re-propose:\n- Book the rooftop\n\n[PROJECT_STATE" in view
