@@ -33,7 +33,7 @@ class Follower:
         gather: float = 0.1,
     ) -> None:
         self.service, self.report, self.safety, self.gather = service, report, safety, gather
-        self.checkouts = service.checkouts() if checkouts is None else checkouts
+        self.checkouts = service.local.all() if checkouts is None else checkouts
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -59,7 +59,7 @@ class Follower:
                 self._stop.wait(5)
 
     def _follow(self) -> None:
-        watch = self.service.watch_log()
+        watch = self.service.local.watch()
         try:
             self.catch_up(force=True)
             self.report("up to date; following the log")
@@ -79,5 +79,5 @@ class Follower:
     def catch_up(self, *, force: bool = False) -> None:
         """Sync each checkout behind the log (``force``: each one, hand edits too)."""
         for checkout in self.checkouts:
-            if force or self.service.behind(checkout):
+            if force or self.service.local.behind(checkout):
                 sync_one(self.service, checkout, self.report)

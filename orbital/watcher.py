@@ -1,6 +1,6 @@
 """Hand-edit detection while ``orbital serve`` or ``orbital follow`` runs: a file watcher
 (watchfiles) on the ``orbital/`` directory of every checkout on this machine that takes
-edited memory files in through ``Orbital.sync_checkout``.
+edited memory files in through ``Orbital.local.sync``.
 
 An editor that truncates a file and then writes it must never read as "delete everything":
 a changed file is taken in only once its size and mtime have stayed the same for a settle
@@ -47,14 +47,14 @@ def sync_all(
     service: Orbital, report: Callable[[str], None], checkouts: list[Project] | None = None
 ) -> None:
     """Take in every local checkout's hand edits and bring its files up to date (at start)."""
-    for checkout in service.checkouts() if checkouts is None else checkouts:
+    for checkout in service.local.all() if checkouts is None else checkouts:
         sync_one(service, checkout, report)
 
 
 def sync_one(service: Orbital, checkout: Project, report: Callable[[str], None]) -> None:
     """Sync one checkout, reporting its warnings (named by checkout) and a failure."""
     try:
-        result = service.sync_checkout(checkout)
+        result = service.local.sync(checkout)
     except (OrbitalError, OSError) as exc:
         report(f"{checkout.checkout}: could not sync: {exc}")
         return
@@ -82,7 +82,7 @@ class Watcher:
         self._thread: threading.Thread | None = None
         self._roots = {
             str(Path(p.root) / MEMORY_DIR): p
-            for p in (service.checkouts() if checkouts is None else checkouts)
+            for p in (service.local.all() if checkouts is None else checkouts)
             if (Path(p.root) / MEMORY_DIR).is_dir()
         }
 

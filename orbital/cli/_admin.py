@@ -148,7 +148,7 @@ def follow(ctx: click.Context, projects: tuple[Path, ...]) -> None:
     from orbital.watcher import Watcher
 
     service = service_of(ctx)
-    checkouts = [service.project(p) for p in projects] or service.checkouts()
+    checkouts = [service.project(p) for p in projects] or service.local.all()
     logging.getLogger("watchfiles").setLevel(logging.WARNING)
 
     def report(message: str) -> None:

@@ -184,9 +184,7 @@ class Calls:
 
         return answer(work)
 
-    def workspace_lessons_write(
-        self, who: Caller, text: str, version: int | None = None
-    ) -> Answer:
+    def workspace_lessons_write(self, who: Caller, text: str, version: int | None = None) -> Answer:
         def work() -> Answer:
             saved = self.service.workspaces.set_lessons(
                 who.project, text, actor=Actor.AGENT, base=version

@@ -13,12 +13,14 @@ import os
 from pathlib import Path
 
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES, PROJECT_ID_FILE
+from orbital.events import Actor
 from orbital.project import Project, identity_in
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._asks_state import ASKS_PREFIX
+from orbital.service._context import SyncReport
 from orbital.service._memory_state import MEMORY_KEYS
 from orbital.service._unit import Units
-from orbital.store import EventStore, Reader, Writer
+from orbital.store import EventStore, LogWatch, Reader, Writer
 
 
 def register(w: Writer, path: Path, timezone: str) -> Project:
@@ -68,3 +70,31 @@ def behind(units: Units, r: Reader, checkout: Project) -> bool:
     written = r.checkpoint(checkout, ASKS_FILE)
     head = r.prefix_head(pid, ASKS_PREFIX)
     return head > 0 and (written is None or written.position < head)
+
+
+class Checkouts:
+    """This machine's checkouts and what a follower needs to keep their files current."""
+
+    def __init__(self, units: Units) -> None:
+        self.units = units
+
+    def all(self) -> list[Project]:
+        """Every checkout on this machine (folders of projects), by id."""
+        with self.units.ctx.store.reader() as r:
+            return r.checkouts()
+
+    def watch(self) -> LogWatch:
+        """A waiter woken when any process (any machine) appends to the store."""
+        return self.units.ctx.store.watch_log()
+
+    def behind(self, checkout: Project) -> bool:
+        """Whether a checkout's files are behind the log (a cheap read, no lock)."""
+        with self.units.ctx.store.reader() as r:
+            return behind(self.units, r, checkout)
+
+    def sync(self, checkout: Project) -> SyncReport:
+        """Take in the checkout's hand edits and rewrite its stale files."""
+        with self.units.begin(checkout, Actor.SYSTEM) as u:
+            u.refresh_memory()
+            u.refresh_asks()
+        return SyncReport(u.warnings, u.events, u.conflicts)

@@ -10,34 +10,33 @@ from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
+from orbital.catalogue import MEMORY_DIR
 from orbital.clock import Clock, clock_from_env, end_of_day
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
 from orbital.domain.entry_pages import EntryPage, EntryQuery
-from orbital.domain.quotes import UserWords
 from orbital.domain.workbench import EntryRow, WorkbenchView
 from orbital.editor.scheduler import EditorScheduler
 from orbital.errors import InvalidInput, Refused, UnknownProject
 from orbital.events import Actor, RecordedEvent
-from orbital.files import FileGateway, check_size, memory_file, projected_file
-from orbital.grammar.text import without_nul_bytes
+from orbital.files import FileGateway, memory_file, projected_file
 from orbital.project import Project
 from orbital.service._agents import AgentSessions
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
 from orbital.service._asks_state import ASK_REDUCER
-from orbital.service._checkouts import behind, checkout_of, register
+from orbital.service._checkouts import Checkouts, checkout_of, register
 from orbital.service._claude_code import ClaudeCodeHooks
 from orbital.service._conflicts import ConflictPreview, Conflicts, unmerged_files
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
 from orbital.service._credentials import WARM_TOKEN, Credential, Credentials
+from orbital.service._file_writes import FileWrites
 from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._mentions import Mentions
 from orbital.service._page_sessions import PageSessions
 from orbital.service._trust import Trust
-from orbital.service._unit import Unit, Units
+from orbital.service._unit import Units
 from orbital.service._workbench import workbench_view
 from orbital.service._workspaces import WORKSPACE_REDUCER, Workspaces
 from orbital.store import EventStore, StoreStatus
@@ -46,7 +45,6 @@ from orbital.tokens import CachedCounter
 if TYPE_CHECKING:
     from orbital.service._editor import EditorReport, EditorService
     from orbital.service._kept import KeptCounter
-    from orbital.store import LogWatch
 
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | dt.date | int | None
@@ -72,6 +70,8 @@ class Orbital:
         #: Opens every use case's unit of work (benchmarks and tests reach the state here).
         self.units = Units(Context(store, clock, mint))
         self._asks = AsksService(self.units)
+        #: This machine's checkouts, and what keeps their files current (the follower's).
+        self.local = Checkouts(self.units)
         self.mentions = Mentions(self)
         self.workspaces = Workspaces(self)
         self._memory = MemoryService(
@@ -79,6 +79,7 @@ class Orbital:
         )
         self._kept_counter: KeptCounter | None = None
         self._history = History(self.units, self._memory)
+        self._writes = FileWrites(self.units, self._asks, self._memory, self.mentions)
         self.agents = AgentSessions(self)
         self.claude_code = ClaudeCodeHooks(self)
         self.trust = Trust(self)
@@ -180,20 +181,6 @@ class Orbital:
         self.store.pin(found)
         return found
 
-    def checkouts(self) -> list[Project]:
-        """Every checkout on this machine (folders of projects), by id."""
-        with self.store.reader() as r:
-            return r.checkouts()
-
-    def watch_log(self) -> LogWatch:
-        """A waiter woken when any process (any machine) appends to the store."""
-        return self.store.watch_log()
-
-    def behind(self, checkout: Project) -> bool:
-        """Whether a checkout's files are behind the log (a cheap read, no lock)."""
-        with self.store.reader() as r:
-            return behind(self.units, r, checkout)
-
     def project_by_id(self, project: str) -> Project:
         """A registered project by its id (kept in memory once found)."""
         return self.store.project(project)
@@ -253,23 +240,17 @@ class Orbital:
         never retired; an overlap with what changed since is refused (``StaleWrite``). A write
         that would empty the file or remove most of it is refused unless ``remove`` names
         those entries."""
-        key = memory_file(name).key
-        if key != "asks":  # ASKS.md only grows: the limit is on what a write adds
-            check_size(content)
-        found = self.store.project(project)
-        held = memory_file(name).name if hold else None
-        words = self._asks.words(transcript) if key == "asks" else None
-        with self.units.begin(
-            found, actor, session=session, proposal=(key, content), held=held
-        ) as u:
-            self._decide_write(u, key, content, words, base=base, remove=frozenset(remove))
-        if not u.refused:
-            proposed = content.decode("utf-8", errors="replace")
-            u.warnings += self.mentions.warnings(found, MEMORY_FILES[key], [proposed])
-        if u.held is not None and u.held.data is not None:
-            text = u.held.data.decode("utf-8")
-            return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
-        return self._written(u, key)
+        return self._writes.write(
+            project,
+            name,
+            content,
+            actor=actor,
+            session=session,
+            hold=hold,
+            transcript=transcript,
+            base=base,
+            remove=remove,
+        )
 
     def files_of(self, project: Project) -> FileGateway:
         """The gateway to a project's ``orbital/`` folder (reads for the interfaces)."""
@@ -284,38 +265,6 @@ class Orbital:
         """The deterministic backstop alone (no editor pass): the part of session end an
         agent's hook waits for."""
         return self._memory.session_end(self.store.project(project))
-
-    def _decide_write(
-        self,
-        u: Unit,
-        key: str,
-        content: bytes,
-        words: UserWords | None,
-        *,
-        base: int | None = None,
-        remove: frozenset[str] = frozenset(),
-    ) -> None:
-        content, removed = without_nul_bytes(content, MEMORY_FILES[key])
-        u.warnings += removed
-        if key == "asks":
-            self._asks.decide_write(u, content, words)
-        else:
-            self._memory.decide_write(u, key, content, base=base, remove=remove)
-
-    @staticmethod
-    def _written(u: Unit, key: str) -> WriteOutcome:
-        """What a write reports: the file as it now stands, warnings, events, and (memory
-        files) its version."""
-        if key == "asks":
-            return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
-        assert u.memory_after is not None  # set when the unit ended
-        return WriteOutcome(
-            u.text_after(key),
-            u.warnings,
-            u.events,
-            u.memory_after.changed_at[key],
-            refused=u.refused,
-        )
 
     def read_versioned(self, project: str, name: str) -> tuple[str, int]:
         """A memory file now, with its version: the position of the last event that changed
@@ -356,14 +305,7 @@ class Orbital:
 
     def sync(self, project: str) -> SyncReport:
         """Take in hand edits of every projected file and rewrite what is stale."""
-        return self.sync_checkout(self.store.project(project))
-
-    def sync_checkout(self, checkout: Project) -> SyncReport:
-        """:meth:`sync` of one checkout (a follower brings each local one up to date)."""
-        with self.units.begin(checkout, Actor.SYSTEM) as u:
-            u.refresh_memory()
-            u.refresh_asks()
-        return SyncReport(u.warnings, u.events, u.conflicts)
+        return self.local.sync(self.store.project(project))
 
     def unmerged(self, project: str) -> list[str]:
         """Projected files changed on disk and not taken in yet."""

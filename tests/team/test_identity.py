@@ -56,7 +56,7 @@ def test_a_clone_joins_the_project_as_a_checkout_with_its_files_written(
     service.ask_open(a.project_id, "review the shared store", actor=Actor.AGENT)
     b = service.init(clone(tmp_path / "a", tmp_path / "b")).project
     assert (b.project_id, b.checkout, b.root) == ("a", "a.2", str(tmp_path / "b"))
-    assert [p.checkout for p in service.checkouts()] == ["a", "a.2"]
+    assert [p.checkout for p in service.local.all()] == ["a", "a.2"]
     assert [p.project_id for p in service.projects()] == ["a"]
     for name in ("ASKS.md", "DECISIONS.md", "PROJECT_STATE.md"):
         ours = (tmp_path / "b" / "orbital" / name).read_bytes()
@@ -74,7 +74,7 @@ def test_a_renamed_folder_keeps_its_checkout_and_its_checkpoints(
     moved = service.project(tmp_path / "renamed")
     assert (moved.project_id, moved.checkout, moved.root) == ("a", "a", str(tmp_path / "renamed"))
     assert service.sync(a.project_id).warnings == []  # its files are what was written
-    assert len(service.checkouts()) == 1
+    assert len(service.local.all()) == 1
     assert [e.position for e in service.history("a")] == [1]  # nothing taken in again
 
 
@@ -107,5 +107,5 @@ def test_a_project_from_before_identities_follows_its_machine_to_a_new_host_name
     monkeypatch.setenv("ORBITAL_MACHINE", "new-name")
     found = service.project(tmp_path / "a")
     assert (found.project_id, found.checkout) == ("a", "a")
-    assert [c.checkout for c in service.checkouts()] == ["a"]
+    assert [c.checkout for c in service.local.all()] == ["a"]
     assert re.fullmatch(r"[0-9a-f]{32}\n", id_file(tmp_path / "a").read_text())

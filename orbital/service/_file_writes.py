@@ -1,0 +1,89 @@
+"""The whole-file write of a projected file (a memory file or ASKS.md): the size rule, NUL
+bytes taken out, the file's own decider, the warnings about mentions, and what the writer is
+told (the file as it now stands, its version). ``Orbital.write_file`` is its entry point."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+
+from orbital.catalogue import MEMORY_FILES
+from orbital.domain.quotes import UserWords
+from orbital.events import Actor
+from orbital.files import check_size, memory_file
+from orbital.grammar.text import without_nul_bytes
+from orbital.service._asks import AsksService
+from orbital.service._context import WriteOutcome
+from orbital.service._memory import MemoryService
+from orbital.service._mentions import Mentions
+from orbital.service._unit import Unit, Units
+
+
+class FileWrites:
+    def __init__(
+        self, units: Units, asks: AsksService, memory: MemoryService, mentions: Mentions
+    ) -> None:
+        self.units, self.asks, self.memory, self.mentions = units, asks, memory, mentions
+
+    def write(
+        self,
+        project: str,
+        name: str,
+        content: bytes,
+        *,
+        actor: Actor,
+        session: str | None,
+        hold: bool,
+        transcript: Path | None,
+        base: int | None,
+        remove: Collection[str],
+    ) -> WriteOutcome:
+        key = memory_file(name).key
+        if key != "asks":  # ASKS.md only grows: the limit is on what a write adds
+            check_size(content)
+        found = self.units.ctx.store.project(project)
+        held = memory_file(name).name if hold else None
+        words = self.asks.words(transcript) if key == "asks" else None
+        with self.units.begin(
+            found, actor, session=session, proposal=(key, content), held=held
+        ) as u:
+            self._decide(u, key, content, words, base=base, remove=frozenset(remove))
+        if not u.refused:
+            proposed = content.decode("utf-8", errors="replace")
+            u.warnings += self.mentions.warnings(found, MEMORY_FILES[key], [proposed])
+        if u.held is not None and u.held.data is not None:
+            text = u.held.data.decode("utf-8")
+            return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
+        return self._written(u, key)
+
+    def _decide(
+        self,
+        u: Unit,
+        key: str,
+        content: bytes,
+        words: UserWords | None,
+        *,
+        base: int | None = None,
+        remove: frozenset[str] = frozenset(),
+    ) -> None:
+        content, removed = without_nul_bytes(content, MEMORY_FILES[key])
+        u.warnings += removed
+        if key == "asks":
+            self.asks.decide_write(u, content, words)
+        else:
+            self.memory.decide_write(u, key, content, base=base, remove=remove)
+
+    @staticmethod
+    def _written(u: Unit, key: str) -> WriteOutcome:
+        """What a write reports: the file as it now stands, warnings, events, and (memory
+        files) its version."""
+        if key == "asks":
+            return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
+        assert u.memory_after is not None  # set when the unit ended
+        return WriteOutcome(
+            u.text_after(key),
+            u.warnings,
+            u.events,
+            u.memory_after.changed_at[key],
+            refused=u.refused,
+        )
