@@ -11,6 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from orbital.catalogue import MEMORY_DIR, PROJECT_ID_FILE
+from orbital.errors import InvalidInput
+
+
+def check_timezone(timezone: str) -> str:
+    """``timezone`` if it is "" (the machine's local zone) or an IANA name, else refused."""
+    if timezone:
+        try:
+            zoneinfo.ZoneInfo(timezone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise InvalidInput(
+                f"unknown timezone {timezone!r}: use an IANA name such as Europe/Berlin"
+            ) from None
+    return timezone
 
 
 def this_machine() -> str:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
 from orbital.clock import clock_from_env
-from orbital.service._kept import KeptTexts, file_key, view_key, zone_key, zone_named
+from orbital.project import Project
+from orbital.service._kept import Head, KeptTexts, file_key, view_key, zone_key, zone_named
 from orbital.store._quick import quick_reader
 
 #: The files ``show`` may answer from a kept text (ASKS.md is read from the disk by design).
@@ -23,19 +24,28 @@ KEPT_FILES = frozenset(
 )
 
 
+def _at_head(db_url: str | None, path: Path) -> tuple[Project, Head] | None:
+    """The project ``path`` is in and its head, read with plain SQL (None: not a SQLite
+    store, or no project there)."""
+    reader = quick_reader(db_url)
+    if reader is None:
+        return None
+    with reader:
+        project = reader.project_at(path.expanduser().resolve())
+        if project is None:
+            return None
+        return project, reader.head_event(project.project_id)
+
+
 def kept_view(
     cache: Path, db_url: str | None, path: Path, window: int | None, audience: str
 ) -> str | None:
     """The injection view of the project ``path`` is in, at its head, if a process kept it."""
     try:
-        reader = quick_reader(db_url)
-        if reader is None:
+        found = _at_head(db_url, path)
+        if found is None:
             return None
-        with reader:
-            project = reader.project_at(path.expanduser().resolve())
-            if project is None:
-                return None
-            head = reader.head_event(project.project_id)
+        project, head = found
         kept = KeptTexts(cache / "texts")
         zone = kept.get(zone_key(project.project_id, head))
         if zone is None:
@@ -52,14 +62,10 @@ def kept_file(cache: Path, db_url: str | None, path: Path, name: str) -> str | N
     if name not in KEPT_FILES:
         return None
     try:
-        reader = quick_reader(db_url)
-        if reader is None:
+        found = _at_head(db_url, path)
+        if found is None:
             return None
-        with reader:
-            project = reader.project_at(path.expanduser().resolve())
-            if project is None:
-                return None
-            head = reader.head_event(project.project_id)
+        project, head = found
         return KeptTexts(cache / "texts").get(file_key(project.project_id, head, name))
     except Exception:  # the full path does no worse, and reports it
         return None

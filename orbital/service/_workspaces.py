@@ -33,12 +33,12 @@ from orbital.domain.workspaces import (
     normal_text,
     workspace_of,
 )
-from orbital.errors import InvalidInput, NoWorkspace
+from orbital.errors import NoWorkspace
 from orbital.events import Actor, Event, event_type
 from orbital.events.project import ProjectWorkspaceChanged
 from orbital.files import check_size
 from orbital.grammar.text import without_nul
-from orbital.project import Project
+from orbital.project import Project, check_timezone
 from orbital.service._context import EventSummary, WriteOutcome
 from orbital.store import Reader, Reducer, Writer
 
@@ -76,17 +76,6 @@ def view_texts(r: Reader, project: str, at: int | None = None) -> ViewTexts:
     else:
         found = fold_all(r.read_stream(WORKSPACES_OWNER, stream), at)
     return ViewTexts(texts, found)
-
-
-def check_timezone(timezone: str) -> str:
-    if timezone:
-        try:
-            zoneinfo.ZoneInfo(timezone)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            raise InvalidInput(
-                f"unknown timezone {timezone!r}: use an IANA name such as Europe/Berlin"
-            ) from None
-    return timezone
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 import uuid
-import zoneinfo
 from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 
 from orbital.catalogue import PROJECT_ID_FILE, PROJECT_STREAM, WORKSPACES_OWNER
-from orbital.errors import InvalidInput, Refused, UnknownProject
+from orbital.errors import Refused, UnknownProject
 from orbital.events import Actor, ProjectRegistered
-from orbital.project import Project, identity_in, this_machine
+from orbital.project import Project, check_timezone, identity_in, this_machine
 from orbital.store._appends import Appends
 from orbital.store._base import Transaction, naive_utc
 from orbital.store._schema import checkouts, projects
@@ -122,13 +121,7 @@ class ProjectWrites(Appends, ProjectReads):
         project of ``identity`` (the folder's id file) joined — a checkout of it on this
         machine whose folder no longer holds that id moved here — else a new project."""
         resolved = _resolved(root)
-        if timezone:
-            try:
-                zoneinfo.ZoneInfo(timezone)
-            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-                raise InvalidInput(
-                    f"unknown timezone {timezone!r}: use an IANA name such as Europe/Berlin"
-                ) from None
+        check_timezone(timezone)
         found = self.checkout_at(resolved)
         if found is not None:
             known = self.identity(found.project_id)
