@@ -89,8 +89,8 @@ def install_claude_code(ctx: click.Context, project_path: Path) -> None:
     view_path = root / _VIEW
     if records.change(record, _VIEW) is None:
         record[_VIEW] = {"before": read_text(view_path), "written": ""}
-    head, view, day = service.agents.current_view(project)
-    service.agents.write_view(project, view_path, head, view, day)
+    head, view, day, zone = service.agents.current_view(project)
+    service.agents.write_view(project, view_path, head, view, day, zone)
     click.echo(f"wrote {_VIEW} (the memory view at @{head}, imported by {cc.MEMORY_FILE})")
     record["created_dir"] = created_dir
     _exclude_from_git(root, record)

@@ -95,13 +95,13 @@ class AgentSessions:
             with contextlib.suppress(OSError):
                 before = view_path.read_text(encoding="utf-8")
         loaded = view_position(before)
-        head, view, day = self.current_view(project)
+        head, view, day, zone = self.current_view(project)
         if loaded is None:
             lines = [view]
         else:
             lines, head = self.changes(project, loaded, session)
         if view_path is not None:
-            self.write_view(project, view_path, head, view, day)
+            self.write_view(project, view_path, head, view, day, zone)
         mark = self.marks.get(project.project_id, session)
         self.marks.put(project.project_id, session, replace(mark, seen=head, transcript=transcript))
         if loaded is None or view_path is None:
@@ -115,19 +115,20 @@ class AgentSessions:
         )
         return StartReport(text, head)
 
-    def current_view(self, project: Project) -> tuple[int, str, dt.date]:
-        """The project's head, the view and today. Today is read first: a view rendered across
+    def current_view(self, project: Project) -> tuple[int, str, dt.date, str]:
+        """The project's head, the view, today and the zone today is in (the view's: the
+        workspace's, else the project's). Today is read first: a view rendered across
         midnight is marked with the earlier day, so the quick session start re-renders it."""
-        day = self.service.units.ctx.today(project)
+        day, zone = self.service.view_today(project)
         head = self.service.head(project.project_id)
-        return head, self.service.context_view(project.project_id), day
+        return head, self.service.context_view(project.project_id), day, zone
 
     def write_view(
-        self, project: Project, view_path: Path, head: int, view: str, day: dt.date
+        self, project: Project, view_path: Path, head: int, view: str, day: dt.date, zone: str
     ) -> None:
-        """The imported view file at ``head`` rendered on ``day`` (left alone when it holds
-        those bytes)."""
-        text = view_file(view, head, day.isoformat())
+        """The imported view file at ``head`` rendered on ``day`` in ``zone`` (left alone
+        when it holds those bytes)."""
+        text = view_file(view, head, day.isoformat(), zone)
         try:
             if view_path.read_text(encoding="utf-8") == text:
                 return

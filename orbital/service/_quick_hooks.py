@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+import zoneinfo
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from orbital.agents.claude_code_hooks import (
     memory_target,
     view_day,
     view_position,
+    view_zone,
 )
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.clock import clock_from_env
@@ -102,7 +104,9 @@ class _Quick:
             return None
         pid = self.project.project_id
         head = self.reader.head(pid)
-        today = clock_from_env().now().astimezone(self.project.tz()).date().isoformat()
+        zone = view_zone(header)
+        tz = zoneinfo.ZoneInfo(zone) if zone else self.project.tz()
+        today = clock_from_env().now().astimezone(tz).date().isoformat()
         if view_position(header) != head or view_day(header) != today:
             return None
         mark = self.marks.get(pid, self.p.session_id)

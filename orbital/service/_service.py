@@ -38,7 +38,7 @@ from orbital.service._page_sessions import PageSessions
 from orbital.service._trust import Trust
 from orbital.service._unit import Units
 from orbital.service._workbench import workbench_view
-from orbital.service._workspaces import WORKSPACE_REDUCER, Workspaces
+from orbital.service._workspaces import WORKSPACE_REDUCER, Workspaces, view_texts
 from orbital.store import EventStore, StoreStatus
 from orbital.tokens import CachedCounter
 
@@ -334,6 +334,13 @@ class Orbital:
         found = self.store.project(project)
         at = self.as_of(project, as_of)
         return self._memory.view(found, window=window, audience=audience, at=at)
+
+    def view_today(self, project: Project) -> tuple[dt.date, str]:
+        """Today in the view's time zone (the workspace's, else the project's) and that zone's
+        IANA name ("" for the machine's local zone)."""
+        with self.store.reader() as r:
+            zone = view_texts(r, project.project_id).timezone(project)[0]
+        return self.clock.now().astimezone(zone).date(), getattr(zone, "key", "")
 
     def warm(self) -> None:
         """Render each project's agent view once (the token table loaded, the views cached):

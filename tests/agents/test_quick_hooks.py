@@ -219,3 +219,28 @@ def test_the_tools_write_of_a_held_asks_edit_is_known_by_its_hash(
         assert service.head(project.project_id) == head  # nothing taken in as an edit
         monkeypatch.undo()
         assert service.read_file(project.project_id, "ASKS.md") == outcome.content
+
+
+def test_the_view_file_s_day_is_in_the_workspace_s_zone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: FixedClock
+) -> None:
+    """09:30 UTC is 23:30 at UTC+14: an hour later the view names the next day there, so the
+    session start renders it again though the project's own zone is still on the first."""
+    db = f"sqlite:///{tmp_path / 'orbital.db'}"
+    monkeypatch.setenv("ORBITAL_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("ORBITAL_NOW", clock.at.isoformat())
+    root = tmp_path / "project"
+    root.mkdir()
+    marks = SessionMarks(tmp_path / "quick")
+    with Orbital.open(db, clock=clock) as service:
+        pid = service.init(root, timezone="UTC").project.project_id
+        service.workspaces.create("islands", timezone="Pacific/Kiritimati", actor=Actor.USER)
+        service.workspaces.join(pid, "islands", actor=Actor.USER)
+        start = parse_payload(json.dumps(_payload(root, "SessionStart", source="startup")))
+        assert service.claude_code.handle("session-start", start) is not None
+        head = service.head(pid)
+    header = (root / VIEW_FILE).read_text(encoding="utf-8").splitlines()[0]
+    assert f"at position {head} on 2026-09-19 (Pacific/Kiritimati);" in header
+    assert quick_answer("session-start", start, db, marks) == NOTHING
+    monkeypatch.setenv("ORBITAL_NOW", (clock.at + dt.timedelta(hours=1)).isoformat())
+    assert quick_answer("session-start", start, db, marks) is None
