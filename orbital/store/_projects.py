@@ -208,10 +208,15 @@ class ProjectWrites(Appends, ProjectReads):
             n += 1
             project_id = f"{base}-{n}"
         now = self._store.clock.now()
+        # ``projects.root`` (unique) is the folder a project was first registered in; the
+        # same path on another machine of a shared store is another folder.
+        first = self._conn.scalar(
+            sa.select(projects.c.project_id).where(projects.c.root == resolved)
+        )
         self._conn.execute(
             projects.insert().values(
                 project_id=project_id,
-                root=resolved,
+                root=resolved if first is None else f"{this_machine()}:{resolved}",
                 timezone=timezone,
                 registered_at=naive_utc(now),
                 identity=identity,

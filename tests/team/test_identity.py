@@ -109,3 +109,20 @@ def test_a_project_from_before_identities_follows_its_machine_to_a_new_host_name
     assert (found.project_id, found.checkout) == ("a", "a")
     assert [c.checkout for c in service.local.all()] == ["a"]
     assert re.fullmatch(r"[0-9a-f]{32}\n", id_file(tmp_path / "a").read_text())
+
+
+def test_unrelated_projects_at_the_same_path_on_two_machines_are_two_projects(
+    service: Orbital, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Containers of one team often use one path (``/app``) for different repositories."""
+    folder = tmp_path / "app"
+    folder.mkdir()
+    monkeypatch.setenv("ORBITAL_MACHINE", "alice-box")
+    alice = service.init(folder).project
+    id_file(folder).unlink()  # bob's repository at the same path is another one
+    monkeypatch.setenv("ORBITAL_MACHINE", "bob-box")
+    bob = service.init(folder).project
+    assert (alice.project_id, bob.project_id) == ("app", "app-2")
+    assert id_file(folder).read_text() != ""
+    assert [p.project_id for p in service.projects()] == ["app", "app-2"]
+    assert [c.checkout for c in service.local.all()] == ["app-2"]
