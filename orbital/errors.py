@@ -410,3 +410,9 @@ def error_line(exc: OrbitalError) -> str:
     """The one line an error prints where an agent or a person reads it (the CLI, the MCP
     server): its message, then what to run about it (the ``hint``)."""
     return f"error: {exc}: {exc.hint}" if exc.hint else f"error: {exc}"
+
+
+def warning_lines(warnings: list[str]) -> str:
+    """The ``warning: …`` lines a write's warnings print as, where an agent reads them (a
+    hook's answer, an MCP tool result), one per warning, as the CLI prints them."""
+    return "\n".join(f"warning: {w}" for w in warnings)

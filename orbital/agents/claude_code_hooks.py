@@ -134,6 +134,10 @@ def rewritten_input(
     return {**tool_input, **whole}
 
 
+#: What a cut context tells an agent that reaches Orbital over MCP (Codex, Cursor).
+MCP_MORE = "Call the orbital MCP tool memory_context for the whole view."
+
+
 def fit(text: str, more: str, limit: int = CONTEXT_LIMIT) -> str:
     """``text`` whole when it fits in ``limit`` characters, else cut at a line end with the
     note ``more`` after it."""

@@ -20,7 +20,7 @@ from orbital.clock import parse_as_of
 from orbital.domain.asks import agent_note
 from orbital.domain.history import summarize
 from orbital.domain.workbench import EntryRow
-from orbital.errors import OrbitalError, error_line
+from orbital.errors import OrbitalError, error_line, warning_lines
 from orbital.events import Actor, RecordedEvent, event_type
 from orbital.files import projected_file
 from orbital.mcp._caller import Caller
@@ -66,7 +66,7 @@ def outcome(result: WriteOutcome, *, content: bool) -> Answer:
     """A refused write is a tool error with the CLI's warning lines; otherwise the warnings,
     the events appended, and (for a file write) the file as it now stands and its version."""
     if result.refused:
-        return error("\n".join(f"warning: {w}" for w in result.warnings))
+        return error(warning_lines(result.warnings))
     fields: dict[str, Any] = {"warnings": result.warnings, "events": result.events}
     if content:
         fields["content"] = result.content

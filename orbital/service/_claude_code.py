@@ -23,7 +23,7 @@ from orbital.agents.claude_code_hooks import (
     proposed_content,
     rewritten_input,
 )
-from orbital.errors import UnknownProject
+from orbital.errors import UnknownProject, warning_lines
 from orbital.project import Project
 from orbital.service._quick_hooks import WRITABLE, HookResult
 
@@ -46,10 +46,6 @@ def _transcript(p: Payload) -> Path | None:
     """The session's transcript, against which the quotes of the agent's ask closes and
     reopens are checked (none in the payload: nothing is verified)."""
     return Path(p.transcript_path) if p.transcript_path else None
-
-
-def _warning_lines(warnings: list[str]) -> str:
-    return "\n".join(f"warning: {w}" for w in warnings)
 
 
 def _post_tool_answer(parts: list[str]) -> HookResult:
@@ -122,7 +118,7 @@ class ClaudeCodeHooks:
         outcome = self.service.agents.write(
             project, name, proposed.encode(), p.session_id, transcript
         )
-        warnings = _warning_lines(outcome.warnings)
+        warnings = warning_lines(outcome.warnings)
         wanted = outcome.content
         if wanted == current:
             if proposed == current:
@@ -158,7 +154,7 @@ class ClaudeCodeHooks:
             warnings = self.service.agents.take_in(project, p.session_id, (), _transcript(p))
         else:
             return HookResult()
-        return _post_tool_answer([*notes, _warning_lines(warnings)])
+        return _post_tool_answer([*notes, warning_lines(warnings)])
 
     def _session_end(self, project: Project, p: Payload) -> HookResult:
         view = self._view_path(project)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from orbital.agents import codex
 from orbital.agents.apply_patch import Section, parse_patch, replace_whole
 from orbital.agents.claude_code_hooks import (
+    MCP_MORE,
     Json,
     Payload,
     allow_answer,
@@ -27,24 +28,18 @@ from orbital.agents.claude_code_hooks import (
     fit,
     memory_target,
 )
-from orbital.errors import UnknownProject
+from orbital.errors import UnknownProject, warning_lines
 from orbital.project import Project
 from orbital.service._quick_hooks import WRITABLE
 
 if TYPE_CHECKING:
     from orbital.service._service import Orbital
 
-_MORE = "Call the orbital MCP tool memory_context for the whole view."
-
 
 def _transcript(p: Payload) -> Path | None:
     """Codex's rollout of the session (every hook names it): the quotes of the agent's ask
     closes and reopens are checked against what the user typed in it."""
     return Path(p.transcript_path) if p.transcript_path else None
-
-
-def _warnings(warnings: list[str]) -> str:
-    return "\n".join(f"warning: {w}" for w in warnings)
 
 
 class CodexHooks:
@@ -61,7 +56,7 @@ class CodexHooks:
             return self._session_start(project, payload)
         if slug == "prompt":
             text = self.service.agents.prompt(project, payload.session_id)
-            return context_answer("UserPromptSubmit", fit(text, f"… {_MORE}")) if text else None
+            return context_answer("UserPromptSubmit", fit(text, f"… {MCP_MORE}")) if text else None
         if slug == "pre-tool":
             return self._pre_tool(project, payload)
         if slug == "post-tool":
@@ -75,7 +70,7 @@ class CodexHooks:
         if not report.context:
             return None
         text = f"Orbital project memory (as of @{report.position}):\n{report.context}"
-        return context_answer("SessionStart", fit(text, f"… (cut to fit) {_MORE}"))
+        return context_answer("SessionStart", fit(text, f"… (cut to fit) {MCP_MORE}"))
 
     def _targets(self, project: Project, p: Payload) -> list[tuple[int, Section, str]]:
         """The patch's sections that name a memory file, with their index and the file."""
@@ -116,7 +111,7 @@ class CodexHooks:
             outcome = self.service.agents.write(
                 project, name, proposal.encode(), p.session_id, _transcript(p)
             )
-            warnings = _warnings(outcome.warnings)
+            warnings = warning_lines(outcome.warnings)
             if outcome.content == (current or ""):
                 replaced[index] = None
                 reason = f"Orbital refused this change of orbital/{name}; the file is unchanged."
@@ -159,7 +154,7 @@ class CodexHooks:
             )
         else:
             return None
-        text = "\n".join(part for part in (*notes, _warnings(warnings)) if part)
+        text = "\n".join(part for part in (*notes, warning_lines(warnings)) if part)
         if not text:
             return None
         return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": text}}

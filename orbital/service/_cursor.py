@@ -13,16 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orbital.agents.claude_code_hooks import fit, memory_target
+from orbital.agents.claude_code_hooks import MCP_MORE, fit, memory_target
 from orbital.agents.cursor import Json, Payload, context_answer, deny_answer, written_content
-from orbital.errors import UnknownProject
+from orbital.errors import UnknownProject, warning_lines
 from orbital.project import Project
 from orbital.service._quick_hooks import WRITABLE
 
 if TYPE_CHECKING:
     from orbital.service._service import Orbital
-
-_MORE = "Call the orbital MCP tool memory_context for the whole view."
 
 
 class CursorHooks:
@@ -39,7 +37,7 @@ class CursorHooks:
         if slug == "session-start":
             report = agents.start(project, payload.session_id, None, payload.transcript_path)
             text = f"Orbital project memory (as of @{report.position}):\n{report.context}"
-            return context_answer(fit(text, f"… (cut to fit) {_MORE}"))
+            return context_answer(fit(text, f"… (cut to fit) {MCP_MORE}"))
         if slug == "pre-tool":
             return self._pre_tool(project, payload)
         if slug == "after-edit":
@@ -69,7 +67,7 @@ class CursorHooks:
         outcome = self.service.agents.write(
             project, name, content.encode(), p.session_id, hold=False
         )
-        warnings = "\n".join(f"warning: {w}" for w in outcome.warnings)
+        warnings = warning_lines(outcome.warnings)
         if outcome.content == current:
             reason = f"Orbital refused this write of orbital/{name}; the file is unchanged."
         else:
