@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from orbital.agents.claude_code_hooks import view_file, view_position
 from orbital.catalogue import ask_stream
 from orbital.domain.changes import describe_changes
+from orbital.errors import UnknownProject
 from orbital.events import Actor
 from orbital.files import memory_file
 from orbital.grammar.render import render_file
@@ -57,6 +58,14 @@ class AgentSessions:
     def __init__(self, service: Orbital, marks: SessionMarks | None = None) -> None:
         self.service = service
         self._marks = marks
+
+    def project_at(self, cwd: str | None) -> Project | None:
+        """The project an agent's hook runs in (its payload's ``cwd``), or None: a folder
+        outside every registered project is none of Orbital's business."""
+        try:
+            return self.service.project(Path(cwd or "."))
+        except UnknownProject:
+            return None
 
     @property
     def marks(self) -> SessionMarks:

@@ -23,7 +23,7 @@ from orbital.agents.claude_code_hooks import (
     proposed_content,
     rewritten_input,
 )
-from orbital.errors import UnknownProject, warning_lines
+from orbital.errors import warning_lines
 from orbital.project import Project
 from orbital.service._quick_hooks import WRITABLE, HookResult
 
@@ -63,9 +63,8 @@ class ClaudeCodeHooks:
 
     def handle(self, slug: str, payload: Payload) -> HookResult:
         """The answer to one hook call; a folder outside every registered project gets none."""
-        try:
-            project = self.service.project(Path(payload.cwd or "."))
-        except UnknownProject:
+        project = self.service.agents.project_at(payload.cwd)
+        if project is None:
             return HookResult()
         handler = getattr(self, "_" + slug.replace("-", "_"))
         result: HookResult = handler(project, payload)

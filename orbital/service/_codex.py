@@ -28,7 +28,7 @@ from orbital.agents.claude_code_hooks import (
     fit,
     memory_target,
 )
-from orbital.errors import UnknownProject, warning_lines
+from orbital.errors import warning_lines
 from orbital.project import Project
 from orbital.service._quick_hooks import WRITABLE
 
@@ -48,9 +48,8 @@ class CodexHooks:
 
     def handle(self, slug: str, payload: Payload) -> Json | None:
         """The answer to one hook call; a folder outside every registered project gets none."""
-        try:
-            project = self.service.project(Path(payload.cwd or "."))
-        except UnknownProject:
+        project = self.service.agents.project_at(payload.cwd)
+        if project is None:
             return None
         if slug == "session-start":
             return self._session_start(project, payload)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from orbital.agents.claude_code_hooks import MCP_MORE, fit, memory_target
 from orbital.agents.cursor import Json, Payload, context_answer, deny_answer, written_content
-from orbital.errors import UnknownProject, warning_lines
+from orbital.errors import warning_lines
 from orbital.project import Project
 from orbital.service._quick_hooks import WRITABLE
 
@@ -29,9 +29,8 @@ class CursorHooks:
 
     def handle(self, slug: str, payload: Payload) -> Json | None:
         """The answer to one hook call; a folder outside every registered project gets none."""
-        try:
-            project = self.service.project(Path(payload.cwd or "."))
-        except UnknownProject:
+        project = self.service.agents.project_at(payload.cwd)
+        if project is None:
             return None
         agents = self.service.agents
         if slug == "session-start":
