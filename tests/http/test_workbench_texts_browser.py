@@ -5,24 +5,11 @@ limit is saved and reaches the agent's view. Skipped where chromium or playwrigh
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from orbital.events import Actor
+from tests.http.browser import signed_in, sync_api
 from tests.http.http_helpers import World
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-
-if not CHROMIUM.exists():
-    pytest.skip(
-        f"browser test skipped: {CHROMIUM} is missing (apt-get install chromium)",
-        allow_module_level=True,
-    )
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="browser test skipped: pip install playwright"
-)
 
 
 @pytest.mark.timeout(120)
@@ -30,58 +17,43 @@ def test_the_counter_and_the_limits_in_a_browser(server: str, world: World) -> N
     service = world.service
     service.workspaces.create("acme", actor=Actor.USER)
     service.workspaces.join(world.alpha, "acme", actor=Actor.USER)
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    with signed_in(server, world.person, "/workbench") as page:
+        field = page.locator(f"#description-{world.alpha}")
+        counter = page.locator(f"#description-{world.alpha}-count")
+        sync_api.expect(counter).to_have_text("0 / 2,000 characters")
+        field.fill("**Billing** for @decision.x " + "d" * 1973)
+        sync_api.expect(counter).to_have_text("2,001 / 2,000 characters: cut 1 character")
+        sync_api.expect(counter).to_have_class("counter over")
+        page.locator(f"#memory-{world.alpha}").get_by_role(
+            "button", name="Save project description"
+        ).click()
+        sync_api.expect(page.get_by_role("status").first).to_contain_text(
+            "is 2,001 characters, over its limit of 2,000: cut 1 character (nothing was saved)"
         )
-        try:
-            page = browser.new_page()
-            page.set_default_timeout(15_000)
-            page.goto(f"{server}/workbench")
-            page.get_by_label("Workbench token").fill(world.person)
-            page.get_by_role("button", name="Sign in").click()
-            page.wait_for_url(f"{server}/workbench")
+        assert service.workspaces.read(world.alpha, "description").text == ""
 
-            field = page.locator(f"#description-{world.alpha}")
-            counter = page.locator(f"#description-{world.alpha}-count")
-            sync_api.expect(counter).to_have_text("0 / 2,000 characters")
-            field.fill("**Billing** for @decision.x " + "d" * 1973)
-            sync_api.expect(counter).to_have_text("2,001 / 2,000 characters: cut 1 character")
-            sync_api.expect(counter).to_have_class("counter over")
-            page.locator(f"#memory-{world.alpha}").get_by_role(
-                "button", name="Save project description"
-            ).click()
-            sync_api.expect(page.get_by_role("status").first).to_contain_text(
-                "is 2,001 characters, over its limit of 2,000: cut 1 character (nothing was saved)"
-            )
-            assert service.workspaces.read(world.alpha, "description").text == ""
+        text = "**Billing** for ACME " + "d" * 1979
+        page.locator(f"#description-{world.alpha}").fill(text)
+        sync_api.expect(counter).to_have_text("2,000 / 2,000 characters")
+        page.locator(f"#memory-{world.alpha}").get_by_role(
+            "button", name="Save project description"
+        ).click()
+        sync_api.expect(page.get_by_role("status").first).to_contain_text(
+            "The description is saved"
+        )
+        assert service.workspaces.read(world.alpha, "description").text == text
 
-            text = "**Billing** for ACME " + "d" * 1979
-            page.locator(f"#description-{world.alpha}").fill(text)
-            sync_api.expect(counter).to_have_text("2,000 / 2,000 characters")
-            page.locator(f"#memory-{world.alpha}").get_by_role(
-                "button", name="Save project description"
-            ).click()
-            sync_api.expect(page.get_by_role("status").first).to_contain_text(
-                "The description is saved"
-            )
-            assert service.workspaces.read(world.alpha, "description").text == text
-
-            # With a description saved the section is folded: open it again.
-            page.locator(f"#memory-{world.alpha} details.agent-texts > summary").click()
-            context = page.locator(f"#context-{world.alpha}")
-            context.fill("c" * 4000)
-            sync_api.expect(page.locator(f"#context-{world.alpha}-count")).to_have_text(
-                "4,000 / 4,000 characters"
-            )
-            page.locator(f"#memory-{world.alpha}").get_by_role(
-                "button", name="Save workspace context"
-            ).click()
-            sync_api.expect(page.get_by_role("status").first).to_contain_text(
-                "The context is saved"
-            )
-        finally:
-            browser.close()
+        # With a description saved the section is folded: open it again.
+        page.locator(f"#memory-{world.alpha} details.agent-texts > summary").click()
+        context = page.locator(f"#context-{world.alpha}")
+        context.fill("c" * 4000)
+        sync_api.expect(page.locator(f"#context-{world.alpha}-count")).to_have_text(
+            "4,000 / 4,000 characters"
+        )
+        page.locator(f"#memory-{world.alpha}").get_by_role(
+            "button", name="Save workspace context"
+        ).click()
+        sync_api.expect(page.get_by_role("status").first).to_contain_text("The context is saved")
     view = service.context_view(world.alpha)
     assert view.index("[Workspace acme]\n" + "c" * 4000) < view.index(
         "[Project description]\n**Billing** for ACME"
