@@ -10,7 +10,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection, text
 
-from orbital.store._engine import create_write_engine, default_url
+from orbital.store._db import default_url
+from orbital.store._engine import create_write_engine
 from orbital.store._schema import metadata
 
 config = context.config

@@ -4,79 +4,44 @@ the stream's folded state and its category's head kept in the same transaction."
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-import sqlalchemy as sa
 
 from orbital.errors import InvalidInput, VersionConflict
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events import encode_payload as _encode
 from orbital.events import event_type as _event_type
-from orbital.store import _sqlite_append as _sqlite
-from orbital.store._base import Transaction, category, naive_utc
-from orbital.store._schema import events, heads, streams
+from orbital.store._base import Transaction, category, instant, naive_utc
 
-# Statements built once: building Core constructs per call costs more than executing them.
-_SELECT_STREAM_HEAD = sa.select(
-    sa.select(sa.func.max(events.c.position)).scalar_subquery().label("head"),
-    sa.select(events.c.recorded_at)
-    .order_by(events.c.position.desc())
-    .limit(1)
-    .scalar_subquery()
-    .label("last_time"),
-    sa.select(streams.c.version)
-    .where(streams.c.project_id == sa.bindparam("p"), streams.c.stream == sa.bindparam("s"))
-    .scalar_subquery()
-    .label("version"),
-    sa.select(streams.c.state)
-    .where(streams.c.project_id == sa.bindparam("p"), streams.c.stream == sa.bindparam("s"))
-    .scalar_subquery()
-    .label("state"),
+_READ_HEADS = (
+    "SELECT (SELECT max(position) FROM events),"
+    " (SELECT recorded_at FROM events ORDER BY position DESC LIMIT 1),"
+    " streams.version, streams.state"
+    " FROM (SELECT 1 AS one) AS one"
+    " LEFT JOIN streams ON streams.project_id = :p AND streams.stream = :s"
 )
-_INSERT_EVENTS = events.insert()
-_INSERT_STREAM = streams.insert().values(
-    project_id=sa.bindparam("p"),
-    stream=sa.bindparam("s"),
-    version=sa.bindparam("v"),
-    last_position=sa.bindparam("last"),
-    state=sa.bindparam("state"),
+_INSERT_EVENTS = (
+    "INSERT INTO events (position, project_id, stream, version, type, data, actor, session,"
+    " recorded_at, event_id) VALUES (:position, :project_id, :stream, :version, :type, :data,"
+    " :actor, :session, :recorded_at, :event_id)"
+)
+_INSERT_STREAM = (
+    "INSERT INTO streams (project_id, stream, version, last_position, state)"
+    " VALUES (:p, :s, :v, :last, :state)"
 )
 _UPDATE_STREAM = (
-    streams.update()
-    .where(streams.c.project_id == sa.bindparam("p"), streams.c.stream == sa.bindparam("s"))
-    .values(
-        version=sa.bindparam("v"), last_position=sa.bindparam("last"), state=sa.bindparam("state")
-    )
+    "UPDATE streams SET version = :v, last_position = :last, state = :state"
+    " WHERE project_id = :p AND stream = :s"
 )
-
-
-def _upsert_head(insert: Any) -> Any:
-    """One statement per append (not per event) keeps the category's last position."""
-    statement = insert(heads).values(
-        project_id=sa.bindparam("p"),
-        category=sa.bindparam("c"),
-        last_position=sa.bindparam("last"),
-    )
-    return statement.on_conflict_do_update(
-        index_elements=[heads.c.project_id, heads.c.category],
-        set_={"last_position": statement.excluded.last_position},
-    )
-
-
-@functools.cache
-def _upsert_head_pg() -> Any:
-    """PostgreSQL's statement, built once, by the first process on PostgreSQL (its dialect
-    module is large and a SQLite process never needs it; SQLite's append runs its own
-    statements, :mod:`orbital.store._sqlite_append`)."""
-    from sqlalchemy.dialects.postgresql import insert
-
-    return _upsert_head(insert)
-
+#: One statement per append (not per event) keeps the category's last position.
+_UPSERT_HEAD = (
+    "INSERT INTO heads (project_id, category, last_position) VALUES (:p, :c, :last)"
+    " ON CONFLICT (project_id, category) DO UPDATE SET last_position = excluded.last_position"
+)
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -114,12 +79,10 @@ class Appends(Transaction):
         payloads = [_encode(event) for event in batch]
         conn = self._conn
         self._require_project(project)
-        driver = self._driver()
-        if driver is not None:
-            head, last_time, version, state = _sqlite.read(driver, project, stream)
-        else:
-            found = conn.execute(_SELECT_STREAM_HEAD, {"p": project, "s": stream}).one()
-            head, last_time, version, state = found
+        found = conn.first(_READ_HEADS, {"p": project, "s": stream})
+        assert found is not None  # one row, whatever the tables hold
+        head, last_stored, version, state = found
+        last_time = None if last_stored is None else naive_utc(instant(last_stored))
         current = version or 0
         if expected_version is not None and expected_version != current:
             raise VersionConflict(stream, expected_version, current)
@@ -146,11 +109,8 @@ class Appends(Transaction):
             for i, (event, payload) in enumerate(zip(batch, payloads, strict=True))
         ]
         try:
-            if driver is not None:
-                _sqlite.insert(driver, rows)
-            else:
-                conn.execute(_INSERT_EVENTS, rows)
-        except sa.exc.IntegrityError:
+            conn.executemany(_INSERT_EVENTS, rows)
+        except self._store.integrity_errors:
             raise VersionConflict(stream, current, current + 1) from None
         new_version = current + len(batch)
         last_position = first + len(batch) - 1
@@ -161,22 +121,10 @@ class Appends(Transaction):
             "last": last_position,
             "state": self._fold_state(project, stream, state, batch, rows, recorded_at, actor),
         }
-        if driver is not None:
-            _sqlite.set_stream(driver, values, new=not current)
-            _sqlite.set_head(driver, project, category(stream), last_position)
-        else:
-            conn.execute(_UPDATE_STREAM if current else _INSERT_STREAM, values)
-            head_values = {"p": project, "c": category(stream), "last": last_position}
-            conn.execute(_upsert_head_pg(), head_values)
+        conn.run(_UPDATE_STREAM if current else _INSERT_STREAM, values)
+        conn.run(_UPSERT_HEAD, {"p": project, "c": category(stream), "last": last_position})
         self._appended(project, stream, last_position)
         return AppendResult(tuple(range(first, last_position + 1)), new_version)
-
-    def _driver(self) -> Any:
-        """The SQLite driver connection under this transaction (None on PostgreSQL), which
-        the append's statements run on directly (see :mod:`orbital.store._sqlite_append`)."""
-        if self._conn.dialect.name != "sqlite":
-            return None
-        return self._conn.connection.driver_connection
 
     def _appended(self, project: str, stream: str, last_position: int) -> None:
         """After each append, inside the transaction: a write transaction that remembers

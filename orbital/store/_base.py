@@ -8,12 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import sqlalchemy as sa
-from sqlalchemy.engine import Connection
-
 from orbital.errors import UnknownProject
 from orbital.events import RecordedEvent
-from orbital.store._schema import projects
+from orbital.store._db import Conn
 
 if TYPE_CHECKING:
     from orbital.store._store import EventStore
@@ -45,11 +42,18 @@ def naive_utc(value: dt.datetime) -> dt.datetime:
     return value.astimezone(dt.UTC).replace(tzinfo=None)
 
 
+def instant(value: Any) -> dt.datetime:
+    """A stored instant, as an aware UTC datetime: PostgreSQL returns a naive timestamp,
+    SQLite the text it was written as (:mod:`orbital.store._sqlite_db`)."""
+    found = value if isinstance(value, dt.datetime) else dt.datetime.fromisoformat(value)
+    return found.replace(tzinfo=dt.UTC)
+
+
 class Transaction:
     """One open transaction of an :class:`EventStore`: the connection every read and write of
     a :class:`Reader` or :class:`Writer` goes through, and the store (clock, reducers)."""
 
-    def __init__(self, store: EventStore, conn: Connection) -> None:
+    def __init__(self, store: EventStore, conn: Conn) -> None:
         self._store = store
         self._conn = conn
 
@@ -60,7 +64,7 @@ class Transaction:
         if project in known:
             return
         found = self._conn.scalar(
-            sa.select(projects.c.project_id).where(projects.c.project_id == project)
+            "SELECT project_id FROM projects WHERE project_id = :p", {"p": project}
         )
         if found is None:
             raise UnknownProject(project)

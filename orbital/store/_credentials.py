@@ -10,10 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
-
-from orbital.store._base import Transaction, naive_utc
-from orbital.store._schema import credential_projects, credentials, page_sessions
+from orbital.store._base import Transaction, instant, naive_utc
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,25 +25,24 @@ class StoredCredential:
     revoked_at: dt.datetime | None
 
 
-_WITH_PROJECTS = sa.select(credentials, credential_projects.c.project_id).select_from(
-    credentials.outerjoin(
-        credential_projects, credential_projects.c.token_id == credentials.c.token_id
-    )
+_WITH_PROJECTS = (
+    "SELECT c.token_id, c.secret_sha256, c.audience, c.label, c.created_at, c.revoked_at,"
+    " p.project_id FROM credentials AS c"
+    " LEFT OUTER JOIN credential_projects AS p ON p.token_id = c.token_id"
 )
 
 
-def _stored(rows: list[sa.Row[Any]]) -> StoredCredential:
+def _stored(rows: list[Sequence[Any]]) -> StoredCredential:
     """One credential from its rows (one per project it reaches, or one with no project)."""
-    first = rows[0]
-    revoked = first.revoked_at
+    token_id, secret_sha256, audience, label, created_at, revoked_at, _ = rows[0]
     return StoredCredential(
-        token_id=first.token_id,
-        secret_sha256=first.secret_sha256,
-        audience=first.audience,
-        projects=tuple(r.project_id for r in rows if r.project_id is not None),
-        label=first.label,
-        created_at=first.created_at.replace(tzinfo=dt.UTC),
-        revoked_at=None if revoked is None else revoked.replace(tzinfo=dt.UTC),
+        token_id=token_id,
+        secret_sha256=secret_sha256,
+        audience=audience,
+        projects=tuple(r[6] for r in rows if r[6] is not None),
+        label=label,
+        created_at=instant(created_at),
+        revoked_at=None if revoked_at is None else instant(revoked_at),
     )
 
 
@@ -58,32 +54,32 @@ class StoredPageSession:
 
 class CredentialReads(Transaction):
     def page_session(self, session_sha256: str) -> StoredPageSession | None:
-        row = self._conn.execute(
-            sa.select(page_sessions.c.token_id, page_sessions.c.expires_at).where(
-                page_sessions.c.session_sha256 == session_sha256
-            )
-        ).first()
+        row = self._conn.first(
+            "SELECT token_id, expires_at FROM page_sessions WHERE session_sha256 = :s",
+            {"s": session_sha256},
+        )
         if row is None:
             return None
-        return StoredPageSession(row.token_id, row.expires_at.replace(tzinfo=dt.UTC))
+        return StoredPageSession(row[0], instant(row[1]))
 
     def credential(self, token_id: str) -> StoredCredential | None:
-        found = self._gathered(_WITH_PROJECTS.where(credentials.c.token_id == token_id))
+        found = self._gathered(
+            f"{_WITH_PROJECTS} WHERE c.token_id = :t ORDER BY p.project_id", {"t": token_id}
+        )
         return found[0] if found else None
 
     def credentials(self) -> list[StoredCredential]:
         """Every credential, revoked ones included, oldest first."""
         return self._gathered(
-            _WITH_PROJECTS.order_by(credentials.c.created_at, credentials.c.token_id)
+            f"{_WITH_PROJECTS} ORDER BY c.created_at, c.token_id, p.project_id", {}
         )
 
-    def _gathered(self, query: sa.Select[Any]) -> list[StoredCredential]:
+    def _gathered(self, sql: str, params: dict[str, Any]) -> list[StoredCredential]:
         """One query for credentials and their projects (a known id costs what an unknown
         one does)."""
-        rows = self._conn.execute(query.order_by(credential_projects.c.project_id)).all()
-        grouped: dict[str, list[sa.Row[Any]]] = {}
-        for row in rows:
-            grouped.setdefault(row.token_id, []).append(row)
+        grouped: dict[str, list[Sequence[Any]]] = {}
+        for row in self._conn.execute(sql, params):
+            grouped.setdefault(row[0], []).append(row)
         return [_stored(bound) for bound in grouped.values()]
 
 
@@ -98,26 +94,27 @@ class CredentialWrites(CredentialReads):
         label: str,
         created_at: dt.datetime,
     ) -> None:
-        self._conn.execute(
-            credentials.insert().values(
-                token_id=token_id,
-                secret_sha256=secret_sha256,
-                audience=audience,
-                label=label,
-                created_at=naive_utc(created_at),
-            )
+        self._conn.run(
+            "INSERT INTO credentials (token_id, secret_sha256, audience, label, created_at)"
+            " VALUES (:t, :secret, :audience, :label, :at)",
+            {
+                "t": token_id,
+                "secret": secret_sha256,
+                "audience": audience,
+                "label": label,
+                "at": naive_utc(created_at),
+            },
         )
         if projects:
-            self._conn.execute(
-                credential_projects.insert(),
-                [{"token_id": token_id, "project_id": p} for p in projects],
+            self._conn.executemany(
+                "INSERT INTO credential_projects (token_id, project_id) VALUES (:t, :p)",
+                [{"t": token_id, "p": p} for p in projects],
             )
 
     def revoke_credential(self, token_id: str, at: dt.datetime) -> None:
-        self._conn.execute(
-            credentials.update()
-            .where(credentials.c.token_id == token_id)
-            .values(revoked_at=naive_utc(at))
+        self._conn.run(
+            "UPDATE credentials SET revoked_at = :at WHERE token_id = :t",
+            {"at": naive_utc(at), "t": token_id},
         )
 
     def add_page_session(
@@ -128,13 +125,15 @@ class CredentialWrites(CredentialReads):
         created_at: dt.datetime,
         expires_at: dt.datetime,
     ) -> None:
-        self._conn.execute(
-            page_sessions.insert().values(
-                session_sha256=session_sha256,
-                token_id=token_id,
-                created_at=naive_utc(created_at),
-                expires_at=naive_utc(expires_at),
-            )
+        self._conn.run(
+            "INSERT INTO page_sessions (session_sha256, token_id, created_at, expires_at)"
+            " VALUES (:s, :t, :created, :expires)",
+            {
+                "s": session_sha256,
+                "t": token_id,
+                "created": naive_utc(created_at),
+                "expires": naive_utc(expires_at),
+            },
         )
 
     def end_page_sessions(
@@ -145,11 +144,14 @@ class CredentialWrites(CredentialReads):
         expired_at: dt.datetime | None = None,
     ) -> None:
         """Delete one session, every session of a credential, or those expired at an instant."""
-        query = page_sessions.delete()
+        where, params = ["1 = 1"], dict[str, Any]()
         if session_sha256 is not None:
-            query = query.where(page_sessions.c.session_sha256 == session_sha256)
+            where.append("session_sha256 = :s")
+            params["s"] = session_sha256
         if token_id is not None:
-            query = query.where(page_sessions.c.token_id == token_id)
+            where.append("token_id = :t")
+            params["t"] = token_id
         if expired_at is not None:
-            query = query.where(page_sessions.c.expires_at <= naive_utc(expired_at))
-        self._conn.execute(query)
+            where.append("expires_at <= :at")
+            params["at"] = naive_utc(expired_at)
+        self._conn.run(f"DELETE FROM page_sessions WHERE {' AND '.join(where)}", params)

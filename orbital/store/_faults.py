@@ -1,12 +1,14 @@
 """Driver errors that mean something to the person: the lock held too long, a read-only or
 full store, a damaged database file. Each becomes Orbital's typed error (one ``error:`` line
-on the CLI, a problem type of its own on HTTP) instead of a stack trace or a bare 500."""
+on the CLI, a problem type of its own on HTTP) instead of a stack trace or a bare 500.
+
+The error arrives as the driver's (pysqlite3's on SQLite) or wrapped by SQLAlchemy (psycopg's
+on PostgreSQL, as ``.orig``); both are read here, by the DB-API's names, without importing
+either library."""
 
 from __future__ import annotations
 
 import re
-
-import sqlalchemy as sa
 
 from orbital.errors import (
     DiskFull,
@@ -24,24 +26,37 @@ _LOCKED = re.compile(r"database is locked|database table is locked|busy", re.IGN
 _PG_LOCKED = {"55P03", "40P01"}
 
 
-def is_lock_error(exc: sa.exc.DBAPIError) -> bool:
-    if getattr(exc.orig, "sqlstate", None) in _PG_LOCKED:
+def _driver_error(exc: BaseException) -> BaseException:
+    """The DB-API exception itself (SQLAlchemy keeps it as ``orig``)."""
+    orig = getattr(exc, "orig", None)
+    return orig if isinstance(orig, BaseException) else exc
+
+
+def _operational(orig: BaseException) -> bool:
+    """A DB-API ``OperationalError`` (of whichever driver)."""
+    return any(kind.__name__ == "OperationalError" for kind in type(orig).__mro__)
+
+
+def _locked(exc: BaseException) -> bool:
+    orig = _driver_error(exc)
+    if getattr(orig, "sqlstate", None) in _PG_LOCKED:
         return True
-    return isinstance(exc, sa.exc.OperationalError) and bool(_LOCKED.search(str(exc.orig)))
+    return _operational(orig) and bool(_LOCKED.search(str(orig)))
 
 
 def fault(
-    exc: sa.exc.DBAPIError, where: str, timeout_ms: int, file: StoreFile | None
+    exc: BaseException, where: str, timeout_ms: int, file: StoreFile | None
 ) -> OrbitalError | None:
     """The typed error for a driver error, or None when it is none of these faults. ``file``
     (SQLite) is asked what SQLite does not say: a read-only filesystem shows as "unable to
     open" what cannot be created beside the store, a full one often as "disk I/O error"."""
-    if is_lock_error(exc):
+    orig = _driver_error(exc)
+    if _locked(orig):
         return StoreLocked(where, timeout_ms)
-    name = str(getattr(exc.orig, "sqlite_errorname", ""))
-    sqlstate = getattr(exc.orig, "sqlstate", None)
-    if _unreachable(exc):
-        return StoreUnreachable(where, _one_line(str(exc.orig)))
+    name = str(getattr(orig, "sqlite_errorname", ""))
+    sqlstate = getattr(orig, "sqlstate", None)
+    if _unreachable(orig):
+        return StoreUnreachable(where, _one_line(str(orig)))
     if name.startswith("SQLITE_READONLY") or sqlstate == "25006":
         return StoreReadOnly(where)
     if name == "SQLITE_CANTOPEN" and file is not None and file.read_only():
@@ -54,16 +69,15 @@ def fault(
         or name == "SQLITE_NOTADB"
         or sqlstate in {"XX001", "XX002"}
     ):
-        return StoreCorrupt(where, str(exc.orig))
+        return StoreCorrupt(where, str(orig))
     return None
 
 
-def _unreachable(exc: sa.exc.DBAPIError) -> bool:
+def _unreachable(orig: BaseException) -> bool:
     """psycopg's failure to connect: an OperationalError with no SQLSTATE (no server answered
     one), whatever the cause (refused, no such host, no such database or role)."""
-    orig = exc.orig
     return (
-        isinstance(exc, sa.exc.OperationalError)
+        _operational(orig)
         and type(orig).__module__.startswith("psycopg")
         and getattr(orig, "sqlstate", None) is None
     )

@@ -13,13 +13,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.engine import URL
-
 
 class LogWatch:
     """``wait(timeout)``: True once the log may have moved since the last call."""
 
-    def __init__(self, url: URL, sqlite_file: Path | None, interval: float = 0.02) -> None:
+    def __init__(self, url: str, sqlite_file: Path | None, interval: float = 0.02) -> None:
         self._interval = interval
         self._files = [] if sqlite_file is None else [sqlite_file, Path(f"{sqlite_file}-wal")]
         self._seen = self._stats()
@@ -27,7 +25,10 @@ class LogWatch:
         if sqlite_file is None:
             import psycopg
 
-            dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+            from orbital.store._engine import parse_url
+
+            plain = parse_url(url).set(drivername="postgresql").difference_update_query(["options"])
+            dsn = plain.render_as_string(hide_password=False)
             self._conn = psycopg.connect(dsn, autocommit=True)
             self._conn.execute("LISTEN orbital_log")
 

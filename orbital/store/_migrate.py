@@ -1,8 +1,9 @@
 """Schema upgrades through Alembic, at start-up and from ``orbital db upgrade``.
 
-At start-up the stored revision is compared with the newest script's (one small query, no
-Alembic import: Alembic's machinery costs a short-lived process far more than the check);
-Alembic runs only when the store is behind, new, or when ``orbital db upgrade`` asks.
+At start-up the stored revision is compared with the newest script's (one small query on the
+store's own connection, no Alembic or SQLAlchemy import: they cost a short-lived process far
+more than the check); Alembic runs, on an SQLAlchemy engine, only when the store is behind or
+new.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
-from sqlalchemy.engine import Connection
-
 import orbital
 from orbital.store._quick import newest_revision
 
 if TYPE_CHECKING:
     from alembic.config import Config
+    from sqlalchemy.engine import Connection
+
+    from orbital.store._db import Database
 
 
 def migrations_dir() -> Path:
@@ -49,23 +50,27 @@ def current_revision(conn: Connection) -> str | None:
     return MigrationContext.configure(conn).get_current_revision()
 
 
-def _stored_revisions(conn: Connection) -> list[str] | None:
+def _stored_revisions(db: Database) -> list[str] | None:
     """The revisions in ``alembic_version`` (None: no such table yet)."""
     try:
-        rows = conn.execute(sa.text("SELECT version_num FROM alembic_version")).all()
-    except sa.exc.DBAPIError:
-        conn.rollback()
+        with db.begin() as conn:
+            return [str(value) for value in conn.scalars("SELECT version_num FROM alembic_version")]
+    except db.errors:
         return None
-    return [str(row[0]) for row in rows]
+
+
+def upgrade(db: Database) -> None:
+    """Bring the store to the newest revision; Alembic (and on SQLite, SQLAlchemy) is
+    imported only when it is not there yet."""
+    newest = newest_revision()
+    if newest is not None and _stored_revisions(db) == [newest]:
+        return
+    with db.migrating() as conn:
+        upgrade_schema(conn)
 
 
 def upgrade_schema(conn: Connection) -> None:
-    """Upgrade to head through ``conn``; skips Alembic entirely when already there."""
-    newest = newest_revision()
-    if newest is not None and _stored_revisions(conn) == [newest]:
-        conn.rollback()
-        return
-    conn.rollback()
+    """Upgrade to head through ``conn`` (Alembic's; a no-op when already there)."""
     if current_revision(conn) == head_revision():
         conn.rollback()
         return

@@ -4,30 +4,23 @@ machine."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import sqlalchemy as sa
 
 from orbital.catalogue import PROJECT_ID_FILE, PROJECT_STREAM, WORKSPACES_OWNER
 from orbital.errors import Refused, UnknownProject
 from orbital.events import Actor, ProjectRegistered
 from orbital.project import Project, check_timezone, identity_in, this_machine
 from orbital.store._appends import Appends
-from orbital.store._base import Transaction, naive_utc
-from orbital.store._schema import checkouts, projects
+from orbital.store._base import Transaction, instant, naive_utc
 
-_JOINED = sa.select(
-    projects.c.project_id,
-    checkouts.c.root,
-    projects.c.timezone,
-    projects.c.registered_at,
-    checkouts.c.checkout_id,
-    checkouts.c.machine,
-).join_from(checkouts, projects, checkouts.c.project_id == projects.c.project_id)
+_JOINED = (
+    "SELECT p.project_id, k.root, p.timezone, p.registered_at, k.checkout_id, k.machine"
+    " FROM checkouts AS k JOIN projects AS p ON k.project_id = p.project_id"
+)
 
 
 def _slug(name: str) -> str:
@@ -39,23 +32,22 @@ def _resolved(root: str | Path) -> str:
     return str(Path(root).expanduser().resolve())
 
 
-def _from_row(row: Any) -> Project:
-    registered = row.registered_at.replace(tzinfo=dt.UTC)
-    return Project(row.project_id, row.root, row.timezone, registered, row.checkout_id)
+def _from_row(row: Sequence[Any]) -> Project:
+    project_id, root, timezone, registered, checkout_id = row[:5]
+    return Project(project_id, root, timezone, instant(registered), checkout_id)
 
 
 class ProjectReads(Transaction):
     def project(self, ref: str) -> Project:
         """A checkout by its id, or a project by its id in its first checkout on this
         machine (else its first checkout anywhere)."""
-        row = self._conn.execute(_JOINED.where(checkouts.c.checkout_id == ref)).first()
-        if row is None or row.project_id == ref:
+        row = self._conn.first(f"{_JOINED} WHERE k.checkout_id = :ref", {"ref": ref})
+        if row is None or row[0] == ref:
             rows = self._conn.execute(
-                _JOINED.where(checkouts.c.project_id == ref).order_by(
-                    checkouts.c.registered_at, checkouts.c.checkout_id
-                )
-            ).all()
-            local = [r for r in rows if r.machine == this_machine()]
+                f"{_JOINED} WHERE k.project_id = :ref ORDER BY k.registered_at, k.checkout_id",
+                {"ref": ref},
+            )
+            local = [r for r in rows if r[5] == this_machine()]
             row = (local or rows)[0] if rows else row  # else a checkout's own id
         if row is None:
             raise UnknownProject(ref)
@@ -63,11 +55,10 @@ class ProjectReads(Transaction):
 
     def checkout_at(self, root: str | Path) -> Project | None:
         """The checkout registered for exactly this directory on this machine."""
-        row = self._conn.execute(
-            _JOINED.where(
-                checkouts.c.machine == this_machine(), checkouts.c.root == _resolved(root)
-            )
-        ).first()
+        row = self._conn.first(
+            f"{_JOINED} WHERE k.machine = :machine AND k.root = :root",
+            {"machine": this_machine(), "root": _resolved(root)},
+        )
         return None if row is None else _from_row(row)
 
     def project_for_root(self, root: str | Path) -> Project:
@@ -81,36 +72,38 @@ class ProjectReads(Transaction):
         """Every registered project, by id (each in its first checkout on this machine)."""
         # The reserved owner of the workspaces' streams is never a project.
         ids = self._conn.scalars(
-            sa.select(projects.c.project_id)
-            .where(projects.c.project_id != WORKSPACES_OWNER)
-            .order_by(projects.c.project_id)
+            "SELECT project_id FROM projects WHERE project_id != :owner ORDER BY project_id",
+            {"owner": WORKSPACES_OWNER},
         )
         return [self.project(pid) for pid in ids]
 
     def checkouts(self) -> list[Project]:
         """Every checkout on this machine, by id."""
         rows = self._conn.execute(
-            _JOINED.where(checkouts.c.machine == this_machine()).order_by(checkouts.c.checkout_id)
-        ).all()
+            f"{_JOINED} WHERE k.machine = :machine ORDER BY k.checkout_id",
+            {"machine": this_machine()},
+        )
         return [_from_row(r) for r in rows]
 
     def unclaimed_at(self, root: str | Path) -> Project | None:
         """A checkout at this path under another machine name, of a project from before
         identities (no id file anywhere): this machine under a new host name."""
-        row = self._conn.execute(
-            _JOINED.where(checkouts.c.root == _resolved(root), projects.c.identity.is_(None))
-        ).first()
+        row = self._conn.first(
+            f"{_JOINED} WHERE k.root = :root AND p.identity IS NULL", {"root": _resolved(root)}
+        )
         return None if row is None else _from_row(row)
 
     def project_with_identity(self, identity: str) -> str | None:
-        return self._conn.scalar(
-            sa.select(projects.c.project_id).where(projects.c.identity == identity)
+        found = self._conn.scalar(
+            "SELECT project_id FROM projects WHERE identity = :identity", {"identity": identity}
         )
+        return None if found is None else str(found)
 
     def identity(self, project: str) -> str | None:
-        return self._conn.scalar(
-            sa.select(projects.c.identity).where(projects.c.project_id == project)
+        found = self._conn.scalar(
+            "SELECT identity FROM projects WHERE project_id = :p", {"p": project}
         )
+        return None if found is None else str(found)
 
 
 class ProjectWrites(Appends, ProjectReads):
@@ -136,10 +129,9 @@ class ProjectWrites(Appends, ProjectReads):
             return found
         unclaimed = None if identity is not None else self.unclaimed_at(resolved)
         if unclaimed is not None:
-            self._conn.execute(
-                checkouts.update()
-                .where(checkouts.c.checkout_id == unclaimed.checkout)
-                .values(machine=this_machine())
+            self._conn.run(
+                "UPDATE checkouts SET machine = :machine WHERE checkout_id = :k",
+                {"machine": this_machine(), "k": unclaimed.checkout},
             )
             self._set_identity(unclaimed.project_id, uuid.uuid4().hex)
             return unclaimed
@@ -153,27 +145,27 @@ class ProjectWrites(Appends, ProjectReads):
 
     def _checkouts_of(self, project_id: str) -> list[Project]:
         rows = self._conn.execute(
-            _JOINED.where(
-                checkouts.c.project_id == project_id, checkouts.c.machine == this_machine()
-            ).order_by(checkouts.c.checkout_id)
-        ).all()
+            f"{_JOINED} WHERE k.project_id = :p AND k.machine = :machine ORDER BY k.checkout_id",
+            {"p": project_id, "machine": this_machine()},
+        )
         return [_from_row(r) for r in rows]
 
     def _set_identity(self, project_id: str, identity: str) -> None:
-        self._conn.execute(
-            projects.update().where(projects.c.project_id == project_id).values(identity=identity)
+        self._conn.run(
+            "UPDATE projects SET identity = :identity WHERE project_id = :p",
+            {"identity": identity, "p": project_id},
         )
 
     def _move(self, checkout: Project, root: str) -> Project:
         """A checkout whose folder was renamed or moved: its checkpoints stay (stat
         and hash of its files, which moved with it)."""
-        self._conn.execute(
-            checkouts.update().where(checkouts.c.checkout_id == checkout.checkout).values(root=root)
+        self._conn.run(
+            "UPDATE checkouts SET root = :root WHERE checkout_id = :k",
+            {"root": root, "k": checkout.checkout},
         )
-        self._conn.execute(
-            projects.update()
-            .where(projects.c.project_id == checkout.project_id, projects.c.root == checkout.root)
-            .values(root=root)
+        self._conn.run(
+            "UPDATE projects SET root = :root WHERE project_id = :p AND root = :old",
+            {"root": root, "p": checkout.project_id, "old": checkout.root},
         )
         return Project(
             checkout.project_id, root, checkout.timezone, checkout.registered_at, checkout.checkout
@@ -182,26 +174,28 @@ class ProjectWrites(Appends, ProjectReads):
     def _add_checkout(self, project_id: str, root: str) -> Project:
         taken = set(
             self._conn.scalars(
-                sa.select(checkouts.c.checkout_id).where(checkouts.c.project_id == project_id)
+                "SELECT checkout_id FROM checkouts WHERE project_id = :p", {"p": project_id}
             )
         )
         checkout_id, n = project_id, 1
         while checkout_id in taken:
             n += 1
             checkout_id = f"{project_id}.{n}"
-        self._conn.execute(
-            checkouts.insert().values(
-                checkout_id=checkout_id,
-                project_id=project_id,
-                machine=this_machine(),
-                root=root,
-                registered_at=naive_utc(self._store.clock.now()),
-            )
+        self._conn.run(
+            "INSERT INTO checkouts (checkout_id, project_id, machine, root, registered_at)"
+            " VALUES (:k, :p, :machine, :root, :at)",
+            {
+                "k": checkout_id,
+                "p": project_id,
+                "machine": this_machine(),
+                "root": root,
+                "at": naive_utc(self._store.clock.now()),
+            },
         )
         return self.project(checkout_id)
 
     def _new_project(self, resolved: str, timezone: str, identity: str) -> Project:
-        taken = set(self._conn.scalars(sa.select(projects.c.project_id)))
+        taken = set(self._conn.scalars("SELECT project_id FROM projects"))
         base = _slug(Path(resolved).name)
         project_id, n = base, 1
         while project_id in taken:
@@ -211,16 +205,18 @@ class ProjectWrites(Appends, ProjectReads):
         # ``projects.root`` (unique) is the folder a project was first registered in; the
         # same path on another machine of a shared store is another folder.
         first = self._conn.scalar(
-            sa.select(projects.c.project_id).where(projects.c.root == resolved)
+            "SELECT project_id FROM projects WHERE root = :root", {"root": resolved}
         )
-        self._conn.execute(
-            projects.insert().values(
-                project_id=project_id,
-                root=resolved if first is None else f"{this_machine()}:{resolved}",
-                timezone=timezone,
-                registered_at=naive_utc(now),
-                identity=identity,
-            )
+        self._conn.run(
+            "INSERT INTO projects (project_id, root, timezone, registered_at, identity)"
+            " VALUES (:p, :root, :timezone, :at, :identity)",
+            {
+                "p": project_id,
+                "root": resolved if first is None else f"{this_machine()}:{resolved}",
+                "timezone": timezone,
+                "at": naive_utc(now),
+                "identity": identity,
+            },
         )
         self.append(
             project_id,

@@ -11,44 +11,38 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
-import sqlalchemy as sa
 
 from orbital.events import Actor, RecordedEvent, decode_event
-from orbital.store._base import AFTER, category, naive_utc
+from orbital.store._base import AFTER, category, instant, naive_utc
 from orbital.store._credentials import CredentialReads
 from orbital.store._projects import ProjectReads
-from orbital.store._schema import events, heads, streams
 from orbital.store._snapshots import SnapshotReads
 
-_SELECT_CATEGORY_HEAD = sa.select(sa.func.max(heads.c.last_position)).where(
-    heads.c.project_id == sa.bindparam("p"), heads.c.category == sa.bindparam("c")
+_EVENT = (
+    "SELECT position, project_id, stream, version, type, data, actor, session, recorded_at,"
+    " event_id FROM events"
 )
-_SELECT_CATEGORIES_HEAD = sa.select(sa.func.max(heads.c.last_position)).where(
-    heads.c.project_id == sa.bindparam("p"),
-    heads.c.category >= sa.bindparam("lo"),
-    heads.c.category < sa.bindparam("hi"),
+_SELECT_CATEGORY_HEAD = (
+    "SELECT max(last_position) FROM heads WHERE project_id = :p AND category = :c"
+)
+_SELECT_CATEGORIES_HEAD = (
+    "SELECT max(last_position) FROM heads"
+    " WHERE project_id = :p AND category >= :lo AND category < :hi"
 )
 _SELECT_STATES = (
-    sa.select(streams.c.stream, streams.c.state)
-    .where(
-        streams.c.project_id == sa.bindparam("p"),
-        streams.c.stream >= sa.bindparam("lo"),
-        streams.c.stream < sa.bindparam("hi"),
-        streams.c.last_position > sa.bindparam("after"),
-    )
-    .order_by(streams.c.last_position)
+    "SELECT stream, state FROM streams"
+    " WHERE project_id = :p AND stream >= :lo AND stream < :hi AND last_position > :after"
+    " ORDER BY last_position"
 )
-_SELECT_STREAM_NAMES = sa.select(streams.c.stream).where(
-    streams.c.project_id == sa.bindparam("p"),
-    streams.c.stream >= sa.bindparam("lo"),
-    streams.c.stream < sa.bindparam("hi"),
+_SELECT_STREAM_NAMES = (
+    "SELECT stream FROM streams WHERE project_id = :p AND stream >= :lo AND stream < :hi"
 )
 
 
-def _time_search(op: str) -> sa.TextClause:
+def _time_search(op: str) -> str:
     """The last position whose time is ``op`` :t, halving ``[lo, hi]`` one probe of the
     primary key at a time (about 17 probes for 100,000 events)."""
-    return sa.text(
+    return (
         "WITH RECURSIVE search(lo, hi) AS ("
         " SELECT CAST(0 AS BIGINT), (SELECT max(position) FROM events)"
         " UNION ALL"
@@ -57,24 +51,31 @@ def _time_search(op: str) -> sa.TextClause:
         " FROM search AS s JOIN events AS e ON e.position = (s.lo + s.hi + 1) / 2"
         " WHERE s.lo < s.hi"
         ") SELECT max(lo) FROM search"
-    ).bindparams(sa.bindparam("t", type_=sa.DateTime))
+    )
 
 
 _AT_OR_BEFORE = _time_search("<=")
 _BEFORE = _time_search("<")
 
 
-def _recorded(row: sa.Row[Any]) -> RecordedEvent:
+def in_list(name: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
+    """``(:name0, :name1, …)`` and its parameters: an ``IN`` list both drivers bind."""
+    params = {f"{name}{i}": value for i, value in enumerate(values)}
+    return "(" + ", ".join(f":{key}" for key in params) + ")", params
+
+
+def _recorded(row: Sequence[Any]) -> RecordedEvent:
+    position, project, stream, version, type_, data, actor, session, at, event_id = row
     return RecordedEvent(
-        position=row.position,
-        project=row.project_id,
-        stream=row.stream,
-        version=row.version,
-        event=decode_event(row.data, type=row.type, position=row.position),
-        actor=Actor(row.actor),
-        session=row.session,
-        recorded_at=row.recorded_at.replace(tzinfo=dt.UTC),
-        event_id=row.event_id,
+        position=position,
+        project=project,
+        stream=stream,
+        version=version,
+        event=decode_event(data, type=type_, position=position),
+        actor=Actor(actor),
+        session=session,
+        recorded_at=instant(at),
+        event_id=event_id,
     )
 
 
@@ -90,28 +91,28 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
     def head(self, project: str | None = None) -> int:
         """The last position (of the project, or of the whole store); 0 when empty: one
         indexed max()."""
-        query = sa.select(sa.func.max(events.c.position))
-        if project is not None:
-            query = query.where(events.c.project_id == project)
-        return int(self._conn.scalar(query) or 0)
+        if project is None:
+            return int(self._conn.scalar("SELECT max(position) FROM events") or 0)
+        found = self._conn.scalar(
+            "SELECT max(position) FROM events WHERE project_id = :p", {"p": project}
+        )
+        return int(found or 0)
 
     def head_event(self, project: str) -> tuple[int, str]:
         """The project's last position and that event's id ((0, "") when it has none): the
         id is a fresh UUID, so the pair names this log at that head, in any store."""
-        row = self._conn.execute(
-            sa.select(events.c.position, events.c.event_id)
-            .where(events.c.project_id == project)
-            .order_by(events.c.position.desc())
-            .limit(1)
-        ).first()
+        row = self._conn.first(
+            "SELECT position, event_id FROM events WHERE project_id = :p"
+            " ORDER BY position DESC LIMIT 1",
+            {"p": project},
+        )
         return (0, "") if row is None else (int(row[0]), str(row[1]))
 
     def event_id(self, project: str, position: int) -> str:
         """The id of the project's event at ``position`` ("" when it has none there)."""
         found = self._conn.scalar(
-            sa.select(events.c.event_id).where(
-                events.c.project_id == project, events.c.position == position
-            )
+            "SELECT event_id FROM events WHERE project_id = :p AND position = :at",
+            {"p": project, "at": position},
         )
         return "" if found is None else str(found)
 
@@ -119,9 +120,8 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         """Every event of one stream, oldest first."""
         self._require_project(project)
         rows = self._conn.execute(
-            sa.select(events)
-            .where(events.c.project_id == project, events.c.stream == stream)
-            .order_by(events.c.version)
+            f"{_EVENT} WHERE project_id = :p AND stream = :s ORDER BY version",
+            {"p": project, "s": stream},
         )
         return [_recorded(row) for row in rows]
 
@@ -133,14 +133,14 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         self._require_project(project)
         found: dict[str, list[RecordedEvent]] = {stream: [] for stream in streams}
         if streams:
-            query = sa.select(events).where(
-                events.c.project_id == project, events.c.stream.in_(list(found))
-            )
+            names, params = in_list("s", list(found))
+            sql = f"{_EVENT} WHERE project_id = :p AND stream IN {names}"
             if types is not None:
-                query = query.where(events.c.type.in_(list(types)))
-            rows = self._conn.execute(query.order_by(events.c.stream, events.c.version))
+                kinds, more = in_list("t", types)
+                sql, params = f"{sql} AND type IN {kinds}", params | more
+            rows = self._conn.execute(f"{sql} ORDER BY stream, version", params | {"p": project})
             for row in rows:
-                found[row.stream].append(_recorded(row))
+                found[row[2]].append(_recorded(row))
         return found
 
     def read_project(
@@ -159,34 +159,28 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         are inclusive. Rows stream in batches while the iterator is consumed (inside the
         transaction)."""
         self._require_project(project)
-        query = sa.select(events).where(
-            events.c.project_id == project, events.c.position > from_position
-        )
+        after = from_position
         if since_time is not None:  # times never decrease along positions
-            after = self._store_position_at(since_time, before=True)
-            query = query.where(events.c.position > after)
+            after = max(after, self._store_position_at(since_time, before=True))
         if until_time is not None:
             last = self._store_position_at(until_time)
             until_position = last if until_position is None else min(until_position, last)
+        sql = f"{_EVENT} WHERE project_id = :p AND position > :after"
+        params: dict[str, Any] = {"p": project, "after": after}
         if until_position is not None:
-            query = query.where(events.c.position <= until_position)
+            sql, params["until"] = f"{sql} AND position <= :until", until_position
         if stream_prefix:
             prefixes = (stream_prefix,) if isinstance(stream_prefix, str) else stream_prefix
-            query = query.where(
-                sa.or_(
-                    *(sa.and_(events.c.stream >= p, events.c.stream < p + AFTER) for p in prefixes)
-                )
-            )
-        ordered = query.order_by(events.c.position).execution_options(yield_per=2000)
-        return self._stream(ordered)
+            ranges = []
+            for i, prefix in enumerate(prefixes):
+                ranges.append(f"(stream >= :lo{i} AND stream < :hi{i})")
+                params[f"lo{i}"], params[f"hi{i}"] = prefix, prefix + AFTER
+            sql = f"{sql} AND ({' OR '.join(ranges)})"
+        return self._stream(f"{sql} ORDER BY position", params)
 
-    def _stream(self, query: sa.Select[Any]) -> Iterator[RecordedEvent]:
-        result = self._conn.execute(query)
-        try:
-            for row in result:
-                yield _recorded(row)
-        finally:
-            result.close()
+    def _stream(self, sql: str, params: dict[str, Any]) -> Iterator[RecordedEvent]:
+        for row in self._conn.stream(sql, params):
+            yield _recorded(row)
 
     def count(
         self,
@@ -198,24 +192,27 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         types: Sequence[str] | None = None,
     ) -> int:
         """How many events (of the given types) a stream prefix holds in a position window."""
-        query = sa.select(sa.func.count()).where(
-            events.c.project_id == project,
-            events.c.stream >= stream_prefix,
-            events.c.stream < stream_prefix + AFTER,
-            events.c.position > after_position,
-            events.c.position <= until_position,
+        sql = (
+            "SELECT count(*) FROM events WHERE project_id = :p AND stream >= :lo"
+            " AND stream < :hi AND position > :after AND position <= :until"
         )
+        params = {
+            "p": project,
+            "lo": stream_prefix,
+            "hi": stream_prefix + AFTER,
+            "after": after_position,
+            "until": until_position,
+        }
         if types is not None:
-            query = query.where(events.c.type.in_(list(types)))
-        return int(self._conn.scalar(query) or 0)
+            kinds, more = in_list("t", types)
+            sql, params = f"{sql} AND type IN {kinds}", params | more
+        return int(self._conn.scalar(sql, params) or 0)
 
     def position_at(self, project: str, when: dt.datetime) -> int:
         """The project's last position recorded at or before ``when`` (0: none)."""
         found = self._conn.scalar(
-            sa.select(sa.func.max(events.c.position)).where(
-                events.c.project_id == project,
-                events.c.position <= self._store_position_at(when),
-            )
+            "SELECT max(position) FROM events WHERE project_id = :p AND position <= :at",
+            {"p": project, "at": self._store_position_at(when)},
         )
         return int(found or 0)
 
@@ -229,29 +226,26 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
     def recorded_at(self, project: str, position: int) -> dt.datetime | None:
         """When the project's event at or just before ``position`` was recorded."""
         found = self._conn.scalar(
-            sa.select(events.c.recorded_at)
-            .where(events.c.project_id == project, events.c.position <= position)
-            .order_by(events.c.position.desc())
-            .limit(1)
+            "SELECT recorded_at FROM events WHERE project_id = :p AND position <= :at"
+            " ORDER BY position DESC LIMIT 1",
+            {"p": project, "at": position},
         )
-        return None if found is None else found.replace(tzinfo=dt.UTC)
+        return None if found is None else instant(found)
 
     # -- materialised streams and heads ---------------------------------------------------
 
     def stream_version(self, project: str, stream: str) -> int:
         version = self._conn.scalar(
-            sa.select(streams.c.version).where(
-                streams.c.project_id == project, streams.c.stream == stream
-            )
+            "SELECT version FROM streams WHERE project_id = :p AND stream = :s",
+            {"p": project, "s": stream},
         )
         return int(version or 0)
 
     def state(self, project: str, stream: str) -> Any:
         """Materialised state of one stream (None when it has no reducer or no events)."""
         raw = self._conn.scalar(
-            sa.select(streams.c.state).where(
-                streams.c.project_id == project, streams.c.stream == stream
-            )
+            "SELECT state FROM streams WHERE project_id = :p AND stream = :s",
+            {"p": project, "s": stream},
         )
         return self._decode_state(stream, raw)
 
@@ -261,8 +255,8 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         whatever the length of the log."""
         rows = self._conn.execute(
             _SELECT_STATES, {"p": project, "lo": prefix, "hi": prefix + AFTER, "after": after}
-        ).all()
-        return {r.stream: self._decode_state(r.stream, r.state) for r in rows}
+        )
+        return {stream: self._decode_state(stream, state) for stream, state in rows}
 
     def stream_names(self, project: str, prefix: str) -> list[str]:
         """The name of every stream whose name starts with ``prefix`` (no state read)."""

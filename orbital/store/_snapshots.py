@@ -5,31 +5,20 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from typing import Any
-
-import sqlalchemy as sa
 
 from orbital.project import Project
 from orbital.store._base import Transaction, naive_utc
-from orbital.store._schema import checkpoints, projections_written, snapshots
 
-_SELECT_CHECKPOINT = sa.select(checkpoints).where(
-    checkpoints.c.checkout_id == sa.bindparam("c"), checkpoints.c.name == sa.bindparam("n")
+_SELECT_CHECKPOINT = (
+    "SELECT position, size, mtime_ns, sha256 FROM checkpoints WHERE checkout_id = :c AND name = :n"
 )
-_CHECKPOINT_VALUES: dict[str, Any] = {
-    "position": sa.bindparam("at"),
-    "sha256": sa.bindparam("hash"),
-    "size": sa.bindparam("bytes"),
-    "mtime_ns": sa.bindparam("mtime"),
-    "written_at": sa.bindparam("when"),
-}
 _UPDATE_CHECKPOINT = (
-    checkpoints.update()
-    .where(checkpoints.c.checkout_id == sa.bindparam("c"), checkpoints.c.name == sa.bindparam("n"))
-    .values(**_CHECKPOINT_VALUES)
+    "UPDATE checkpoints SET position = :at, sha256 = :hash, size = :bytes, mtime_ns = :mtime,"
+    " written_at = :when WHERE checkout_id = :c AND name = :n"
 )
-_INSERT_CHECKPOINT = checkpoints.insert().values(
-    checkout_id=sa.bindparam("c"), name=sa.bindparam("n"), **_CHECKPOINT_VALUES
+_INSERT_CHECKPOINT = (
+    "INSERT INTO checkpoints (checkout_id, name, position, sha256, size, mtime_ns, written_at)"
+    " VALUES (:c, :n, :at, :hash, :bytes, :mtime, :when)"
 )
 
 
@@ -49,13 +38,12 @@ class SnapshotReads(Transaction):
         self, project: str, name: str, at_or_before: int | None = None
     ) -> tuple[int, bytes] | None:
         """The newest snapshot of ``name`` at or before a position: ``(position, state)``."""
-        query = sa.select(snapshots.c.position, snapshots.c.state).where(
-            snapshots.c.project_id == project, snapshots.c.name == name
-        )
+        sql = "SELECT position, state FROM snapshots WHERE project_id = :p AND name = :n"
+        params: dict[str, object] = {"p": project, "n": name}
         if at_or_before is not None:
-            query = query.where(snapshots.c.position <= at_or_before)
-        row = self._conn.execute(query.order_by(snapshots.c.position.desc()).limit(1)).first()
-        return None if row is None else (int(row.position), zlib.decompress(row.state))
+            sql, params["at"] = f"{sql} AND position <= :at", at_or_before
+        row = self._conn.first(f"{sql} ORDER BY position DESC LIMIT 1", params)
+        return None if row is None else (int(row[0]), zlib.decompress(row[1]))
 
     def snapshots_after(
         self, project: str, name: str, after: int, until: int
@@ -63,44 +51,36 @@ class SnapshotReads(Transaction):
         """Every snapshot of ``name`` in the position window ``(after, until]``, oldest first
         (the deltas a read applies on top of a full snapshot)."""
         rows = self._conn.execute(
-            sa.select(snapshots.c.position, snapshots.c.state)
-            .where(
-                snapshots.c.project_id == project,
-                snapshots.c.name == name,
-                snapshots.c.position > after,
-                snapshots.c.position <= until,
-            )
-            .order_by(snapshots.c.position)
-        ).all()
-        return [(int(row.position), zlib.decompress(row.state)) for row in rows]
+            "SELECT position, state FROM snapshots WHERE project_id = :p AND name = :n"
+            " AND position > :after AND position <= :until ORDER BY position",
+            {"p": project, "n": name, "after": after, "until": until},
+        )
+        return [(int(position), zlib.decompress(state)) for position, state in rows]
 
     def snapshot_position(self, project: str, name: str, at_or_before: int) -> int | None:
         """The position of the newest snapshot at or before a position (without its state)."""
         found = self._conn.scalar(
-            sa.select(sa.func.max(snapshots.c.position)).where(
-                snapshots.c.project_id == project,
-                snapshots.c.name == name,
-                snapshots.c.position <= at_or_before,
-            )
+            "SELECT max(position) FROM snapshots WHERE project_id = :p AND name = :n"
+            " AND position <= :at",
+            {"p": project, "n": name, "at": at_or_before},
         )
         return None if found is None else int(found)
 
     def checkpoint(self, checkout: Project, name: str) -> Checkpoint | None:
         """What was last written for projection ``name`` in this checkout (folder)."""
-        row = self._conn.execute(_SELECT_CHECKPOINT, {"c": checkout.checkout, "n": name}).first()
+        row = self._conn.first(_SELECT_CHECKPOINT, {"c": checkout.checkout, "n": name})
         if row is None:
             return None
-        return Checkpoint(row.position, row.size, row.mtime_ns, row.sha256)
+        position, size, mtime_ns, sha256 = row
+        return Checkpoint(position, size, mtime_ns, sha256)
 
     def written_versions(self, project: str, name: str) -> dict[str, int]:
         """Every content hash written for projection ``name``, with its position."""
         rows = self._conn.execute(
-            sa.select(projections_written.c.sha256, projections_written.c.position).where(
-                projections_written.c.project_id == project,
-                projections_written.c.name == name,
-            )
-        ).all()
-        return {r.sha256: int(r.position) for r in rows}
+            "SELECT sha256, position FROM projections_written WHERE project_id = :p AND name = :n",
+            {"p": project, "n": name},
+        )
+        return {sha256: int(position) for sha256, position in rows}
 
 
 class SnapshotWrites(SnapshotReads):
@@ -109,33 +89,33 @@ class SnapshotWrites(SnapshotReads):
         snapshot at the same position is ignored (it would hold the same state)."""
         if self.snapshot_position(project, name, position) == position:
             return
-        self._conn.execute(
-            snapshots.insert().values(
-                project_id=project, name=name, position=position, state=zlib.compress(state, 6)
-            )
+        self._conn.run(
+            "INSERT INTO snapshots (project_id, name, position, state)"
+            " VALUES (:p, :n, :at, :state)",
+            {"p": project, "n": name, "at": position, "state": zlib.compress(state, 6)},
         )
 
     def set_checkpoint(self, checkout: Project, name: str, checkpoint: Checkpoint) -> None:
         """Record what was written for a projection in a checkout, in this transaction (and,
         for a whole write, its hash among the project's versions ever written)."""
-        table, project = projections_written, checkout.project_id
+        written = {
+            "p": checkout.project_id,
+            "n": name,
+            "hash": checkpoint.sha256,
+            "at": checkpoint.position,
+        }
         if checkpoint.sha256 is not None and (
             self._conn.scalar(
-                sa.select(table.c.position).where(
-                    table.c.project_id == project,
-                    table.c.name == name,
-                    table.c.sha256 == checkpoint.sha256,
-                )
+                "SELECT position FROM projections_written"
+                " WHERE project_id = :p AND name = :n AND sha256 = :hash",
+                written,
             )
             is None
         ):
-            self._conn.execute(
-                table.insert().values(
-                    project_id=project,
-                    name=name,
-                    sha256=checkpoint.sha256,
-                    position=checkpoint.position,
-                )
+            self._conn.run(
+                "INSERT INTO projections_written (project_id, name, sha256, position)"
+                " VALUES (:p, :n, :hash, :at)",
+                written,
             )
         values = {
             "c": checkout.checkout,
@@ -146,5 +126,5 @@ class SnapshotWrites(SnapshotReads):
             "mtime": checkpoint.mtime_ns,
             "when": naive_utc(self._store.clock.now()),
         }
-        if self._conn.execute(_UPDATE_CHECKPOINT, values).rowcount == 0:
-            self._conn.execute(_INSERT_CHECKPOINT, values)
+        if self._conn.run(_UPDATE_CHECKPOINT, values) == 0:
+            self._conn.run(_INSERT_CHECKPOINT, values)

@@ -1,4 +1,4 @@
-"""The event store: two engines (writes serialised by one lock, reads that never wait for
+"""The event store: two databases (writes serialised by one lock, reads that never wait for
 it) handing out :class:`Reader` and :class:`Writer` transactions."""
 
 from __future__ import annotations
@@ -10,24 +10,22 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
-from sqlalchemy.engine import Engine
-
 from orbital.clock import Clock, FixedClock, SystemClock
 from orbital.errors import StoreReadOnly
 from orbital.project import Project
 from orbital.store._base import Reducer
 from orbital.store._changes import ChangeCounter
-from orbital.store._engine import (
+from orbital.store._db import (
+    Database,
     busy_timeout_ms,
-    create_read_engine,
-    create_write_engine,
     default_url,
+    display_url,
+    open_database,
     sqlite_path,
 )
 from orbital.store._faults import fault
 from orbital.store._file import StoreFile
-from orbital.store._migrate import upgrade_schema
+from orbital.store._migrate import upgrade as upgrade_schema
 from orbital.store._queue import WriterQueue
 from orbital.store._reads import Reader
 from orbital.store._writer import Writer
@@ -46,7 +44,7 @@ class StoreStatus:
 
 
 class EventStore:
-    """The SQLAlchemy-Core event store (SQLite default, PostgreSQL for teams).
+    """The event store (SQLite default, PostgreSQL for teams; :mod:`orbital.store._db`).
 
     Every read goes through a :class:`Reader` (:meth:`reader`) and every write through a
     :class:`Writer` (:meth:`writing`), one transaction each."""
@@ -73,8 +71,8 @@ class EventStore:
         self.timeout_ms = busy_timeout_ms() if timeout_ms is None else timeout_ms
         #: Materialised state per stream category, folded in the append transaction.
         self.reducers: Mapping[str, Reducer] = dict(reducers or {})
-        self._write_engine: Engine = create_write_engine(self.url, timeout_ms=self.timeout_ms)
-        self._read_engine: Engine = create_read_engine(self.url, timeout_ms=self.timeout_ms)
+        self._write_db = self._open(immediate=True)
+        self._read_db = self._open(immediate=False)
         path = sqlite_path(self.url)
         self._file = None if path is None else StoreFile(path, create=create)
         #: SQLite writers take turns on a lock file first (fair, unlike SQLite's busy wait).
@@ -86,28 +84,32 @@ class EventStore:
         #: create the ``-shm`` beside it), writes are refused until it is writable again.
         self._read_only = self._file is not None and self._file.read_only()
         if self._read_only:
-            self._read_engine.dispose()
-            self._read_engine = create_read_engine(self.url, timeout_ms=0, immutable=True)
+            self._read_db.dispose()
+            self._read_db = open_database(self.url, immediate=False, timeout_ms=0, immutable=True)
         else:
             if upgrade:
                 self.upgrade()
-            with self._guard(), self._write_engine.connect():
-                pass  # open the file (creating it if allowed), so its identity can be taken
+            with self._guard():
+                self._write_db.touch()  # open (create) the file, so its identity can be taken
         if self._file is not None:
             self._file.opened()
 
+    def _open(self, *, immediate: bool) -> Database:
+        return open_database(self.url, immediate=immediate, timeout_ms=self.timeout_ms)
+
     @property
     def backend(self) -> str:
-        return self._write_engine.dialect.name
+        return self._write_db.dialect
 
     @property
     def database_version(self) -> str:
         """The database underneath, e.g. ``SQLite 3.53.4`` or ``PostgreSQL 16.4``."""
-        dialect = self._write_engine.dialect
-        if dialect.name == "sqlite":
-            return f"SQLite {dialect.dbapi.sqlite_version}"  # type: ignore[union-attr]
-        version = ".".join(str(n) for n in dialect.server_version_info or ())
-        return f"PostgreSQL {version}"
+        return self._write_db.version
+
+    @property
+    def integrity_errors(self) -> tuple[type[BaseException], ...]:
+        """What the driver raises for a violated constraint."""
+        return self._write_db.integrity
 
     def status(self) -> StoreStatus:
         """How the store is: ``ok`` or ``store-gone`` (its file deleted or replaced), with
@@ -126,8 +128,8 @@ class EventStore:
         assert self._file is not None
         if self._file.read_only():
             raise StoreReadOnly(self._display_url())
-        self._read_engine.dispose()
-        self._read_engine = create_read_engine(self.url, timeout_ms=self.timeout_ms)
+        self._read_db.dispose()
+        self._read_db = self._open(immediate=False)
         self._read_only = False
 
     def clock_behind(self, now: dt.datetime, last: dt.datetime) -> None:
@@ -146,8 +148,8 @@ class EventStore:
 
     def upgrade(self) -> None:
         """Bring the schema to the newest Alembic revision (no-op when already there)."""
-        with self._turn(), self._guard(), self._write_engine.connect() as conn:
-            upgrade_schema(conn)
+        with self._turn(), self._guard():
+            upgrade_schema(self._write_db)
 
     def changes(self) -> int | None:
         """A number that changes whenever anyone commits to the store (SQLite; None on
@@ -157,8 +159,8 @@ class EventStore:
 
     def close(self) -> None:
         self._changes.close()
-        self._write_engine.dispose()
-        self._read_engine.dispose()
+        self._write_db.dispose()
+        self._read_db.dispose()
 
     def __enter__(self) -> EventStore:
         return self
@@ -176,9 +178,9 @@ class EventStore:
             self._writable_again()
         writer: Writer | None = None
         try:
-            with self._turn(), self._guard(), self._write_engine.begin() as conn:
-                if conn.dialect.name == "postgresql":
-                    conn.execute(sa.text("LOCK TABLE events IN EXCLUSIVE MODE"))
+            with self._turn(), self._guard(), self._write_db.begin() as conn:
+                if conn.dialect == "postgresql":
+                    conn.run("LOCK TABLE events IN EXCLUSIVE MODE")
                 writer = Writer(self, conn)
                 yield writer
                 if self._file is not None:
@@ -194,7 +196,7 @@ class EventStore:
     @contextmanager
     def reader(self) -> Iterator[Reader]:
         """A read transaction: a consistent snapshot that never waits for the writer."""
-        with self._guard(), self._read_engine.begin() as conn:
+        with self._guard(), self._read_db.begin() as conn:
             yield Reader(self, conn)
 
     def project(self, project: str) -> Project:
@@ -211,7 +213,7 @@ class EventStore:
         """A waiter woken when any process appends (see :mod:`orbital.store._follow`)."""
         from orbital.store._follow import LogWatch
 
-        return LogWatch(self._write_engine.url, sqlite_path(self.url))
+        return LogWatch(self.url, sqlite_path(self.url))
 
     def pin(self, checkout: Project) -> None:
         """Work in ``checkout`` whenever this process names its project by id (a command
@@ -230,17 +232,17 @@ class EventStore:
         """Map driver errors to Orbital's typed errors."""
         try:
             yield
-        except sa.exc.DBAPIError as exc:
+        except self._write_db.errors as exc:
             typed = fault(exc, self._display_url(), self.timeout_ms, self._file)
             if typed is None:
                 raise
             if isinstance(typed, StoreReadOnly):
-                self._write_engine.dispose()  # its connections stay read-only once opened so
+                self._write_db.dispose()  # its connections stay read-only once opened so
             raise typed from exc
 
     def _display_url(self) -> str:
         if self._shown_url is None:
-            self._shown_url = sa.make_url(self.url).render_as_string(hide_password=True)
+            self._shown_url = display_url(self.url)
         return self._shown_url
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from sqlalchemy.engine import Connection
-
 from orbital.store._base import category
 from orbital.store._credentials import CredentialWrites
+from orbital.store._db import Conn
 from orbital.store._projects import ProjectWrites
 from orbital.store._reads import Reader
 from orbital.store._snapshots import Checkpoint, SnapshotWrites
@@ -26,7 +25,7 @@ class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, Reader):
     load → decide → append cannot interleave with another writer.
     """
 
-    def __init__(self, store: EventStore, conn: Connection) -> None:
+    def __init__(self, store: EventStore, conn: Conn) -> None:
         super().__init__(store, conn)
         self._on_commit: list[Callable[[], None]] = []
         self._on_rollback: list[Callable[[], None]] = []

@@ -4,6 +4,7 @@ imports is checked through ``sys.modules`` in a real process started as Claude C
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import json
 import subprocess
@@ -114,6 +115,47 @@ def test_what_the_quick_hooks_import(tmp_path: Path, monkeypatch: pytest.MonkeyP
     other = {"file_path": str(root / "src" / "app.py"), "content": "x = 1\n"}
     write = _payload(root, "PreToolUse", tool_name="Write", tool_input=other)
     assert _process("pre-tool", write)[1] & set(HEAVY) == set()
+
+
+@pytest.mark.sqlite_only("SQLite runs on its driver; PostgreSQL's store runs on SQLAlchemy")
+def test_the_write_paths_of_a_hook_and_a_command_never_import_sqlalchemy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'orbital.db'}")
+    monkeypatch.setenv("ORBITAL_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("ORBITAL_NOW", raising=False)
+    root = _installed(tmp_path / "project")
+    path = root / "orbital" / "DECISIONS.md"
+    text = path.read_text(encoding="utf-8")
+    entry = "\n## Ship on Fridays\nChose: Friday.\nReason: quiet weekends.\n"
+    edit = {"file_path": str(path), "old_string": text[-200:], "new_string": text[-200:] + entry}
+    pre = _payload(root, "PreToolUse", tool_name="Edit", tool_input=edit)
+    answer, imported = _process("pre-tool", pre)
+    output = json.loads(answer)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "allow"
+    assert "sqlalchemy" not in imported and "alembic" not in imported
+    updated = output["updatedInput"]
+    path.write_text(text.replace(updated["old_string"], updated["new_string"], 1), "utf-8")
+    post = _payload(root, "PostToolUse", tool_name="Edit", tool_input=updated, tool_response={})
+    imported = _process("post-tool", post)[1]
+    assert "sqlalchemy" not in imported and "alembic" not in imported
+    at_exit = (
+        "import atexit, sys; atexit.register(lambda: print(sorted(sys.modules), file=sys.stderr)); "
+    )
+    opened = subprocess.run(
+        [sys.executable, "-c", at_exit + ENTRY, "ask", "open", "Which day do we ship?"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    modules = {m.split(".")[0] for m in ast.literal_eval(opened.stderr.decode().splitlines()[-1])}
+    assert "sqlalchemy" not in modules and "alembic" not in modules
+    with Orbital.open(f"sqlite:///{tmp_path / 'orbital.db'}") as service:
+        pid = service.project(root).project_id
+        decisions = service.read_file(pid, "DECISIONS.md")
+        asks = service.read_file(pid, "ASKS.md")
+    assert "## Ship on Fridays" in decisions and "Which day do we ship?" in asks
 
 
 @pytest.mark.sqlite_only("the quick reader reads SQLite alone; PostgreSQL takes the full path")

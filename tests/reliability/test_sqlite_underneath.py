@@ -50,7 +50,7 @@ def test_the_store_runs_on_a_sqlite_with_the_fix(tmp_path: Path) -> None:
 def test_a_sqlite_without_the_fix_is_refused_unless_allowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("orbital.store._engine.sqlite_dbapi", sqlite3)  # the system's 3.40.1
+    monkeypatch.setattr("orbital.store._sqlite_db.sqlite_dbapi", sqlite3)  # the system's 3.40.1
     url = f"sqlite:///{tmp_path / 'orbital.db'}"
     with pytest.raises(UnsafeSqlite) as refused:
         EventStore(url)

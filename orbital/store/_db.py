@@ -1,0 +1,184 @@
+"""The store's database connection, one small interface over two backends.
+
+Every statement of the store is portable SQL text with named parameters (``:name``), run
+through a :class:`Conn`: a tuple per row (index or unpack), ``scalar``, ``executemany``, a
+streamed read, a rowcount. A :class:`Database` hands out one transaction at a time per call
+of :meth:`Database.begin` (commit on success, rollback on any error).
+
+* SQLite runs on the pysqlite3 driver directly (:mod:`orbital.store._sqlite_db`): a hook or
+  CLI command is a new process, and importing SQLAlchemy (~280 ms) cost more than three times
+  the work it did; SQLAlchemy's per-statement machinery also cost more than SQLite's own work
+  for the store's small statements (``bench/store.py``).
+* PostgreSQL runs through SQLAlchemy (:mod:`orbital.store._pg_db`): a server's long-lived
+  process pays the import once, and its pool (pre-ping, reconnects) earns its keep there.
+
+Alembic's migrations use SQLAlchemy on both (:mod:`orbital.store._engine`), imported only
+when the schema is behind.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import platformdirs
+
+from orbital.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
+DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+Params = Mapping[str, Any]
+
+
+class Conn(Protocol):
+    """One open transaction's statements."""
+
+    dialect: str
+
+    def execute(self, sql: str, params: Params | None = None) -> list[Sequence[Any]]: ...
+
+    def first(self, sql: str, params: Params | None = None) -> Sequence[Any] | None: ...
+
+    def scalar(self, sql: str, params: Params | None = None) -> Any: ...
+
+    def scalars(self, sql: str, params: Params | None = None) -> list[Any]: ...
+
+    def run(self, sql: str, params: Params | None = None) -> int:
+        """A write; how many rows it changed."""
+        ...
+
+    def executemany(self, sql: str, rows: Sequence[Params]) -> None: ...
+
+    def stream(self, sql: str, params: Params | None = None) -> Iterator[Sequence[Any]]:
+        """Rows fetched in batches while the iterator is consumed (inside the transaction)."""
+        ...
+
+
+class Database(Protocol):
+    """Transactions on one store (SQLite: a pool of driver connections; PostgreSQL: an
+    SQLAlchemy engine)."""
+
+    dialect: str
+    #: The exceptions a driver error arrives as (mapped by :mod:`orbital.store._faults`).
+    errors: tuple[type[BaseException], ...]
+    #: A constraint violated (the append's optimistic-concurrency check).
+    integrity: tuple[type[BaseException], ...]
+
+    @property
+    def version(self) -> str:
+        """The database underneath, e.g. ``SQLite 3.53.4`` or ``PostgreSQL 16.4``."""
+        ...
+
+    def begin(self) -> AbstractContextManager[Conn]: ...
+
+    def touch(self) -> None:
+        """Open a connection (creating a SQLite file when allowed)."""
+        ...
+
+    def migrating(self) -> AbstractContextManager[Connection]:
+        """An SQLAlchemy connection for Alembic (SQLite: on an engine made for it)."""
+        ...
+
+    def dispose(self) -> None: ...
+
+
+def _default_directory() -> Path:
+    return Path(platformdirs.user_data_dir("orbital", appauthor=False))
+
+
+def default_url() -> str:
+    """``ORBITAL_DB`` if set, else a SQLite file in the user data directory."""
+    configured = os.environ.get("ORBITAL_DB", "").strip()
+    if configured:
+        return configured
+    return f"sqlite:///{_default_directory() / 'orbital.db'}"
+
+
+def busy_timeout_ms() -> int:
+    raw = os.environ.get("ORBITAL_BUSY_TIMEOUT_MS", "").strip()
+    return int(raw) if raw.isdigit() else DEFAULT_BUSY_TIMEOUT_MS
+
+
+def sqlite_database(url: str) -> tuple[str, bool] | None:
+    """A SQLite URL's database (a path, ``:memory:`` or a ``file:`` URI) and whether it is a
+    URI; None for any other backend. A plain ``sqlite:///PATH`` is read without SQLAlchemy,
+    anything else (a query, an escape) as SQLAlchemy reads it."""
+    if not url.startswith("sqlite"):
+        return None
+    if url.startswith("sqlite:///") and not any(c in url for c in "?%"):
+        database = url[len("sqlite:///") :] or ":memory:"
+        return database, database.startswith("file:")
+    if url == "sqlite://":
+        return ":memory:", False
+    from orbital.store._engine import parse_url
+
+    parsed = parse_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    database = parsed.database or ":memory:"
+    query = {k: v for k, v in parsed.query.items() if k != "uri" and isinstance(v, str)}
+    uri = parsed.query.get("uri") == "true" or database.startswith("file:")
+    if uri and query:
+        database += "?" + "&".join(f"{k}={v}" for k, v in query.items())
+    return database, uri
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite store (None for PostgreSQL, an in-memory or a URI database)."""
+    found = sqlite_database(url)
+    if found is None or found[1] or found[0] == ":memory:":
+        return None
+    return Path(found[0]).expanduser()
+
+
+def prepare_sqlite_file(database: str) -> None:
+    """The default store's directory is created; a directory named in ``ORBITAL_DB`` or
+    ``--db`` must exist, so a typo is reported instead of starting a second, empty store."""
+    if database == ":memory:" or database.startswith("file:"):
+        return
+    directory = Path(database).expanduser().parent
+    if directory == _default_directory():
+        directory.mkdir(parents=True, exist_ok=True)
+    elif not directory.is_dir():
+        raise InvalidInput(
+            f"the store's directory {directory} does not exist: check ORBITAL_DB / --db, "
+            "or create the directory first"
+        )
+
+
+def open_database(
+    url: str, *, immediate: bool, timeout_ms: int, immutable: bool = False
+) -> Database:
+    """The store at ``url``: ``immediate`` writers take SQLite's write lock at ``BEGIN``;
+    ``immutable``: a SQLite store on a read-only filesystem, read without a ``-shm``."""
+    found = sqlite_database(url)
+    if found is not None:
+        from orbital.store._sqlite_db import SqliteDatabase
+
+        database, uri = found
+        return SqliteDatabase(
+            url,
+            database,
+            uri=uri,
+            immediate=immediate,
+            timeout_ms=timeout_ms,
+            immutable=immutable,
+        )
+    from orbital.store._pg_db import PgDatabase
+
+    return PgDatabase(url, timeout_ms=timeout_ms)
+
+
+def display_url(url: str) -> str:
+    """The URL as shown to the person (a password hidden)."""
+    if url.startswith("sqlite") and "@" not in url:
+        return url
+    from orbital.store._engine import parse_url
+
+    return parse_url(url).render_as_string(hide_password=True)
