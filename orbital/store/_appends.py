@@ -15,7 +15,8 @@ from orbital.errors import InvalidInput, VersionConflict
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events import encode_payload as _encode
 from orbital.events import event_type as _event_type
-from orbital.store._base import Transaction, category, instant, naive_utc
+from orbital.store._base import Transaction, category, naive_utc
+from orbital.store._db import instant
 
 _READ_HEADS = (
     "SELECT (SELECT max(position) FROM events),"

@@ -42,13 +42,6 @@ def naive_utc(value: dt.datetime) -> dt.datetime:
     return value.astimezone(dt.UTC).replace(tzinfo=None)
 
 
-def instant(value: Any) -> dt.datetime:
-    """A stored instant, as an aware UTC datetime: PostgreSQL returns a naive timestamp,
-    SQLite the text it was written as (:mod:`orbital.store._sqlite_db`)."""
-    found = value if isinstance(value, dt.datetime) else dt.datetime.fromisoformat(value)
-    return found.replace(tzinfo=dt.UTC)
-
-
 class Transaction:
     """One open transaction of an :class:`EventStore`: the connection every read and write of
     a :class:`Reader` or :class:`Writer` goes through, and the store (clock, reducers)."""

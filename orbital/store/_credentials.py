@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from orbital.store._base import Transaction, instant, naive_utc
+from orbital.store._base import Transaction, naive_utc
+from orbital.store._db import instant
 
 
 @dataclass(frozen=True, slots=True)

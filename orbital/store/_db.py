@@ -18,13 +18,12 @@ when the schema is behind.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
-
-import platformdirs
 
 from orbital.errors import InvalidInput
 
@@ -88,7 +87,16 @@ class Database(Protocol):
     def dispose(self) -> None: ...
 
 
+def instant(value: Any) -> dt.datetime:
+    """A stored instant, as an aware UTC datetime: PostgreSQL returns a naive timestamp,
+    SQLite the text it was written as (:mod:`orbital.store._sqlite_db`)."""
+    found = value if isinstance(value, dt.datetime) else dt.datetime.fromisoformat(value)
+    return found.replace(tzinfo=dt.UTC)
+
+
 def _default_directory() -> Path:
+    import platformdirs
+
     return Path(platformdirs.user_data_dir("orbital", appauthor=False))
 
 
@@ -105,17 +113,27 @@ def busy_timeout_ms() -> int:
     return int(raw) if raw.isdigit() else DEFAULT_BUSY_TIMEOUT_MS
 
 
+def plain_sqlite_file(url: str) -> Path | None:
+    """The file of a plain ``sqlite:///PATH`` URL (no query, escape or ``~``, no URI, not in
+    memory), read without SQLAlchemy; None for any other URL."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or any(c in url for c in "?%~"):
+        return None
+    database = url[len(prefix) :]
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
 def sqlite_database(url: str) -> tuple[str, bool] | None:
     """A SQLite URL's database (a path, ``:memory:`` or a ``file:`` URI) and whether it is a
     URI; None for any other backend. A plain ``sqlite:///PATH`` is read without SQLAlchemy,
     anything else (a query, an escape) as SQLAlchemy reads it."""
     if not url.startswith("sqlite"):
         return None
-    if url.startswith("sqlite:///") and not any(c in url for c in "?%"):
-        database = url[len("sqlite:///") :] or ":memory:"
-        return database, database.startswith("file:")
-    if url == "sqlite://":
-        return ":memory:", False
+    plain = plain_sqlite_file(url)
+    if plain is not None:
+        return str(plain), False
     from orbital.store._engine import parse_url
 
     parsed = parse_url(url)

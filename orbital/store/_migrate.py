@@ -8,11 +8,11 @@ new.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import orbital
-from orbital.store._quick import newest_revision
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -28,6 +28,17 @@ def migrations_dir() -> Path:
         if (candidate / "env.py").is_file():
             return candidate
     raise RuntimeError(f"Orbital's migration scripts are missing (looked beside {package})")
+
+
+def newest_revision() -> str | None:
+    """The newest migration's revision, from the scripts' names (``NNNN_<what>.py`` with
+    ``revision = "NNNN"``; ``tests/store/test_migrations.py`` holds Alembic to it), without
+    importing Alembic."""
+    try:
+        names = os.listdir(migrations_dir() / "versions")
+    except (RuntimeError, OSError):
+        return None
+    return max((n[:4] for n in names if n[:4].isdigit() and n.endswith(".py")), default=None)
 
 
 def _config() -> Config:
@@ -59,17 +70,22 @@ def _stored_revisions(db: Database) -> list[str] | None:
         return None
 
 
-def upgrade(db: Database) -> None:
-    """Bring the store to the newest revision; Alembic (and on SQLite, SQLAlchemy) is
-    imported only when it is not there yet."""
+def at_newest_revision(db: Database) -> bool:
+    """Whether the store's schema is at the newest script's revision (no Alembic import)."""
     newest = newest_revision()
-    if newest is not None and _stored_revisions(db) == [newest]:
+    return newest is not None and _stored_revisions(db) == [newest]
+
+
+def upgrade_schema(db: Database) -> None:
+    """Bring the store to the newest revision through Alembic (and on SQLite, the
+    SQLAlchemy engine Alembic runs on), unless it is already there."""
+    if at_newest_revision(db):
         return
     with db.migrating() as conn:
-        upgrade_schema(conn)
+        upgrade_connection(conn)
 
 
-def upgrade_schema(conn: Connection) -> None:
+def upgrade_connection(conn: Connection) -> None:
     """Upgrade to head through ``conn`` (Alembic's; a no-op when already there)."""
     if current_revision(conn) == head_revision():
         conn.rollback()

@@ -15,7 +15,8 @@ from orbital.errors import Refused, UnknownProject
 from orbital.events import Actor, ProjectRegistered
 from orbital.project import Project, check_timezone, identity_in, this_machine
 from orbital.store._appends import Appends
-from orbital.store._base import Transaction, instant, naive_utc
+from orbital.store._base import Transaction, naive_utc
+from orbital.store._db import instant
 
 _JOINED = (
     "SELECT p.project_id, k.root, p.timezone, p.registered_at, k.checkout_id, k.machine"

@@ -13,8 +13,9 @@ from typing import Any
 import msgspec
 
 from orbital.events import Actor, RecordedEvent, decode_event
-from orbital.store._base import AFTER, category, instant, naive_utc
+from orbital.store._base import AFTER, category, naive_utc
 from orbital.store._credentials import CredentialReads
+from orbital.store._db import instant
 from orbital.store._projects import ProjectReads
 from orbital.store._snapshots import SnapshotReads
 

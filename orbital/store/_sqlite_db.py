@@ -30,13 +30,23 @@ import pysqlite3.dbapi2 as sqlite_dbapi
 
 from orbital.errors import UnsafeSqlite
 from orbital.store._db import Params, prepare_sqlite_file
-from orbital.store._quick import has_wal_reset_fix
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
 #: Idle connections kept for the next transaction.
 _KEEP = 5
+#: The lines that got the WAL-reset fix as a backport, and the release that has it.
+_BACKPORTS: dict[tuple[int, ...], tuple[int, ...]] = {(3, 50): (3, 50, 7), (3, 44): (3, 44, 6)}
+
+
+def has_wal_reset_fix(version: tuple[int, ...]) -> bool:
+    """Whether a SQLite version has the WAL-reset fix: 3.51.3 on, or the 3.50.7 and 3.44.6
+    backports within their own lines."""
+    if version >= (3, 51, 3):
+        return True
+    backport = _BACKPORTS.get(version[:2])
+    return backport is not None and version >= backport
 
 
 def check_sqlite() -> None:

@@ -25,7 +25,7 @@ from orbital.store._db import (
 )
 from orbital.store._faults import fault
 from orbital.store._file import StoreFile
-from orbital.store._migrate import upgrade as upgrade_schema
+from orbital.store._migrate import at_newest_revision, upgrade_schema
 from orbital.store._queue import WriterQueue
 from orbital.store._reads import Reader
 from orbital.store._writer import Writer
@@ -147,7 +147,11 @@ class EventStore:
         )
 
     def upgrade(self) -> None:
-        """Bring the schema to the newest Alembic revision (no-op when already there)."""
+        """Bring the schema to the newest Alembic revision (no-op when already there). The
+        check is a read, which waits for no writer; Alembic runs in the writers' turn."""
+        with self._guard():
+            if at_newest_revision(self._read_db):
+                return
         with self._turn(), self._guard():
             upgrade_schema(self._write_db)
 

@@ -14,8 +14,12 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from orbital.store._engine import create_write_engine
-from orbital.store._migrate import head_revision, migrations_dir, upgrade_schema
-from orbital.store._quick import newest_revision
+from orbital.store._migrate import (
+    head_revision,
+    migrations_dir,
+    newest_revision,
+    upgrade_connection,
+)
 from orbital.store._schema import metadata
 
 
@@ -48,7 +52,7 @@ def test_a_store_behind_is_upgraded_at_start(store_url: str) -> None:
             command.downgrade(_config(conn), "0003")
             conn.commit()
         with engine.connect() as conn:
-            upgrade_schema(conn)
+            upgrade_connection(conn)
         with engine.connect() as conn:
             assert MigrationContext.configure(conn).get_current_revision() == head_revision()
     finally:
