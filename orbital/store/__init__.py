@@ -3,7 +3,8 @@
 :class:`EventStore` hands out transactions: a :class:`Reader` (every read) or a
 :class:`Writer` (a Reader that also appends and records snapshots, checkpoints, projects and
 credentials, under the single write lock). The names below load on first use (PEP 562): the
-quick reader (``_quick.py``, no SQLAlchemy) is importable alone.
+quick reader (``_quick.py``) is importable alone. A SQLite store runs on its driver and never
+imports SQLAlchemy; PostgreSQL runs through it (:mod:`orbital.store._db`).
 """
 
 from __future__ import annotations

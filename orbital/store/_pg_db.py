@@ -45,7 +45,9 @@ class PgConn:
         self._c.execute(_text(sql), [dict(row) for row in rows])
 
     def stream(self, sql: str, params: Params | None = None) -> Iterator[Sequence[Any]]:
-        result = self._c.execution_options(yield_per=2000).execute(_text(sql), dict(params or {}))
+        result = self._c.execute(
+            _text(sql), dict(params or {}), execution_options={"yield_per": 2000}
+        )
         try:
             yield from result
         finally:

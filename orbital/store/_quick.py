@@ -15,7 +15,6 @@ missing or older schema, an unsafe SQLite, any driver error) gives :func:`quick_
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -23,7 +22,7 @@ from typing import Any
 
 from orbital.errors import OrbitalError
 from orbital.project import Project, this_machine
-from orbital.store._db import Params, default_url, plain_sqlite_file
+from orbital.store._db import Params, default_url, instant, plain_sqlite_file
 from orbital.store._migrate import at_newest_revision
 from orbital.store._sqlite_db import SqliteDatabase
 
@@ -58,8 +57,7 @@ class QuickReader:
         for candidate in (path, *path.parents):
             row = known.get(str(candidate))
             if row is not None:
-                registered = dt.datetime.fromisoformat(str(row[3])).replace(tzinfo=dt.UTC)
-                return Project(row[0], row[1], row[2], registered, row[4])
+                return Project(row[0], row[1], row[2], instant(row[3]), row[4])
         return None
 
     def head(self, project: str) -> int:

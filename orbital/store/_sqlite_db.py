@@ -181,19 +181,11 @@ class SqliteDatabase:
         conn, generation = self._checkout()
         try:
             conn.execute(self._begin)
-            try:
-                yield SqliteConn(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    try:
-                        conn.execute("ROLLBACK")
-                    except sqlite_dbapi.Error:
-                        conn.close()
-                        raise
-                raise
+            yield SqliteConn(conn)
+            conn.execute("COMMIT")
         except BaseException:
-            generation = -1 if not _usable(conn) else generation
+            if not _rolled_back(conn):
+                generation = -1  # closed when given back
             raise
         finally:
             self._checkin(conn, generation)
@@ -221,8 +213,11 @@ class SqliteDatabase:
             conn.close()
 
 
-def _usable(conn: Any) -> bool:
+def _rolled_back(conn: Any) -> bool:
+    """Roll back what is open; False when the connection cannot be used again."""
     try:
-        return not conn.in_transaction
-    except sqlite_dbapi.ProgrammingError:  # closed
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        return True
+    except sqlite_dbapi.Error:
         return False

@@ -21,6 +21,8 @@ from orbital.errors import (
 )
 from orbital.events import Actor, AskClosed, AskOpened, Event, RecordedEvent
 from orbital.store import Checkpoint, EventStore, Reducer
+from orbital.store._engine import create_write_engine
+from orbital.store._schema import events
 from tests.store.store_helpers import all_events, append, register
 
 DAY = dt.date(2026, 9, 19)
@@ -395,3 +397,29 @@ def test_instants_resolve_to_positions_as_a_filter_on_time_would(
                 p for p in upto if p <= 30 and p in {e.position for e in events
                 if e.recorded_at >= when - dt.timedelta(minutes=15)}
             ]  # fmt: skip
+
+
+@pytest.mark.sqlite_only("SQLite keeps instants as text, written as SQLAlchemy wrote them")
+def test_instants_are_stored_as_sqlalchemy_stored_them(tmp_path: Path, clock: FixedClock) -> None:
+    url = f"sqlite:///{tmp_path / 'orbital.db'}"
+    with EventStore(url, clock=clock) as store:
+        project = register(store, tmp_path / "proj").project_id
+        store.clock = FixedClock(dt.datetime(2026, 9, 19, 9, 30, 0, 250, tzinfo=dt.UTC))
+        append(
+            store, project, "ask:a1b2c3", [opened("a1b2c3")], expected_version=0, actor=Actor.AGENT
+        )
+        recorded = [e.recorded_at.replace(tzinfo=None) for e in all_events(store, project)]
+    engine = create_write_engine(url)
+    try:
+        with engine.connect() as conn:
+            stored = conn.execute(sa.text("SELECT recorded_at FROM events ORDER BY position"))
+            read = conn.execute(sa.select(events.c.recorded_at).order_by(events.c.position))
+            as_text, as_instants = [r[0] for r in stored], [r[0] for r in read]
+    finally:
+        engine.dispose()
+    assert as_text == ["2026-09-19 09:30:00.000000", "2026-09-19 09:30:00.000250"]
+    assert (
+        as_instants
+        == recorded
+        == [dt.datetime(2026, 9, 19, 9, 30), dt.datetime(2026, 9, 19, 9, 30, 0, 250)]
+    )
