@@ -196,12 +196,19 @@ class SqliteDatabase:
 
     @contextmanager
     def migrating(self) -> Iterator[Connection]:
+        """The driver's error is raised as itself, as every other statement's is."""
+        import sqlalchemy as sa
+
         from orbital.store._engine import create_write_engine
 
         engine = create_write_engine(self._url, timeout_ms=self._timeout_ms)
         try:
             with engine.connect() as conn:
                 yield conn
+        except sa.exc.DBAPIError as exc:
+            if isinstance(exc.orig, sqlite_dbapi.Error):
+                raise exc.orig from exc
+            raise
         finally:
             engine.dispose()
 
