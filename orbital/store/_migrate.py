@@ -82,10 +82,10 @@ def upgrade_schema(db: Database) -> None:
     if at_newest_revision(db):
         return
     with db.migrating() as conn:
-        upgrade_connection(conn)
+        _upgrade_connection(conn)
 
 
-def upgrade_connection(conn: Connection) -> None:
+def _upgrade_connection(conn: Connection) -> None:
     """Upgrade to head through ``conn`` (Alembic's; a no-op when already there)."""
     if current_revision(conn) == head_revision():
         conn.rollback()
