@@ -91,6 +91,8 @@ class Unit:
         self.seen: dict[str, str | None] = {}
         self._before: Memory | None = None
         self._memory: Memory | None = None
+        #: Memory events appended since :attr:`memory` was folded (position, event).
+        self._folding: list[tuple[int, Event]] = []
         self._asks_file: Projection | None = None
         self._lines: list[str] = []
         self._ask_events = 0
@@ -111,11 +113,18 @@ class Unit:
     def memory(self) -> Memory:
         """The memory files now, hand edits of them taken in first."""
         if self._before is None:
-            self._before = self._memory = self.units.memory.load(self.w, self.pid)
+            self._before = self._memory = self._load_memory()
             take_in_memory(self)
         if self._memory is None:
-            self._memory = self.units.memory.load(self.w, self.pid)
+            self._memory = self._load_memory()
+        elif self._folding:
+            folding, self._folding = self._folding, []
+            self._memory = self.units.memory.advanced(self.w, self.pid, self._memory, folding)
         return self._memory
+
+    def _load_memory(self) -> Memory:
+        self._folding = []  # the load reads them
+        return self.units.memory.load(self.w, self.pid)
 
     @property
     def asks(self) -> AsksNow:
@@ -198,7 +207,7 @@ class Unit:
             if target.startswith(ASKS_PREFIX):
                 self._ask_events += len(batch)
             elif target.startswith(MEMORY_PREFIXES):
-                self._memory = None  # to be folded again
+                self._folding += zip(result.positions, batch, strict=True)
         self.events += appended
         return appended
 
@@ -224,9 +233,10 @@ class Unit:
         copy = self.save_aside(name, raw)
         key = projected_file(name).key
         conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw))
-        self.w.append(
+        result = self.w.append(
             self.pid, file_stream(key), [conflict], expected_version=None, actor=Actor.FILE
         )
+        self._folding += zip(result.positions, [conflict], strict=True)
         self.warnings.append(
             f"{name} {why}; that version is saved as orbital/{copy} so nothing is lost."
         )
@@ -265,7 +275,7 @@ class Unit:
 
     def rewrite_all(self) -> None:
         """Write every projection again from events, whatever is on disk (nothing taken in)."""
-        self._before, self._memory = self.units.memory.empty(), None
+        self._before, self._memory, self._folding = self.units.memory.empty(), None, []
         self.rewrite = set(MEMORY_KEYS)
         self._asks_file = Projection(rendered=self.units.asks.render(self.w, self.pid))
 
