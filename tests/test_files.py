@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from orbital.errors import InvalidEncoding, TooLarge, UnknownFile, UnsafePath
-from orbital.files import FileGateway, check_size, decode_utf8, memory_file, projected_file, sha256
+from orbital.files import (
+    FileGateway,
+    FileStamp,
+    check_size,
+    decode_utf8,
+    memory_file,
+    projected_file,
+    sha256,
+)
 
 
 @pytest.mark.parametrize("name", ["ASKS.md", "asks.md", "Asks.MD", "aSkS.Md"])
@@ -91,3 +99,19 @@ def test_size_limit_and_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
     assert str(bad.value) == (
         "the content is not valid UTF-8 (first bad byte at offset 3); nothing was changed"
     )
+
+
+def test_a_journal_still_linked_to_the_file_at_the_name_is_dropped(tmp_path: Path) -> None:
+    """A power loss that kept the commit but not the swap (or a kill before it): the name
+    holds the previous projection and its journal is a second name of it; recovery drops the
+    journal and keeps no copy (the next unit regenerates the file)."""
+    files = FileGateway(tmp_path)
+    stamp = files.write("DECISIONS.md", b"## Old\nChose: a.\n")
+    memory = tmp_path / "orbital"
+    journal = f".DECISIONS.md.{sha256(b'new')[:16]}.orbital-prev"
+    os.link(memory / "DECISIONS.md", memory / journal)
+    newer = FileStamp(stamp.size + 1, stamp.mtime_ns + 1, sha256(b"new"))
+
+    assert files.recover(lambda name: newer if name == "DECISIONS.md" else None) == []
+    assert sorted(p.name for p in memory.iterdir()) == ["DECISIONS.md"]
+    assert (memory / "DECISIONS.md").read_bytes() == b"## Old\nChose: a.\n"
