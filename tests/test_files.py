@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -115,3 +116,77 @@ def test_a_journal_still_linked_to_the_file_at_the_name_is_dropped(tmp_path: Pat
     assert files.recover(lambda name: newer if name == "DECISIONS.md" else None) == []
     assert sorted(p.name for p in memory.iterdir()) == ["DECISIONS.md"]
     assert (memory / "DECISIONS.md").read_bytes() == b"## Old\nChose: a.\n"
+
+
+def _has_user_attributes(path: Path) -> bool:
+    try:
+        os.setxattr(path, "user.orbital.probe", b"1")
+    except OSError:
+        return False
+    os.removexattr(path, "user.orbital.probe")
+    return True
+
+
+def _append_journal(path: Path) -> bytes | None:
+    try:
+        return os.getxattr(path, "user.orbital.append")
+    except OSError:
+        return None
+
+
+def test_an_append_is_journalled_on_the_file_and_cut_back_when_it_never_committed(
+    tmp_path: Path,
+) -> None:
+    """The append's journal is an attribute of ASKS.md (synced with the bytes by one fsync):
+    nothing beside the file; settled on commit; after a crash before the commit, the next
+    unit cuts the uncommitted lines off and drops the attribute."""
+    files = FileGateway(tmp_path)
+    first = files.write("ASKS.md", b"- open aaaaaa 2026-09-19 One\n")
+    asks = tmp_path / "orbital" / "ASKS.md"
+    if not _has_user_attributes(asks):
+        pytest.skip("this filesystem has no user extended attributes")
+    line = b"- open bbbbbb 2026-09-19 Two\n"
+
+    settled = files.append_checked("ASKS.md", line, (first.size, first.mtime_ns))
+    assert (
+        _append_journal(asks)
+        == f".ASKS.md.{first.size}.{first.size + len(line)}.orbital-append".encode()
+    )
+    assert sorted(p.name for p in asks.parent.iterdir()) == ["ASKS.md"]
+    files.settle("ASKS.md", settled)
+    assert _append_journal(asks) is None
+    assert asks.read_bytes() == b"- open aaaaaa 2026-09-19 One\n" + line
+
+    committed = os.stat(asks)
+    stamp = FileStamp(committed.st_size, committed.st_mtime_ns, None)
+    crashed = files.append_checked(
+        "ASKS.md", b"- open cccccc 2026-09-19 Lost\n", (stamp.size, stamp.mtime_ns)
+    )
+    assert crashed.stamp is not None
+    assert files.recover(lambda name: stamp if name == "ASKS.md" else None) == []
+    assert asks.read_bytes() == b"- open aaaaaa 2026-09-19 One\n" + line
+    assert _append_journal(asks) is None
+
+
+def test_without_user_attributes_an_append_is_journalled_by_a_marker_beside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filesystem that refuses user attributes (tmpfs without them, say) gets the marker
+    file, synced with the directory before the bytes; recovery reads it the same way."""
+
+    def refused(*args: object) -> None:
+        raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+
+    files = FileGateway(tmp_path)
+    first = files.write("ASKS.md", b"- open aaaaaa 2026-09-19 One\n")
+    monkeypatch.setattr(os, "setxattr", refused)
+    line = b"- open bbbbbb 2026-09-19 Lost\n"
+    marker = f".ASKS.md.{first.size}.{first.size + len(line)}.orbital-append"
+
+    crashed = files.append_checked("ASKS.md", line, (first.size, first.mtime_ns))
+    assert crashed.journal == marker and not crashed.attribute
+    memory = tmp_path / "orbital"
+    assert sorted(p.name for p in memory.iterdir()) == [marker, "ASKS.md"]
+    assert files.recover(lambda name: first if name == "ASKS.md" else None) == []
+    assert sorted(p.name for p in memory.iterdir()) == ["ASKS.md"]
+    assert (memory / "ASKS.md").read_bytes() == b"- open aaaaaa 2026-09-19 One\n"

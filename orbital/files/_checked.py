@@ -18,6 +18,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 
+from orbital.catalogue import ASKS_KEY, MEMORY_FILES
 from orbital.files._gateway import NOFOLLOW, READ, Gateway, pread_all
 from orbital.files._names import FileStamp, projected_file, sha256
 
@@ -25,6 +26,12 @@ _JOURNAL = re.compile(
     r"^\.(?P<name>.+?)\.(?:(?P<new>[0-9a-f]{16})\.orbital-(?P<kind>prev|none)"
     r"|(?P<old>\d+)\.(?P<size>\d+)\.orbital-append|[0-9a-f]{8}\.tmp)$"
 )
+#: The extended attribute that journals an append on the appended file itself (its value:
+#: the append marker's name), synced with the appended bytes by one fsync; a filesystem
+#: without user attributes gets the marker file beside instead.
+_APPEND_ATTR = "user.orbital.append"
+#: The file Orbital appends to, whose attribute :meth:`FileGateway.recover` reads.
+_APPENDED = MEMORY_FILES[ASKS_KEY]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +46,8 @@ class Written:
     journal: str | None = None
     #: The replaced file's size and mtime when it was checked (to see a late write into it).
     previous: tuple[int, int] | None = None
+    #: The journal is the file's attribute (:data:`_APPEND_ATTR`), not a file of that name.
+    attribute: bool = False
 
 
 class FileGateway(Gateway):
@@ -123,7 +132,10 @@ class FileGateway(Gateway):
     def append_checked(self, name: str, data: bytes, expect: tuple[int, int]) -> Written:
         """Append to the file only while it is the one the caller knows (``expect``: size
         and mtime); a marker ``.<name>.<old size>.<new size>.orbital-append`` records the
-        append until it commits, so a crash's uncommitted lines are cut off (:meth:`recover`)."""
+        append until it commits, so a crash's uncommitted lines are cut off (:meth:`recover`).
+        The marker is an attribute of the file, set before the bytes are written and synced
+        with them (one fsync), where the filesystem has user attributes; else a file beside,
+        synced with the directory before the bytes are written."""
         filename = projected_file(name).name
         with self._dir(create=True) as directory:
             fd, info = self._open(directory, filename, os.O_RDWR | os.O_APPEND)
@@ -134,10 +146,11 @@ class FileGateway(Gateway):
                     before = pread_all(fd, info.st_size)
                     return self.replace(name, before + data, sha256(before))
                 journal = f".{filename}.{info.st_size}.{info.st_size + len(data)}.orbital-append"
-                os.close(
-                    os.open(journal, os.O_WRONLY | os.O_CREAT | NOFOLLOW, 0o600, dir_fd=directory)
-                )
-                os.fsync(directory)
+                attribute = _mark(fd, journal)
+                if not attribute:
+                    flags = os.O_WRONLY | os.O_CREAT | NOFOLLOW
+                    os.close(os.open(journal, flags, 0o600, dir_fd=directory))
+                    os.fsync(directory)
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
@@ -145,7 +158,8 @@ class FileGateway(Gateway):
                 info = os.fstat(fd)
             finally:
                 os.close(fd)
-        return Written(FileStamp(info.st_size, info.st_mtime_ns, None), None, journal)
+        stamp = FileStamp(info.st_size, info.st_mtime_ns, None)
+        return Written(stamp, None, journal, attribute=attribute)
 
     def settle(self, name: str, written: Written) -> None:
         """The write committed: drop its journal; unless a writer that had the replaced file
@@ -171,7 +185,7 @@ class FileGateway(Gateway):
                 ):
                     os.rename(journal, filename, src_dir_fd=directory, dst_dir_fd=directory)
                     return
-            os.unlink(journal, dir_fd=directory)
+            self._drop(directory, filename, journal, written.attribute)
 
     def undo(self, name: str, written: Written) -> None:
         """The write did not commit: put the file back as it was, unless something other than
@@ -181,10 +195,29 @@ class FileGateway(Gateway):
             return
         filename = projected_file(name).name
         with self._dir() as directory:
-            self._roll_back(directory, filename, found, written.stamp.sha256)
+            self._roll_back(directory, filename, found, written.stamp.sha256, written.attribute)
+
+    def _drop(self, directory: int, filename: str, journal: str, attribute: bool) -> None:
+        """Remove a journal: the marker file, or the attribute of ``filename``."""
+        if not attribute:
+            os.unlink(journal, dir_fd=directory)
+            return
+        fd, _ = self._open(directory, filename, READ)
+        try:
+            os.removexattr(fd, _APPEND_ATTR)
+        except OSError as exc:
+            if exc.errno != errno.ENODATA:
+                raise
+        finally:
+            os.close(fd)
 
     def _roll_back(
-        self, directory: int, filename: str, found: re.Match[str], new: str | None
+        self,
+        directory: int,
+        filename: str,
+        found: re.Match[str],
+        new: str | None,
+        attribute: bool = False,
     ) -> bool:
         """Undo one journalled write if the file is still exactly it; True when undone."""
         journal = found.group(0)
@@ -212,7 +245,7 @@ class FileGateway(Gateway):
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.unlink(journal, dir_fd=directory)
+        self._drop(directory, filename, journal, attribute)
         return True
 
     def recover(self, committed: Callable[[str], FileStamp | None]) -> list[tuple[str, bytes]]:
@@ -224,19 +257,43 @@ class FileGateway(Gateway):
         kept: list[tuple[str, bytes]] = []
         try:
             with self._dir() as directory:
-                for entry in os.listdir(directory):
+                listed = os.listdir(directory)
+                for entry in listed:
                     found = _JOURNAL.match(entry)
                     if found is not None:
                         kept += self._recover_one(directory, found, committed)
+                found = self._marked(directory) if _APPENDED in listed else None
+                if found is not None:
+                    kept += self._recover_one(directory, found, committed, attribute=True)
         except FileNotFoundError:  # no orbital/ yet
             pass
         return kept
+
+    def _marked(self, directory: int) -> re.Match[str] | None:
+        """The append journalled in the appended file's attribute, if any."""
+        try:
+            fd, _ = self._open(directory, _APPENDED, READ)
+        except FileNotFoundError:
+            return None
+        try:
+            value = os.getxattr(fd, _APPEND_ATTR)
+        except OSError as exc:
+            if exc.errno not in (errno.ENODATA, *_NO_ATTRIBUTES):
+                raise
+            return None
+        finally:
+            os.close(fd)
+        found = _JOURNAL.match(value.decode("ascii", "replace"))
+        appended = found is not None and found.group("old") and found.group("name") == _APPENDED
+        return found if appended else None
 
     def _recover_one(
         self,
         directory: int,
         found: re.Match[str],
         committed: Callable[[str], FileStamp | None],
+        *,
+        attribute: bool = False,
     ) -> list[tuple[str, bytes]]:
         journal, filename = found.group(0), found.group("name")
         if not (found.group("kind") or found.group("old")):  # a temp file
@@ -254,15 +311,30 @@ class FileGateway(Gateway):
             if same or (
                 last.sha256 and last.sha256 == sha256(self._read(filename, shared=True) or b"")
             ):
-                os.unlink(journal, dir_fd=directory)  # it committed
+                self._drop(directory, filename, journal, attribute)  # it committed
                 return []
-        if self._roll_back(directory, filename, found, None):
+        if self._roll_back(directory, filename, found, None, attribute):
             return []
         previous = self._read(journal, shared=True) if found.group("kind") == "prev" else None
-        os.unlink(journal, dir_fd=directory)
+        self._drop(directory, filename, journal, attribute)
         if previous and (last is None or sha256(previous) != last.sha256):
             return [(filename, previous)]
         return []
+
+
+#: A filesystem (or file) without user extended attributes says so with one of these.
+_NO_ATTRIBUTES = (errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM)
+
+
+def _mark(fd: int, journal: str) -> bool:
+    """Journal an append as the open file's attribute; False where attributes are refused."""
+    try:
+        os.setxattr(fd, _APPEND_ATTR, journal.encode())
+    except OSError as exc:
+        if exc.errno not in _NO_ATTRIBUTES:
+            raise
+        return False
+    return True
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
