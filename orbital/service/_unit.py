@@ -91,6 +91,11 @@ class Unit:
         self.seen: dict[str, str | None] = {}
         self._before: Memory | None = None
         self._memory: Memory | None = None
+        #: The entry ids read by :meth:`ever_used` (at the entry head then); the entry
+        #: streams this unit appended to, and the position of the last such event.
+        self._ever_used: tuple[int, frozenset[str]] | None = None
+        self._entry_ids: set[str] = set()
+        self._entry_head = 0
         #: Memory events appended since :attr:`memory` was folded (position, event).
         self._folding: list[tuple[int, Event]] = []
         self._asks_file: Projection | None = None
@@ -140,9 +145,29 @@ class Unit:
             self._asks_file = take_in_asks(self, proposal)
         return self._asks_file
 
-    def ever_used(self) -> set[str]:
-        """Every entry id the project ever had (a new id never reuses one)."""
-        return {stream_id(stream) for stream in self.w.stream_names(self.pid, ENTRY_PREFIX)}
+    def ever_used(self) -> frozenset[str]:
+        """Every entry id the project ever had (a new id never reuses one): kept per project
+        at the entry streams' head (any entry event moves it), so a write reads every entry
+        stream's name only when another process added entries since."""
+        head = self.w.prefix_head(self.pid, ENTRY_PREFIX)
+        known = self.units.entry_ids.get(self.pid)
+        if known is None or known[0] != head:
+            names = self.w.stream_names(self.pid, ENTRY_PREFIX)
+            known = (head, frozenset(stream_id(stream) for stream in names))
+        if self._ever_used is None:
+            self._ever_used = known
+        return known[1]
+
+    def _keep_ever_used(self) -> None:
+        """Keep the entry ids read, with the ones this unit added, for the next unit: on
+        commit, and only when no entry event but this unit's came after the read."""
+        if self._ever_used is None:
+            return
+        head, ids = self._ever_used
+        ids |= self._entry_ids
+        now = self.w.prefix_head(self.pid, ENTRY_PREFIX)
+        if now == max(head, self._entry_head):
+            self.w.on_commit(lambda: self.units.entry_ids.__setitem__(self.pid, (now, ids)))
 
     # -- appends --------------------------------------------------------------------------
 
@@ -204,6 +229,9 @@ class Unit:
                 EventSummary(position, target, event_type(type(event)), summarize(event))
                 for position, event in zip(result.positions, batch, strict=True)
             ]
+            if target.startswith(ENTRY_PREFIX):
+                self._entry_ids.add(stream_id(target))
+                self._entry_head = result.positions[-1]
             if target.startswith(ASKS_PREFIX):
                 self._ask_events += len(batch)
             elif target.startswith(MEMORY_PREFIXES):
@@ -281,6 +309,7 @@ class Unit:
 
     def finish(self) -> None:
         """Write the projections the unit changed, with their checkpoints (step 4)."""
+        self._keep_ever_used()
         if self._before is not None:
             after = self.memory
             memory = self.units.memory
@@ -326,6 +355,8 @@ class Units:
         self.memory = MemoryFiles(ctx)
         self.asks = AsksState(ctx)
         self.asks_file = AsksFile(ctx, self.asks)
+        #: Per project: the entry streams' head and every entry id up to it (committed).
+        self.entry_ids: dict[str, tuple[int, frozenset[str]]] = {}
 
     @contextmanager
     def begin(
