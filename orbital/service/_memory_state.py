@@ -183,8 +183,11 @@ class MemoryFiles:
             archive_name = ARCHIVE_FILES.get(key)
             if archive_name is not None:
                 text = render_archive(after.files[key])
-                stale = _behind(w.checkpoint(project, archive_name), after.changed_at[key])
-                if text and (stale or text != render_archive(before.files[key])):
+                changed = text != render_archive(before.files[key])
+                # An empty archive is never written, so its checkpoint is not even read.
+                if text and (
+                    changed or _behind(w.checkpoint(project, archive_name), after.changed_at[key])
+                ):
                     self.write(w, project, archive_name, text, after.changed_at[key], files=files)
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
