@@ -190,3 +190,16 @@ def test_without_user_attributes_an_append_is_journalled_by_a_marker_beside(
     assert files.recover(lambda name: first if name == "ASKS.md" else None) == []
     assert sorted(p.name for p in memory.iterdir()) == ["ASKS.md"]
     assert (memory / "ASKS.md").read_bytes() == b"- open aaaaaa 2026-09-19 One\n"
+
+
+def test_recovery_reads_no_attribute_through_a_symlinked_asks_md(tmp_path: Path) -> None:
+    """ASKS.md made a symlink is refused where it is read or written, never followed by the
+    recovery every unit starts with (which looks for an append's attribute on it)."""
+    files = FileGateway(tmp_path)
+    files.ensure_dir()
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(b"- open aaaaaa 2026-09-19 Elsewhere\n")
+    (tmp_path / "orbital" / "ASKS.md").symlink_to(outside)
+
+    assert files.recover(lambda name: None) == []
+    assert outside.read_bytes() == b"- open aaaaaa 2026-09-19 Elsewhere\n"

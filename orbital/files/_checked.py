@@ -19,6 +19,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES
+from orbital.errors import UnsafePath
 from orbital.files._gateway import NOFOLLOW, READ, Gateway, pread_all
 from orbital.files._names import FileStamp, projected_file, sha256
 
@@ -202,7 +203,10 @@ class FileGateway(Gateway):
         if not attribute:
             os.unlink(journal, dir_fd=directory)
             return
-        fd, _ = self._open(directory, filename, READ)
+        try:
+            fd, _ = self._open(directory, filename, READ)
+        except UnsafePath:  # no longer the plain file: the attribute went with it
+            return
         try:
             os.removexattr(fd, _APPEND_ATTR)
         except OSError as exc:
@@ -273,7 +277,7 @@ class FileGateway(Gateway):
         """The append journalled in the appended file's attribute, if any."""
         try:
             fd, _ = self._open(directory, _APPENDED, READ)
-        except FileNotFoundError:
+        except (FileNotFoundError, UnsafePath):  # a file that is not the plain one has none
             return None
         try:
             value = os.getxattr(fd, _APPEND_ATTR)
