@@ -15,6 +15,7 @@ rates of each.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -79,10 +80,13 @@ class Meaning:
         its file on every write)."""
         return frozenset().union(*self.term_marks)
 
-    def reachable(self, other: Meaning) -> int:
-        """How many of these terms share a key or a slip key with a term of ``other``: the
-        most of them that can match it (counted without a Python loop)."""
-        return len(self.term_marks) - sum(map(other.marks.isdisjoint, self.term_marks))
+    def may_be_covered_by(self, other: Meaning) -> bool:
+        """Whether every needed term can be matched by ``other``: as many of these terms
+        share a key or a slip key with a term of ``other`` as are needed. Stops at the
+        first miss too many (without a Python loop): most entries of a file fail early."""
+        spare = len(self.term_marks) - self.needed  # terms that may go unmatched
+        misses = filter(other.marks.isdisjoint, self.term_marks)
+        return next(itertools.islice(misses, spare, None), None) is None
 
 
 @dataclass(frozen=True)
@@ -265,7 +269,7 @@ def _may_restate(a: Meaning, b: Meaning) -> bool:
     """False when ``a`` and ``b`` cannot be the same intent: a restatement has every needed
     term of one side matched (the bound :class:`MeaningIndex` files by), and a term can match
     only one that shares a key or a slip with it."""
-    return a.reachable(b) >= a.needed or b.reachable(a) >= b.needed
+    return a.may_be_covered_by(b) or b.may_be_covered_by(a)
 
 
 def restated(text: str, existing: Mapping[K, str]) -> K | None:

@@ -11,6 +11,7 @@ retracted entry leaves the live file for its archive with a pointer saying why (
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -226,9 +227,11 @@ def restated_entry(
     return state.entries[found] if found is not None else None
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _said(text: str, key: str) -> str:
     """What an entry says: without its ``Supersedes:`` lines and its marker (a lesson's
-    number is its place in the file, not its words)."""
+    number is its place in the file, not its words). Kept per text: every entry of the file
+    is compared on each write."""
     said = without_supersedes(text)
     return strip_marker(said, key) if key in MARKERS else said
 

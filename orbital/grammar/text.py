@@ -61,15 +61,13 @@ def without_nul(text: str, where: str) -> tuple[str, list[str]]:
 
     The one rule for NUL: every interface's text (a file's proposed content, a hand edit, an
     ask's text, due or note) passes here before anything is decided on it."""
-    count = text.count(NUL)
-    if not count:
+    if NUL not in text:  # a search, many times faster than a count over a long log
         return text, []
-    return text.replace(NUL, ""), [nul_warning(where, count)]
+    return text.replace(NUL, ""), [nul_warning(where, text.count(NUL))]
 
 
 def without_nul_bytes(data: bytes, where: str) -> tuple[bytes, list[str]]:
     """:func:`without_nul` for UTF-8 bytes not decoded yet (byte 0 is only ever U+0000)."""
-    count = data.count(b"\x00")
-    if not count:
+    if b"\x00" not in data:
         return data, []
-    return data.replace(b"\x00", b""), [nul_warning(where, count)]
+    return data.replace(b"\x00", b""), [nul_warning(where, data.count(b"\x00"))]

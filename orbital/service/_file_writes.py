@@ -48,7 +48,7 @@ class FileWrites:
             found, actor, session=session, proposal=(key, content), held=held
         ) as u:
             self._decide(u, key, content, words, base=base, remove=frozenset(remove))
-        if not u.refused:
+        if not u.refused and b"@" in content:  # no mention without one: nothing to decode
             proposed = content.decode("utf-8", errors="replace")
             u.warnings += self.mentions.warnings(found, MEMORY_FILES[key], [proposed])
         if u.held is not None and u.held.data is not None:

@@ -17,7 +17,7 @@ import msgspec
 
 from orbital.catalogue import ARCHIVE_FILES, ENTRY_PREFIX, FILE_PREFIX, LAYER1_KEYS, MEMORY_FILES
 from orbital.domain.entries import fold_file
-from orbital.events import RecordedEvent
+from orbital.events import Event
 from orbital.files import ABSENT, FileGateway
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
@@ -74,15 +74,17 @@ class MemoryFiles:
     def empty(self) -> Memory:
         return Memory(0, {k: FileState(key=k) for k in MEMORY_KEYS}, dict.fromkeys(MEMORY_KEYS, 0))
 
-    def _fold(self, base: Memory, events: Sequence[RecordedEvent], head: int) -> Memory:
+    @staticmethod
+    def _fold(base: Memory, events: Sequence[tuple[int, Event]], head: int) -> Memory:
+        """``base`` with ``events`` (position, event) folded in."""
         files = dict(base.files)
         changed = dict(base.changed_at)
-        for recorded in events:
+        for position, event in events:
             for key in MEMORY_KEYS:
-                folded = fold_file(key, [recorded.event], files[key])
+                folded = fold_file(key, [event], files[key])
                 if folded != files[key]:
                     files[key] = folded
-                    changed[key] = recorded.position
+                    changed[key] = position
         return Memory(max(head, base.position), files, changed, base.folded + len(events))
 
     def load(self, r: Reader, pid: str, *, at: int | None = None) -> Memory:
@@ -104,23 +106,31 @@ class MemoryFiles:
             base = Memory(at_snapshot, decoded.files, decoded.changed_at)
         if base is None:
             base = self.empty()
-        events = list(
-            r.read_project(
-                pid,
-                from_position=base.position,
-                until_position=head,
-                stream_prefix=MEMORY_PREFIXES,
-            )
+        events = r.read_project(
+            pid, from_position=base.position, until_position=head, stream_prefix=MEMORY_PREFIXES
         )
-        memory = self._fold(base, events, head)
-        if isinstance(r, Writer) and at is None and memory.folded >= SNAPSHOT_EVERY:
-            self._save(r, pid, memory)
+        memory = self._fold(base, [(e.position, e.event) for e in events], head)
+        if at is not None:
+            return memory
+        if isinstance(r, Writer):
+            return self._folded_in(r, pid, memory)
+        self._remember(pid, memory)
+        return memory
+
+    def advanced(
+        self, w: Writer, pid: str, memory: Memory, events: Sequence[tuple[int, Event]]
+    ) -> Memory:
+        """``memory`` (loaded in ``w``) with the memory events ``w`` just appended (position,
+        event) folded in: what a load would give now, without reading them back."""
+        return self._folded_in(w, pid, self._fold(memory, events, events[-1][0]))
+
+    def _folded_in(self, w: Writer, pid: str, memory: Memory) -> Memory:
+        """A state folded in a write transaction: snapshot when due, cached on commit only
+        (positions are reused after a rollback)."""
+        if memory.folded >= SNAPSHOT_EVERY:
+            self._save(w, pid, memory)
             memory = dataclasses.replace(memory, folded=0)
-        if at is None:
-            if isinstance(r, Writer):  # cache only what committed: positions are reused
-                r.on_commit(lambda: self._remember(pid, memory))
-            else:
-                self._remember(pid, memory)
+        w.on_commit(lambda: self._remember(pid, memory))
         return memory
 
     def _remember(self, pid: str, memory: Memory) -> None:
@@ -173,8 +183,11 @@ class MemoryFiles:
             archive_name = ARCHIVE_FILES.get(key)
             if archive_name is not None:
                 text = render_archive(after.files[key])
-                stale = _behind(w.checkpoint(project, archive_name), after.changed_at[key])
-                if text and (stale or text != render_archive(before.files[key])):
+                changed = text != render_archive(before.files[key])
+                # An empty archive is never written, so its checkpoint is not even read.
+                if text and (
+                    changed or _behind(w.checkpoint(project, archive_name), after.changed_at[key])
+                ):
                     self.write(w, project, archive_name, text, after.changed_at[key], files=files)
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]

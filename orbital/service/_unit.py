@@ -91,6 +91,13 @@ class Unit:
         self.seen: dict[str, str | None] = {}
         self._before: Memory | None = None
         self._memory: Memory | None = None
+        #: The entry ids read by :meth:`ever_used` (at the entry head then); the entry
+        #: streams this unit appended to, and the position of the last such event.
+        self._ever_used: tuple[int, frozenset[str]] | None = None
+        self._entry_ids: set[str] = set()
+        self._entry_head = 0
+        #: Memory events appended since :attr:`memory` was folded (position, event).
+        self._folding: list[tuple[int, Event]] = []
         self._asks_file: Projection | None = None
         self._lines: list[str] = []
         self._ask_events = 0
@@ -111,11 +118,18 @@ class Unit:
     def memory(self) -> Memory:
         """The memory files now, hand edits of them taken in first."""
         if self._before is None:
-            self._before = self._memory = self.units.memory.load(self.w, self.pid)
+            self._before = self._memory = self._load_memory()
             take_in_memory(self)
         if self._memory is None:
-            self._memory = self.units.memory.load(self.w, self.pid)
+            self._memory = self._load_memory()
+        elif self._folding:
+            folding, self._folding = self._folding, []
+            self._memory = self.units.memory.advanced(self.w, self.pid, self._memory, folding)
         return self._memory
+
+    def _load_memory(self) -> Memory:
+        self._folding = []  # the load reads them
+        return self.units.memory.load(self.w, self.pid)
 
     @property
     def asks(self) -> AsksNow:
@@ -131,9 +145,29 @@ class Unit:
             self._asks_file = take_in_asks(self, proposal)
         return self._asks_file
 
-    def ever_used(self) -> set[str]:
-        """Every entry id the project ever had (a new id never reuses one)."""
-        return {stream_id(stream) for stream in self.w.stream_names(self.pid, ENTRY_PREFIX)}
+    def ever_used(self) -> frozenset[str]:
+        """Every entry id the project ever had (a new id never reuses one): kept per project
+        at the entry streams' head (any entry event moves it), so a write reads every entry
+        stream's name only when another process added entries since."""
+        head = self.w.prefix_head(self.pid, ENTRY_PREFIX)
+        known = self.units.entry_ids.get(self.pid)
+        if known is None or known[0] != head:
+            names = self.w.stream_names(self.pid, ENTRY_PREFIX)
+            known = (head, frozenset(stream_id(stream) for stream in names))
+        if self._ever_used is None:
+            self._ever_used = known
+        return known[1]
+
+    def _keep_ever_used(self) -> None:
+        """Keep the entry ids read, with the ones this unit added, for the next unit: on
+        commit, and only when no entry event but this unit's came after the read."""
+        if self._ever_used is None:
+            return
+        head, ids = self._ever_used
+        ids |= self._entry_ids
+        now = self.w.prefix_head(self.pid, ENTRY_PREFIX)
+        if now == max(head, self._entry_head):
+            self.w.on_commit(lambda: self.units.entry_ids.__setitem__(self.pid, (now, ids)))
 
     # -- appends --------------------------------------------------------------------------
 
@@ -195,10 +229,13 @@ class Unit:
                 EventSummary(position, target, event_type(type(event)), summarize(event))
                 for position, event in zip(result.positions, batch, strict=True)
             ]
+            if target.startswith(ENTRY_PREFIX):
+                self._entry_ids.add(stream_id(target))
+                self._entry_head = result.positions[-1]
             if target.startswith(ASKS_PREFIX):
                 self._ask_events += len(batch)
             elif target.startswith(MEMORY_PREFIXES):
-                self._memory = None  # to be folded again
+                self._folding += zip(result.positions, batch, strict=True)
         self.events += appended
         return appended
 
@@ -224,9 +261,10 @@ class Unit:
         copy = self.save_aside(name, raw)
         key = projected_file(name).key
         conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw))
-        self.w.append(
+        result = self.w.append(
             self.pid, file_stream(key), [conflict], expected_version=None, actor=Actor.FILE
         )
+        self._folding += zip(result.positions, [conflict], strict=True)
         self.warnings.append(
             f"{name} {why}; that version is saved as orbital/{copy} so nothing is lost."
         )
@@ -265,12 +303,13 @@ class Unit:
 
     def rewrite_all(self) -> None:
         """Write every projection again from events, whatever is on disk (nothing taken in)."""
-        self._before, self._memory = self.units.memory.empty(), None
+        self._before, self._memory, self._folding = self.units.memory.empty(), None, []
         self.rewrite = set(MEMORY_KEYS)
         self._asks_file = Projection(rendered=self.units.asks.render(self.w, self.pid))
 
     def finish(self) -> None:
         """Write the projections the unit changed, with their checkpoints (step 4)."""
+        self._keep_ever_used()
         if self._before is not None:
             after = self.memory
             memory = self.units.memory
@@ -316,6 +355,8 @@ class Units:
         self.memory = MemoryFiles(ctx)
         self.asks = AsksState(ctx)
         self.asks_file = AsksFile(ctx, self.asks)
+        #: Per project: the entry streams' head and every entry id up to it (committed).
+        self.entry_ids: dict[str, tuple[int, frozenset[str]]] = {}
 
     @contextmanager
     def begin(

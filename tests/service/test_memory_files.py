@@ -20,7 +20,7 @@ from orbital.errors import (
 )
 from orbital.events import Actor
 from orbital.grammar.memory_files import FORMAT_HEADERS
-from orbital.service import WriteOutcome
+from orbital.service import Orbital, WriteOutcome
 from tests.seeded import seeded_project
 from tests.service.conftest import TODAY, Env
 
@@ -234,3 +234,18 @@ def test_pin_protects_and_bad_actions_are_refused(small: Env) -> None:
     )
     assert [e.type for e in restored.events] == ["entry.restored"]
     assert "<!--mem id:decision-number-0 " in restored.content
+
+
+def test_an_id_another_process_used_since_is_never_reused(env: Env, store_url: str) -> None:
+    """The entry ids a process keeps between writes are checked against the entry head: an
+    id another process took since (in another file) is not minted again."""
+    write(env, "DECISIONS.md", "## Start\nChose: a.\n")  # keeps the ids it read
+    other = Orbital.open(store_url)
+    try:
+        lesson = b"1. Ship weekly.\n"
+        taken = other.write_file(env.project, "LESSONS.md", lesson, actor=Actor.AGENT)
+    finally:
+        other.close()
+    assert [e.stream for e in taken.events if e.type == "entry.created"] == ["entry:ship-weekly"]
+    outcome = write(env, "DECISIONS.md", "## Start\nChose: a.\n\n## Ship weekly\nChose: b.\n")
+    assert "<!--mem id:ship-weekly-2 " in outcome.content
