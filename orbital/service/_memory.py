@@ -14,7 +14,7 @@ from collections.abc import Callable, Hashable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
-from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
+from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES, PROJECT_STREAM
 from orbital.domain.asks import Ask
 from orbital.domain.asks_view import runtime_block, subagent_dropped_line
 from orbital.domain.backstop import plan_backstop
@@ -33,13 +33,16 @@ from orbital.grammar.mentions import find_mentions
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
+from orbital.service._asks_state import ASKS_PREFIX
 from orbital.service._context import EventSummary, WriteOutcome
+from orbital.service._heads import Heads
 from orbital.service._kept import KeptTexts, file_key, view_key, zone_key, zone_named
-from orbital.service._memory_state import MEMORY_KEYS, Memory
+from orbital.service._memory_state import MEMORY_KEYS, MEMORY_PREFIXES, Memory
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
 from orbital.service._workspaces import ViewTexts, view_texts
+from orbital.store import Reader
 
 #: Where :meth:`MemoryService._rendered` keeps the mentions of the memory files (not a key).
 _MENTIONS = "mentions"
@@ -69,6 +72,8 @@ class MemoryService:
     #: The view's time zone at a head (or commit count): the day a cached view is for.
     _zones: dict[tuple[Hashable, ...], dt.tzinfo] = field(default_factory=dict)
     _texts: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict)
+    #: Per project: the head of its stream and its view texts then.
+    _view_texts: dict[str, tuple[int, ViewTexts]] = field(default_factory=dict)
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -212,13 +217,15 @@ class MemoryService:
         with store.reader() as r:
             # Positions are global and gapless: an unchanged project head means no event of
             # the project was appended since (a change of its workspace appends a notice to
-            # it), so one indexed read answers a repeated call.
-            at_head = ("head", pid, *r.head_event(pid))
+            # it), so one read of the heads answers a repeated call, and tells which parts
+            # moved otherwise.
+            heads = Heads.read(r, pid)
+            at_head = ("head", pid, *heads.event())
             cached = self._cached(project, at_head, now, window, audience)
             if cached is None:
-                memory = self.units.memory.load(r, pid)
-                asks = self.units.asks.now(r, pid).asks.merged
-                texts = view_texts(r, pid)
+                memory = self.units.memory.load(r, pid, head=heads.of(*MEMORY_PREFIXES))
+                asks = self.units.asks.now(r, pid, head=heads.of(ASKS_PREFIX)).asks.merged
+                texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
         if cached is None:
             zone = texts.timezone(project)[0]
             cached = self._assemble(project, memory, asks, texts, now, window, audience, cache=True)
@@ -233,6 +240,14 @@ class MemoryService:
             today = now.astimezone(self._zones[since]).date()
             self._remember(view_key(pid, since[2:], window, audience, today), cached)
         return cached
+
+    def _view_texts_now(self, r: Reader, pid: str, version: int) -> ViewTexts:
+        """The project's description and workspace now, kept by the head of its stream: a
+        change of either appends to it (a workspace's change, a notice to each member)."""
+        found = self._view_texts.get(pid)
+        if found is None or found[0] != version:
+            found = self._view_texts[pid] = (version, view_texts(r, pid))
+        return found[1]
 
     def _cached(
         self,
@@ -283,7 +298,7 @@ class MemoryService:
             workspace_context=workspace.context if workspace else "",
             description=texts.project.description,
             asks_block=runtime_block(asks, today, empty_cue=True),
-            dropped_line=subagent_dropped_line(asks, today),
+            dropped_line=subagent_dropped_line(asks, today) if audience == "subagent" else "",
             files=files,
             workspace_lessons=workspace.lessons if workspace and audience != "subagent" else "",
         )

@@ -165,6 +165,7 @@ def test_kept_asks_are_read_back_only_for_the_same_log(
         service.ask_open(pid, "Raise the price on the pricing page", actor=Actor.USER)
         asks_now(service, pid)
         closed = first.stream.removeprefix("ask:")
+        service.units.asks.kept = None  # a process that keeps nothing closes it
         service.ask_close(pid, closed, "done", actor=Actor.USER)
     with Orbital.open(store_url, clock=clock) as full, Orbital.open(store_url, clock=clock) as kept:
         kept.units.asks.kept = KeptAsks(folder)
