@@ -13,6 +13,7 @@ import datetime as dt
 from collections.abc import Callable, Hashable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES, PROJECT_STREAM
 from orbital.domain.asks import Ask
@@ -44,6 +45,10 @@ from orbital.service._unit import Unit, Units
 from orbital.service._workspaces import ViewTexts, view_texts
 from orbital.store import Reader
 
+#: Views (and their time zones) a process keeps.
+VIEWS_KEPT = 256
+K = TypeVar("K")
+V = TypeVar("V")
 #: Where :meth:`MemoryService._rendered` keeps the mentions of the memory files (not a key).
 _MENTIONS = "mentions"
 
@@ -213,7 +218,7 @@ class MemoryService:
         since = ("changes", pid, "commits", changes)
         cached = self._cached(project, since, now, window, audience) if changes else None
         if cached is not None:
-            return cached
+            return cached[1]
         with store.reader() as r:
             # Positions are global and gapless: an unchanged project head means no event of
             # the project was appended since (a change of its workspace appends a notice to
@@ -228,18 +233,18 @@ class MemoryService:
                 texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
         if cached is None:
             zone = texts.timezone(project)[0]
-            cached = self._assemble(project, memory, asks, texts, now, window, audience, cache=True)
-            self._zones[at_head] = zone
+            view = self._assemble(project, memory, asks, texts, now, window, audience, cache=True)
             key = view_key(pid, at_head[2:], window, audience, now.astimezone(zone).date())
-            self._remember(key, cached)
+            self._remember(at_head, zone, key, view)
             if self.kept is not None:
                 self.kept.put(zone_key(pid, at_head[2:]), getattr(zone, "key", ""))
-                self.kept.put(key, cached)
+                self.kept.put(key, view)
+        else:
+            zone, view = cached
         if changes:
-            self._zones[since] = self._zones[at_head]
-            today = now.astimezone(self._zones[since]).date()
-            self._remember(view_key(pid, since[2:], window, audience, today), cached)
-        return cached
+            today = now.astimezone(zone).date()
+            self._remember(since, zone, view_key(pid, since[2:], window, audience, today), view)
+        return view
 
     def _view_texts_now(self, r: Reader, pid: str, version: int) -> ViewTexts:
         """The project's description and workspace now, kept by the head of its stream: a
@@ -256,9 +261,9 @@ class MemoryService:
         now: dt.datetime,
         window: int | None,
         audience: str,
-    ) -> str | None:
-        """The view at ``at`` (a head, or the store's commit count) if this process, or one
-        before it (a head only), rendered it for today in the view's time zone."""
+    ) -> tuple[dt.tzinfo, str] | None:
+        """The view's time zone and the view at ``at`` (a head, or the store's commit count)
+        if this process, or one before it (a head only), rendered it for today in that zone."""
         zone = self._zones.get(at)
         kept = self.kept if at[0] == "head" else None
         if zone is None and kept is not None:
@@ -271,9 +276,8 @@ class MemoryService:
         if cached is None and kept is not None:
             cached = kept.get(key)
             if cached is not None:
-                self._zones[at] = zone
-                self._remember(key, cached)
-        return cached
+                self._remember(at, zone, key, cached)
+        return None if cached is None else (zone, cached)
 
     def _assemble(
         self,
@@ -353,8 +357,18 @@ class MemoryService:
                 self._texts[key] = found
         return found
 
-    def _remember(self, key: tuple[object, ...], view: str) -> None:
-        if len(self._views) > 256:
-            self._views.clear()
-            self._zones.clear()
-        self._views[key] = view
+    def _remember(
+        self, at: tuple[Hashable, ...], zone: dt.tzinfo, key: tuple[object, ...], view: str
+    ) -> None:
+        """Keep ``view`` under ``key`` and its time zone under ``at``; past
+        :data:`VIEWS_KEPT`, the oldest of each goes."""
+        _put(self._zones, at, zone)
+        _put(self._views, key, view)
+
+
+def _put(kept: dict[K, V], key: K, value: V) -> None:
+    """Set ``key`` as the newest entry, dropping the oldest past :data:`VIEWS_KEPT`."""
+    kept.pop(key, None)
+    if len(kept) >= VIEWS_KEPT:
+        del kept[next(iter(kept))]
+    kept[key] = value
