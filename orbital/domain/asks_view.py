@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import heapq
+import operator
 from collections.abc import Iterable
 
 from orbital.domain.asks import Ask, Asks
@@ -41,25 +42,17 @@ def clip(text: str) -> str:
     return text if len(text) <= CLIP else text[: CLIP - 1].rstrip() + "…"
 
 
-def open_in_order(opened: list[Ask], first: int) -> list[Ask]:
-    """The open asks ``opened`` in the view's order: dated ones soonest due first, then
-    undated ones newest first; only the ``first`` of them (a heap instead of a full sort of a
-    long list)."""
-    dated = [a for a in opened if a.due]
-    undated = [a for a in opened if not a.due]
-
-    def due_key(a: Ask) -> tuple[str, int]:
-        return (a.due or "", a.seq)
-
-    def newest_key(a: Ask) -> tuple[dt.date, int]:
-        return (a.opened, a.seq)
-
-    head = heapq.nsmallest(first, dated, key=due_key)
-    return head + heapq.nlargest(first - len(head), undated, key=newest_key)
+#: The sort keys, read in C rather than by a Python function per ask.
+_DUE_KEY = operator.attrgetter("due", "seq")
+_NEWEST_KEY = operator.attrgetter("opened", "seq")
+_UPDATED_KEY = operator.attrgetter("updated", "seq")
 
 
-def _updated_key(a: Ask) -> tuple[dt.date, int]:
-    return (a.updated, a.seq)
+def open_in_order(dated: list[Ask], undated: list[Ask], first: int) -> list[Ask]:
+    """The first ``first`` open asks in the view's order: dated ones soonest due first, then
+    undated ones newest first (a heap instead of a full sort of a long list)."""
+    head = heapq.nsmallest(first, dated, key=_DUE_KEY)
+    return head + heapq.nlargest(first - len(head), undated, key=_NEWEST_KEY)
 
 
 def _is_recent_dropped(a: Ask, since: dt.date) -> bool:
@@ -70,7 +63,7 @@ def recent_dropped(asks: Asks, today: dt.date) -> list[Ask]:
     """Asks dropped (by anyone) in the last 60 days, newest first, at most 15."""
     since = today - dt.timedelta(days=DROPPED_DAYS)
     dropped = (a for a in asks.values() if _is_recent_dropped(a, since))
-    return heapq.nlargest(DROPPED_CAP, dropped, key=_updated_key)
+    return heapq.nlargest(DROPPED_CAP, dropped, key=_UPDATED_KEY)
 
 
 def dropped_texts(asks: Asks, today: dt.date, recent: bool = True) -> list[str]:
@@ -111,32 +104,33 @@ def runtime_block(asks: Asks, today: dt.date, empty_cue: bool) -> str:
     """
     settled_since = today - dt.timedelta(days=SETTLED_DAYS)
     dropped_since = today - dt.timedelta(days=DROPPED_DAYS)
-    opened: list[Ask] = []
+    dated: list[Ask] = []
+    undated: list[Ask] = []
     settled: list[Ask] = []
     dropped: list[Ask] = []
     for a in asks.values():
         if a.state == "open":
-            opened.append(a)
+            (dated if a.due else undated).append(a)
             continue
         if a.closed_by == "user" and a.updated >= settled_since:
             settled.append(a)
         if _is_recent_dropped(a, dropped_since):
             dropped.append(a)
     sections: list[str] = []
-    total = len(opened)
+    total = len(dated) + len(undated)
     if total:
         lines = [f"Open asks ({total}):"]
-        lines += [_open_line(a, today) for a in open_in_order(opened, OPEN_CAP)]
+        lines += [_open_line(a, today) for a in open_in_order(dated, undated, OPEN_CAP)]
         if total > OPEN_CAP:
             lines.append(f"…and {total - OPEN_CAP} more in orbital/ASKS.md")
         sections.append("\n".join(lines))
     elif empty_cue:
         sections.append(EMPTY_CUE)
-    settled = heapq.nlargest(SETTLED_CAP, settled, key=_updated_key)
+    settled = heapq.nlargest(SETTLED_CAP, settled, key=_UPDATED_KEY)
     if settled:
         sections.append("\n".join([SETTLED_HEADER, *(_settled_line(a) for a in settled)]))
     shown = {a.id for a in settled}
-    newest = heapq.nlargest(DROPPED_CAP, dropped, key=_updated_key)
+    newest = heapq.nlargest(DROPPED_CAP, dropped, key=_UPDATED_KEY)
     dropped = [a for a in newest if a.id not in shown]
     if dropped:
         sections.append("\n".join([DROPPED_HEADER, *(f"- {clip(a.text)}" for a in dropped)]))

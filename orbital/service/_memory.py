@@ -13,7 +13,6 @@ import datetime as dt
 from collections.abc import Callable, Hashable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
 
 from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES, PROJECT_STREAM
 from orbital.domain.asks import Ask
@@ -45,10 +44,9 @@ from orbital.service._unit import Unit, Units
 from orbital.service._workspaces import ViewTexts, view_texts
 from orbital.store import Reader
 
-#: Views (and their time zones) a process keeps.
-VIEWS_KEPT = 256
-K = TypeVar("K")
-V = TypeVar("V")
+#: The (project, window, audience) whose views a process keeps (the least recently rendered
+#: goes first), and twice as many time zones of the heads and commit counts they are at.
+VIEWS_KEPT = 128
 #: Where :meth:`MemoryService._rendered` keeps the mentions of the memory files (not a key).
 _MENTIONS = "mentions"
 
@@ -70,7 +68,12 @@ class MemoryService:
     pointers: Callable[
         [Project, list[str], Mapping[str, FileState], Mapping[str, Ask]], list[Pointer]
     ]
-    _views: dict[tuple[object, ...], str] = field(default_factory=dict)
+    #: Per (project, window, audience), its newest views by what each is at (a head, or the
+    #: store's commit count) and its day: a newer one of the same kind replaces the older,
+    #: which no read asks for again and whose memory the next view reuses.
+    _views: dict[tuple[str, int | None, str], dict[tuple[Hashable, ...], str]] = field(
+        default_factory=dict
+    )
     #: Views and files at a head kept for the next process (:meth:`Orbital.keep_caches`).
     kept: KeptTexts | None = None
     _blocks: dict[tuple[object, ...], list[str]] = field(default_factory=dict)
@@ -234,16 +237,16 @@ class MemoryService:
         if cached is None:
             zone = texts.timezone(project)[0]
             view = self._assemble(project, memory, asks, texts, now, window, audience, cache=True)
-            key = view_key(pid, at_head[2:], window, audience, now.astimezone(zone).date())
-            self._remember(at_head, zone, key, view)
+            today = now.astimezone(zone).date()
+            self._remember(at_head, zone, (pid, window, audience), today, view)
             if self.kept is not None:
                 self.kept.put(zone_key(pid, at_head[2:]), getattr(zone, "key", ""))
-                self.kept.put(key, view)
+                self.kept.put(view_key(pid, at_head[2:], window, audience, today), view)
         else:
             zone, view = cached
         if changes:
             today = now.astimezone(zone).date()
-            self._remember(since, zone, view_key(pid, since[2:], window, audience, today), view)
+            self._remember(since, zone, (pid, window, audience), today, view)
         return view
 
     def _view_texts_now(self, r: Reader, pid: str, version: int) -> ViewTexts:
@@ -271,12 +274,13 @@ class MemoryService:
             zone = None if name is None else zone_named(name, project)
         if zone is None:
             return None
-        key = view_key(project.project_id, at[2:], window, audience, now.astimezone(zone).date())
-        cached = self._views.get(key)
+        today = now.astimezone(zone).date()
+        slot = (project.project_id, window, audience)
+        cached = self._views.get(slot, {}).get((*at, today))
         if cached is None and kept is not None:
-            cached = kept.get(key)
+            cached = kept.get(view_key(project.project_id, at[2:], window, audience, today))
             if cached is not None:
-                self._remember(at, zone, key, cached)
+                self._remember(at, zone, slot, today, cached)
         return None if cached is None else (zone, cached)
 
     def _assemble(
@@ -358,17 +362,21 @@ class MemoryService:
         return found
 
     def _remember(
-        self, at: tuple[Hashable, ...], zone: dt.tzinfo, key: tuple[object, ...], view: str
+        self,
+        at: tuple[Hashable, ...],
+        zone: dt.tzinfo,
+        slot: tuple[str, int | None, str],
+        today: dt.date,
+        view: str,
     ) -> None:
-        """Keep ``view`` under ``key`` and its time zone under ``at``; past
-        :data:`VIEWS_KEPT`, the oldest of each goes."""
-        _put(self._zones, at, zone)
-        _put(self._views, key, view)
-
-
-def _put(kept: dict[K, V], key: K, value: V) -> None:
-    """Set ``key`` as the newest entry, dropping the oldest past :data:`VIEWS_KEPT`."""
-    kept.pop(key, None)
-    if len(kept) >= VIEWS_KEPT:
-        del kept[next(iter(kept))]
-    kept[key] = value
+        """Keep ``view`` at ``at`` for ``today`` in its slot, in place of the slot's view of
+        the same kind (head or commit count), and its time zone under ``at``."""
+        self._zones.pop(at, None)
+        self._zones[at] = zone
+        views = {k: v for k, v in self._views.pop(slot, {}).items() if k[0] != at[0]}
+        views[(*at, today)] = view
+        self._views[slot] = views
+        if len(self._views) > VIEWS_KEPT:
+            del self._views[next(iter(self._views))]
+        if len(self._zones) > 2 * VIEWS_KEPT:  # a head and a commit count per project
+            del self._zones[next(iter(self._zones))]

@@ -83,11 +83,15 @@ def test_views_stay_right_past_the_number_a_process_keeps(
 ) -> None:
     monkeypatch.setattr(memory_service, "VIEWS_KEPT", 3)
     service, project = env.orbital, env.project
-    for i in range(8):  # each change: the view by its head and by the store's commit count
+    windows = (None, 100_000, 150_000, 200_000, 250_000)  # more than it keeps
+    for i in range(4):  # each change: the views by their head and by the commit count
         service.ask_open(project, f"Follow up {i}", actor=USER)
-        view = service.context_view(project)
-        assert f"Follow up {i}" in view
-        assert service.context_view(project) == view == fresh_views(store_url, project)[0]
+        with Orbital.open(store_url, clock=FixedClock(TODAY)) as fresh:
+            for window in windows:
+                view = service.context_view(project, window=window)
+                assert f"Follow up {i}" in view
+                assert view == service.context_view(project, window=window)
+                assert view == fresh.context_view(project, window=window)
 
 
 def test_the_heads_read_at_once_are_those_read_one_by_one(env: Env) -> None:
