@@ -233,6 +233,7 @@ class MemoryService:
             if cached is None:
                 memory = self.units.memory.load(r, pid, head=heads.of(*MEMORY_PREFIXES))
                 asks = self.units.asks.now(r, pid, head=heads.of(ASKS_PREFIX)).asks.merged
+                # The project stream is the only one of its category.
                 texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
         if cached is None:
             zone = texts.timezone(project)[0]
