@@ -367,6 +367,7 @@ def main() -> None:
             key: int(measure_text((directory / file).read_text(encoding="utf-8"), key, count))
             for key, file in FILES.items()
         }
+        print(f"Load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
         print(f"Encoding {encoding.name}; files by budget measure (tokens / hard budget):")
         print(
             "   "
@@ -384,11 +385,18 @@ def main() -> None:
             cold_samples.append(time.perf_counter() - start)
         cold = median_ms(cold_samples)
         baseline_view = file_based_view(directory, encode)
-        base = median_ms(timed(lambda: file_based_view(directory, encode), repeat))
+        base_samples = timed(lambda: file_based_view(directory, encode), repeat)
+        base = median_ms(base_samples)
         print(f"\n1. injection view ({count(view):,} tokens; file-based {count(baseline_view):,}):")
-        print(f"   file-based (read + tiktoken + trim)  {base:8.3f} ms   median of {repeat}")
+        print(
+            f"   file-based (read + tiktoken + trim)  {base:8.3f} ms   median of {repeat} "
+            f"({spread(base_samples)})"
+        )
         print(f"   Orbital context_view, warm            {warm:8.3f} ms   median of {warm_repeat}")
-        print(f"   Orbital context_view, after a write   {cold:8.3f} ms   median of {repeat}")
+        print(
+            f"   Orbital context_view, after a write   {cold:8.3f} ms   median of {repeat} "
+            f"({spread(cold_samples)})"
+        )
         print(
             f"   file-based / Orbital: warm {base / warm:6.1f}x, after a write "
             f"{base / cold:5.1f}x   (target >= 20x)"
@@ -456,6 +464,11 @@ def main() -> None:
                     f"median of {repeat * 5} ({result[1]:,} bytes)"
                 )
         orb.close()
+        print(f"\nLoad average at end: {os.getloadavg()[0]:.2f}")
+
+
+def spread(samples: list[float]) -> str:
+    return f"spread {min(samples) * 1000:.3f} to {max(samples) * 1000:.3f} ms"
 
 
 if __name__ == "__main__":

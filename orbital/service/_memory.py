@@ -24,12 +24,12 @@ from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_
 from orbital.domain.mentions import Pointer, pointers_block
 from orbital.domain.removals import check_removals
 from orbital.domain.view_order import ViewParts, assemble, head, head_cost
-from orbital.domain.views import memory_block
+from orbital.domain.views import file_view, memory_block
 from orbital.errors import StaleWrite
 from orbital.events import Actor
 from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
-from orbital.grammar.mentions import find_mentions
+from orbital.grammar.mentions import Mention, find_mentions
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
@@ -47,6 +47,8 @@ from orbital.store import Reader
 #: The (project, window, audience) whose views a process keeps (the least recently rendered
 #: goes first), and twice as many time zones of the heads and commit counts they are at.
 VIEWS_KEPT = 128
+#: File views a process keeps (a few per project: each file under the budgets it was viewed at).
+FILE_VIEWS_KEPT = 64
 #: Where :meth:`MemoryService._rendered` keeps the mentions of the memory files (not a key).
 _MENTIONS = "mentions"
 
@@ -80,6 +82,11 @@ class MemoryService:
     #: The view's time zone at a head (or commit count): the day a cached view is for.
     _zones: dict[tuple[Hashable, ...], dt.tzinfo] = field(default_factory=dict)
     _texts: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict)
+    #: Per (project, memory file): the position that last changed it, its rendered text and
+    #: the mentions in it.
+    _files: dict[tuple[str, str], tuple[int, str, list[Mention]]] = field(default_factory=dict)
+    #: Per (file key, hard budget, rendered text): the file's view.
+    _file_views: dict[tuple[str, float, str], str] = field(default_factory=dict)
     #: Per project: the head of its stream and its view texts then.
     _view_texts: dict[str, tuple[int, ViewTexts]] = field(default_factory=dict)
 
@@ -340,6 +347,7 @@ class MemoryService:
                 window=window,
                 reserved=reserved,
                 workspace_lessons=parts.workspace_lessons,
+                view=self._file_view if cache else None,
             )
             if cache:
                 if len(self._blocks) > 64:
@@ -349,17 +357,39 @@ class MemoryService:
 
     def _rendered(self, pid: str, memory: Memory, cache: bool) -> dict[str, str]:
         """The memory files as the view shows them, and (under :data:`_MENTIONS`) the
-        mentions they hold: kept per memory position, so an ask change renders nothing."""
+        mentions they hold: kept per memory position, so an ask change renders nothing, and
+        each file per the position that last changed it, so a write renders only its file."""
         key = (pid, memory.position)
         found = self._texts.get(key) if cache else None
         if found is None:
-            found = {k: render_file(view_state(memory.files[k])) for k in MEMORY_KEYS}
-            texts = "\n".join(found.values())
-            found[_MENTIONS] = " ".join(m.text for m in find_mentions(texts))
+            found = {}
+            mentioned: dict[Mention, None] = {}
+            for k in MEMORY_KEYS:
+                at = memory.changed_at[k]
+                kept = self._files.get((pid, k)) if cache else None
+                if kept is None or kept[0] != at:
+                    text = render_file(view_state(memory.files[k]))
+                    kept = (at, text, find_mentions(text))
+                    if cache:
+                        self._files[pid, k] = kept
+                found[k] = kept[1]
+                mentioned.update(dict.fromkeys(kept[2]))
+            found[_MENTIONS] = " ".join(m.text for m in mentioned)
             if cache:
                 if len(self._texts) > 16:
                     self._texts.clear()
                 self._texts[key] = found
+        return found
+
+    def _file_view(self, key: str, text: str, hard: float) -> str:
+        """:func:`~orbital.domain.views.file_view`, kept while the file's text and budget
+        stay: a write views again only the file it changed."""
+        found = self._file_views.get((key, hard, text))
+        if found is None:
+            found = file_view(key, text, hard, self.count)
+            if len(self._file_views) >= FILE_VIEWS_KEPT:
+                del self._file_views[next(iter(self._file_views))]
+            self._file_views[key, hard, text] = found
         return found
 
     def _remember(

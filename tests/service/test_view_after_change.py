@@ -109,3 +109,20 @@ def test_the_heads_read_at_once_are_those_read_one_by_one(env: Env) -> None:
             r.prefix_head(project, "entry:"), r.prefix_head(project, "file:")
         )
         assert Heads.read(r, "no-such-project").event() == (0, "")
+
+
+def test_a_write_of_one_file_keeps_the_others_mentions_and_views(env: Env, store_url: str) -> None:
+    service, project = env.orbital, env.project
+    decisions = "## use-postgres\nChose: PostgreSQL.\nReason: r.\nRejected: s.\n"
+    service.write_file(project, "DECISIONS.md", decisions.encode(), actor=USER)
+    lessons = "1. Follow @decision.use-postgres and @decision.use-redis.\n"
+    service.write_file(project, "LESSONS.md", lessons.encode(), actor=USER)
+    before = service.context_view(project)
+    assert "- @decision.use-redis: not found in this project" in before
+    redis = "\n## use-redis\nChose: Redis for the queue.\nReason: r.\nRejected: s.\n"
+    service.write_file(project, "DECISIONS.md", (decisions + redis).encode(), actor=USER)
+    view = service.context_view(project)  # LESSONS.md not rendered again, its mentions kept
+    assert '- @decision.use-redis: decision "use-redis" (live) — orbital/DECISIONS.md' in view
+    assert "Chose: Redis for the queue." in view
+    assert view.count("1. Follow @decision.use-postgres") == 1
+    assert view == fresh_views(store_url, project)[0]
