@@ -6,7 +6,8 @@ encoding Orbital uses, ``orbital.tokens.default_encoding()``) and 40 open asks. 
 and ratios:
 
 1. building the per-turn injection view in-process with ``Orbital.context_view``: warm
-   (repeated calls) and cold-ish (the first call after a new write, so the view is rebuilt),
+   (repeated calls) and cold-ish (the first call after a new ask write, so the view is
+   rebuilt; round-robin with the baseline after each write, per-round ratios printed),
    against the file-based approach implemented here (re-read the four files and ASKS.md from
    disk, re-count them with tiktoken, per-file budget check and head-trim, asks block) with the
    same encoding; target: Orbital >= 20x faster;
@@ -367,6 +368,7 @@ def main() -> None:
             key: int(measure_text((directory / file).read_text(encoding="utf-8"), key, count))
             for key, file in FILES.items()
         }
+        print(f"Load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
         print(f"Encoding {encoding.name}; files by budget measure (tokens / hard budget):")
         print(
             "   "
@@ -376,22 +378,34 @@ def main() -> None:
 
         view = orb.context_view(pid)
         warm = median_ms(timed(lambda: orb.context_view(pid), warm_repeat))
-        cold_samples = []
-        for i in range(repeat):
+        cold_samples: list[float] = []
+        base_samples: list[float] = []
+        for i in range(repeat):  # round-robin after each ask write: both see the same load
             orb.ask_open(pid, f"Follow up on bench item {i}", actor=Actor.USER)
-            start = time.perf_counter()
-            orb.context_view(pid)
-            cold_samples.append(time.perf_counter() - start)
-        cold = median_ms(cold_samples)
+            views: list[tuple[list[float], Callable[[], str]]] = [
+                (cold_samples, lambda: orb.context_view(pid)),
+                (base_samples, lambda: file_based_view(directory, encode)),
+            ]
+            for samples, render in views if i % 2 == 0 else views[::-1]:
+                start = time.perf_counter()
+                render()
+                samples.append(time.perf_counter() - start)
+        cold, base = median_ms(cold_samples), median_ms(base_samples)
+        rounds = sorted(b / c for b, c in zip(base_samples, cold_samples, strict=True))
         baseline_view = file_based_view(directory, encode)
-        base = median_ms(timed(lambda: file_based_view(directory, encode), repeat))
         print(f"\n1. injection view ({count(view):,} tokens; file-based {count(baseline_view):,}):")
-        print(f"   file-based (read + tiktoken + trim)  {base:8.3f} ms   median of {repeat}")
+        print(
+            f"   file-based (read + tiktoken + trim)  {base:8.3f} ms   median of {repeat} "
+            f"({spread(base_samples)})"
+        )
         print(f"   Orbital context_view, warm            {warm:8.3f} ms   median of {warm_repeat}")
-        print(f"   Orbital context_view, after a write   {cold:8.3f} ms   median of {repeat}")
+        print(
+            f"   Orbital context_view, after a write   {cold:8.3f} ms   median of {repeat} "
+            f"({spread(cold_samples)})"
+        )
         print(
             f"   file-based / Orbital: warm {base / warm:6.1f}x, after a write "
-            f"{base / cold:5.1f}x   (target >= 20x)"
+            f"{base / cold:5.1f}x (per round {rounds[0]:.1f} to {rounds[-1]:.1f}x; target >= 20x)"
         )
 
         decisions = directory / "DECISIONS.md"
@@ -456,6 +470,11 @@ def main() -> None:
                     f"median of {repeat * 5} ({result[1]:,} bytes)"
                 )
         orb.close()
+        print(f"\nLoad average at end: {os.getloadavg()[0]:.2f}")
+
+
+def spread(samples: list[float]) -> str:
+    return f"spread {min(samples) * 1000:.3f} to {max(samples) * 1000:.3f} ms"
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import heapq
+import operator
 from collections.abc import Iterable
 
 from orbital.domain.asks import Ask, Asks
@@ -41,30 +42,28 @@ def clip(text: str) -> str:
     return text if len(text) <= CLIP else text[: CLIP - 1].rstrip() + "…"
 
 
-def open_in_order(asks: Asks, first: int | None = None) -> list[Ask]:
-    """Open asks: dated ones soonest due first, then undated ones newest first (only the
-    ``first`` of them when given: a heap instead of a full sort of a long list)."""
-    opened = [a for a in asks.values() if a.state == "open"]
-    dated = [a for a in opened if a.due]
-    undated = [a for a in opened if not a.due]
+#: The sort keys, read in C rather than by a Python function per ask.
+_DUE_KEY = operator.attrgetter("due", "seq")
+_NEWEST_KEY = operator.attrgetter("opened", "seq")
+_UPDATED_KEY = operator.attrgetter("updated", "seq")
 
-    def due_key(a: Ask) -> tuple[str, int]:
-        return (a.due or "", a.seq)
 
-    def newest_key(a: Ask) -> tuple[dt.date, int]:
-        return (a.opened, a.seq)
+def open_in_order(dated: list[Ask], undated: list[Ask], first: int) -> list[Ask]:
+    """The first ``first`` open asks in the view's order: dated ones soonest due first, then
+    undated ones newest first (a heap instead of a full sort of a long list)."""
+    head = heapq.nsmallest(first, dated, key=_DUE_KEY)
+    return head + heapq.nlargest(first - len(head), undated, key=_NEWEST_KEY)
 
-    if first is None:
-        return sorted(dated, key=due_key) + sorted(undated, key=newest_key, reverse=True)
-    head = heapq.nsmallest(first, dated, key=due_key)
-    return head + heapq.nlargest(first - len(head), undated, key=newest_key)
+
+def _is_recent_dropped(a: Ask, since: dt.date) -> bool:
+    return a.state == "dropped" and a.updated >= since
 
 
 def recent_dropped(asks: Asks, today: dt.date) -> list[Ask]:
     """Asks dropped (by anyone) in the last 60 days, newest first, at most 15."""
     since = today - dt.timedelta(days=DROPPED_DAYS)
-    dropped = (a for a in asks.values() if a.state == "dropped" and a.updated >= since)
-    return heapq.nlargest(DROPPED_CAP, dropped, key=lambda a: (a.updated, a.seq))
+    dropped = (a for a in asks.values() if _is_recent_dropped(a, since))
+    return heapq.nlargest(DROPPED_CAP, dropped, key=_UPDATED_KEY)
 
 
 def dropped_texts(asks: Asks, today: dt.date, recent: bool = True) -> list[str]:
@@ -75,17 +74,6 @@ def dropped_texts(asks: Asks, today: dt.date, recent: bool = True) -> list[str]:
         else (a for a in asks.values() if a.state == "dropped")
     )
     return [a.text for a in chosen]
-
-
-def recently_settled(asks: Asks, today: dt.date) -> list[Ask]:
-    """Asks the user closed in the last 7 days, newest first, at most 10."""
-    since = today - dt.timedelta(days=SETTLED_DAYS)
-    settled = (
-        a
-        for a in asks.values()
-        if a.closed_by == "user" and a.state != "open" and a.updated >= since
-    )
-    return heapq.nlargest(SETTLED_CAP, settled, key=lambda a: (a.updated, a.seq))
 
 
 def _settled_line(ask: Ask) -> str:
@@ -111,23 +99,39 @@ def runtime_block(asks: Asks, today: dt.date, empty_cue: bool) -> str:
     """The asks block of the per-call runtime text; ``""`` when there is nothing to show.
 
     ``empty_cue`` (a real project with an ``orbital/`` directory) shows "none" when no ask is
-    open, so the agent knows where asks live.
+    open, so the agent knows where asks live. The asks are read once (the view is built again
+    after every ask change): the open ones, and the closed ones each selection may show.
     """
+    settled_since = today - dt.timedelta(days=SETTLED_DAYS)
+    dropped_since = today - dt.timedelta(days=DROPPED_DAYS)
+    dated: list[Ask] = []
+    undated: list[Ask] = []
+    settled: list[Ask] = []
+    dropped: list[Ask] = []
+    for a in asks.values():
+        if a.state == "open":
+            (dated if a.due else undated).append(a)
+            continue
+        if a.closed_by == "user" and a.updated >= settled_since:
+            settled.append(a)
+        if _is_recent_dropped(a, dropped_since):
+            dropped.append(a)
     sections: list[str] = []
-    total = sum(1 for a in asks.values() if a.state == "open")
+    total = len(dated) + len(undated)
     if total:
         lines = [f"Open asks ({total}):"]
-        lines += [_open_line(a, today) for a in open_in_order(asks, OPEN_CAP)]
+        lines += [_open_line(a, today) for a in open_in_order(dated, undated, OPEN_CAP)]
         if total > OPEN_CAP:
             lines.append(f"…and {total - OPEN_CAP} more in orbital/ASKS.md")
         sections.append("\n".join(lines))
     elif empty_cue:
         sections.append(EMPTY_CUE)
-    settled = recently_settled(asks, today)
+    settled = heapq.nlargest(SETTLED_CAP, settled, key=_UPDATED_KEY)
     if settled:
         sections.append("\n".join([SETTLED_HEADER, *(_settled_line(a) for a in settled)]))
     shown = {a.id for a in settled}
-    dropped = [a for a in recent_dropped(asks, today) if a.id not in shown]
+    newest = heapq.nlargest(DROPPED_CAP, dropped, key=_UPDATED_KEY)
+    dropped = [a for a in newest if a.id not in shown]
     if dropped:
         sections.append("\n".join([DROPPED_HEADER, *(f"- {clip(a.text)}" for a in dropped)]))
     return "\n\n".join(sections)

@@ -230,11 +230,13 @@ def memory_block(
     window: int | None = None,
     reserved: float = 0.0,
     workspace_lessons: str = "",
+    view: Callable[[str, str, float], str] | None = None,
 ) -> list[str]:
     """The memory block, last in the view: each file as ``[<FILENAME>]\n<view>`` (state,
     decisions, lessons, index; empty ones skipped), then the workspace's lessons under their
     own budget; all scaled so the whole view fits its share of ``window`` after ``reserved``
-    tokens of the parts before it (frames included: see :func:`frame_cost`)."""
+    tokens of the parts before it (frames included: see :func:`frame_cost`). ``view``: what
+    :func:`file_view` gives for (key, text, hard budget), kept by the caller."""
     extra = {WORKSPACE_LESSONS: WORKSPACE_LESSONS_BUDGET} if workspace_lessons.strip() else {}
     shown = [k for k in LAYER1_KEYS if files.get(k, "").strip()]
     reserved += sum(frame_cost(MEMORY_FILES[k], count) for k in shown)
@@ -243,9 +245,12 @@ def memory_block(
     budgets = budgets_for_window(window, reserved=reserved, extra=extra)
     parts = []
     for key in shown:
-        view = file_view(key, files[key], budgets[key].hard, count)
-        if view:
-            parts.append(f"[{MEMORY_FILES[key]}]\n{view}")
+        hard = budgets[key].hard
+        text = (
+            file_view(key, files[key], hard, count) if view is None else view(key, files[key], hard)
+        )
+        if text:
+            parts.append(f"[{MEMORY_FILES[key]}]\n{text}")
     if extra:
         hard = budgets[WORKSPACE_LESSONS].hard
         parts.append(

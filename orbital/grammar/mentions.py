@@ -71,6 +71,8 @@ def find_mentions(text: str) -> list[Mention]:
     """Every mention written in ``text``, once each, in order of first appearance (an e-mail
     address or ``a@b.c`` is not one: a mention starts a word)."""
     found: dict[Mention, None] = {}
+    if "@" not in text:  # every mention has one: a scan, not the pattern at each character
+        return []
     for match in _IN_TEXT.finditer(text):
         ident = match.group(2).rstrip(_TRAILING)
         if ident:

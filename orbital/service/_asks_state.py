@@ -87,10 +87,11 @@ class AsksState:
         self.kept: KeptAsks | None = None
         self._keep_next: dict[str, Callable[[], None]] = {}
 
-    def now(self, r: Reader, project: str) -> AsksNow:
+    def now(self, r: Reader, project: str, *, head: int | None = None) -> AsksNow:
         """Current asks from the materialised stream states; only streams that changed since
-        the last call are read (O(change) in a long-running process)."""
-        head = r.prefix_head(project, ASKS_PREFIX)
+        the last call are read (O(change) in a long-running process). ``head``: the asks'
+        head when the caller read it already (:class:`~._heads.Heads`)."""
+        head = r.prefix_head(project, ASKS_PREFIX) if head is None else head
         cached = self._cache.get(project)
         if cached is not None and cached.head == head:
             return cached

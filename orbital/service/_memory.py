@@ -14,7 +14,7 @@ from collections.abc import Callable, Hashable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
-from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
+from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES, PROJECT_STREAM
 from orbital.domain.asks import Ask
 from orbital.domain.asks_view import runtime_block, subagent_dropped_line
 from orbital.domain.backstop import plan_backstop
@@ -24,23 +24,31 @@ from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_
 from orbital.domain.mentions import Pointer, pointers_block
 from orbital.domain.removals import check_removals
 from orbital.domain.view_order import ViewParts, assemble, head, head_cost
-from orbital.domain.views import memory_block
+from orbital.domain.views import file_view, memory_block
 from orbital.errors import StaleWrite
 from orbital.events import Actor
 from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
-from orbital.grammar.mentions import find_mentions
+from orbital.grammar.mentions import Mention, find_mentions
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
+from orbital.service._asks_state import ASKS_PREFIX
 from orbital.service._context import EventSummary, WriteOutcome
+from orbital.service._heads import Heads
 from orbital.service._kept import KeptTexts, file_key, view_key, zone_key, zone_named
-from orbital.service._memory_state import MEMORY_KEYS, Memory
+from orbital.service._memory_state import MEMORY_KEYS, MEMORY_PREFIXES, Memory
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
 from orbital.service._workspaces import ViewTexts, view_texts
+from orbital.store import Reader
 
+#: The (project, window, audience) whose views a process keeps (the least recently rendered
+#: goes first), and twice as many time zones of the heads and commit counts they are at.
+VIEWS_KEPT = 128
+#: File views a process keeps (a few per project: each file under the budgets it was viewed at).
+FILE_VIEWS_KEPT = 64
 #: Where :meth:`MemoryService._rendered` keeps the mentions of the memory files (not a key).
 _MENTIONS = "mentions"
 
@@ -62,13 +70,25 @@ class MemoryService:
     pointers: Callable[
         [Project, list[str], Mapping[str, FileState], Mapping[str, Ask]], list[Pointer]
     ]
-    _views: dict[tuple[object, ...], str] = field(default_factory=dict)
+    #: Per (project, window, audience), its newest views by what each is at (a head, or the
+    #: store's commit count) and its day: a newer one of the same kind replaces the older,
+    #: which no read asks for again and whose memory the next view reuses.
+    _views: dict[tuple[str, int | None, str], dict[tuple[Hashable, ...], str]] = field(
+        default_factory=dict
+    )
     #: Views and files at a head kept for the next process (:meth:`Orbital.keep_caches`).
     kept: KeptTexts | None = None
     _blocks: dict[tuple[object, ...], list[str]] = field(default_factory=dict)
     #: The view's time zone at a head (or commit count): the day a cached view is for.
     _zones: dict[tuple[Hashable, ...], dt.tzinfo] = field(default_factory=dict)
     _texts: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict)
+    #: Per (project, memory file): the position that last changed it, its rendered text and
+    #: the mentions in it.
+    _files: dict[tuple[str, str], tuple[int, str, list[Mention]]] = field(default_factory=dict)
+    #: Per (file key, hard budget, rendered text): the file's view.
+    _file_views: dict[tuple[str, float, str], str] = field(default_factory=dict)
+    #: Per project: the head of its stream and its view texts then.
+    _view_texts: dict[str, tuple[int, ViewTexts]] = field(default_factory=dict)
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -208,31 +228,42 @@ class MemoryService:
         since = ("changes", pid, "commits", changes)
         cached = self._cached(project, since, now, window, audience) if changes else None
         if cached is not None:
-            return cached
+            return cached[1]
         with store.reader() as r:
             # Positions are global and gapless: an unchanged project head means no event of
             # the project was appended since (a change of its workspace appends a notice to
-            # it), so one indexed read answers a repeated call.
-            at_head = ("head", pid, *r.head_event(pid))
+            # it), so one read of the heads answers a repeated call, and tells which parts
+            # moved otherwise.
+            heads = Heads.read(r, pid)
+            at_head = ("head", pid, *heads.event())
             cached = self._cached(project, at_head, now, window, audience)
             if cached is None:
-                memory = self.units.memory.load(r, pid)
-                asks = self.units.asks.now(r, pid).asks.merged
-                texts = view_texts(r, pid)
+                memory = self.units.memory.load(r, pid, head=heads.of(*MEMORY_PREFIXES))
+                asks = self.units.asks.now(r, pid, head=heads.of(ASKS_PREFIX)).asks.merged
+                # The project stream is the only one of its category.
+                texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
         if cached is None:
             zone = texts.timezone(project)[0]
-            cached = self._assemble(project, memory, asks, texts, now, window, audience, cache=True)
-            self._zones[at_head] = zone
-            key = view_key(pid, at_head[2:], window, audience, now.astimezone(zone).date())
-            self._remember(key, cached)
+            view = self._assemble(project, memory, asks, texts, now, window, audience, cache=True)
+            today = now.astimezone(zone).date()
+            self._remember(at_head, zone, (pid, window, audience), today, view)
             if self.kept is not None:
                 self.kept.put(zone_key(pid, at_head[2:]), getattr(zone, "key", ""))
-                self.kept.put(key, cached)
+                self.kept.put(view_key(pid, at_head[2:], window, audience, today), view)
+        else:
+            zone, view = cached
         if changes:
-            self._zones[since] = self._zones[at_head]
-            today = now.astimezone(self._zones[since]).date()
-            self._remember(view_key(pid, since[2:], window, audience, today), cached)
-        return cached
+            today = now.astimezone(zone).date()
+            self._remember(since, zone, (pid, window, audience), today, view)
+        return view
+
+    def _view_texts_now(self, r: Reader, pid: str, version: int) -> ViewTexts:
+        """The project's description and workspace now, kept by the head of its stream: a
+        change of either appends to it (a workspace's change, a notice to each member)."""
+        found = self._view_texts.get(pid)
+        if found is None or found[0] != version:
+            found = self._view_texts[pid] = (version, view_texts(r, pid))
+        return found[1]
 
     def _cached(
         self,
@@ -241,9 +272,9 @@ class MemoryService:
         now: dt.datetime,
         window: int | None,
         audience: str,
-    ) -> str | None:
-        """The view at ``at`` (a head, or the store's commit count) if this process, or one
-        before it (a head only), rendered it for today in the view's time zone."""
+    ) -> tuple[dt.tzinfo, str] | None:
+        """The view's time zone and the view at ``at`` (a head, or the store's commit count)
+        if this process, or one before it (a head only), rendered it for today in that zone."""
         zone = self._zones.get(at)
         kept = self.kept if at[0] == "head" else None
         if zone is None and kept is not None:
@@ -251,14 +282,14 @@ class MemoryService:
             zone = None if name is None else zone_named(name, project)
         if zone is None:
             return None
-        key = view_key(project.project_id, at[2:], window, audience, now.astimezone(zone).date())
-        cached = self._views.get(key)
+        today = now.astimezone(zone).date()
+        slot = (project.project_id, window, audience)
+        cached = self._views.get(slot, {}).get((*at, today))
         if cached is None and kept is not None:
-            cached = kept.get(key)
+            cached = kept.get(view_key(project.project_id, at[2:], window, audience, today))
             if cached is not None:
-                self._zones[at] = zone
-                self._remember(key, cached)
-        return cached
+                self._remember(at, zone, slot, today, cached)
+        return None if cached is None else (zone, cached)
 
     def _assemble(
         self,
@@ -283,7 +314,7 @@ class MemoryService:
             workspace_context=workspace.context if workspace else "",
             description=texts.project.description,
             asks_block=runtime_block(asks, today, empty_cue=True),
-            dropped_line=subagent_dropped_line(asks, today),
+            dropped_line=subagent_dropped_line(asks, today) if audience == "subagent" else "",
             files=files,
             workspace_lessons=workspace.lessons if workspace and audience != "subagent" else "",
         )
@@ -316,6 +347,7 @@ class MemoryService:
                 window=window,
                 reserved=reserved,
                 workspace_lessons=parts.workspace_lessons,
+                view=self._file_view if cache else None,
             )
             if cache:
                 if len(self._blocks) > 64:
@@ -325,21 +357,57 @@ class MemoryService:
 
     def _rendered(self, pid: str, memory: Memory, cache: bool) -> dict[str, str]:
         """The memory files as the view shows them, and (under :data:`_MENTIONS`) the
-        mentions they hold: kept per memory position, so an ask change renders nothing."""
+        mentions they hold: kept per memory position, so an ask change renders nothing, and
+        each file per the position that last changed it, so a write renders only its file."""
         key = (pid, memory.position)
         found = self._texts.get(key) if cache else None
         if found is None:
-            found = {k: render_file(view_state(memory.files[k])) for k in MEMORY_KEYS}
-            texts = "\n".join(found.values())
-            found[_MENTIONS] = " ".join(m.text for m in find_mentions(texts))
+            found = {}
+            mentioned: dict[Mention, None] = {}
+            for k in MEMORY_KEYS:
+                at = memory.changed_at[k]
+                kept = self._files.get((pid, k)) if cache else None
+                if kept is None or kept[0] != at:
+                    text = render_file(view_state(memory.files[k]))
+                    kept = (at, text, find_mentions(text))
+                    if cache:
+                        self._files[pid, k] = kept
+                found[k] = kept[1]
+                mentioned.update(dict.fromkeys(kept[2]))
+            found[_MENTIONS] = " ".join(m.text for m in mentioned)
             if cache:
                 if len(self._texts) > 16:
                     self._texts.clear()
                 self._texts[key] = found
         return found
 
-    def _remember(self, key: tuple[object, ...], view: str) -> None:
-        if len(self._views) > 256:
-            self._views.clear()
-            self._zones.clear()
-        self._views[key] = view
+    def _file_view(self, key: str, text: str, hard: float) -> str:
+        """:func:`~orbital.domain.views.file_view`, kept while the file's text and budget
+        stay: a write views again only the file it changed."""
+        found = self._file_views.get((key, hard, text))
+        if found is None:
+            found = file_view(key, text, hard, self.count)
+            if len(self._file_views) >= FILE_VIEWS_KEPT:
+                del self._file_views[next(iter(self._file_views))]
+            self._file_views[key, hard, text] = found
+        return found
+
+    def _remember(
+        self,
+        at: tuple[Hashable, ...],
+        zone: dt.tzinfo,
+        slot: tuple[str, int | None, str],
+        today: dt.date,
+        view: str,
+    ) -> None:
+        """Keep ``view`` at ``at`` for ``today`` in its slot, in place of the slot's view of
+        the same kind (head or commit count), and its time zone under ``at``."""
+        self._zones.pop(at, None)
+        self._zones[at] = zone
+        views = {k: v for k, v in self._views.pop(slot, {}).items() if k[0] != at[0]}
+        views[(*at, today)] = view
+        self._views[slot] = views
+        if len(self._views) > VIEWS_KEPT:
+            del self._views[next(iter(self._views))]
+        if len(self._zones) > 2 * VIEWS_KEPT:  # a head and a commit count per project
+            del self._zones[next(iter(self._zones))]

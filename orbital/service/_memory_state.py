@@ -87,10 +87,16 @@ class MemoryFiles:
                     changed[key] = position
         return Memory(max(head, base.position), files, changed, base.folded + len(events))
 
-    def load(self, r: Reader, pid: str, *, at: int | None = None) -> Memory:
+    def load(
+        self, r: Reader, pid: str, *, at: int | None = None, head: int | None = None
+    ) -> Memory:
         """The memory files now (``at`` None) or as of position ``at``: the nearest state
-        at or before the target (the in-process cache or a snapshot) plus the events after."""
-        head = self.head(r, pid) if at is None else at
+        at or before the target (the in-process cache or a snapshot) plus the events after.
+        ``head``: the memory head now when the caller read it already (:class:`~._heads.Heads`)."""
+        if at is not None:
+            head = at
+        elif head is None:
+            head = self.head(r, pid)
         cached = self._cache.get(pid)
         if at is None and cached is not None and cached.position == head:
             return cached

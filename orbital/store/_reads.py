@@ -35,6 +35,11 @@ _SELECT_STATES = (
     " WHERE project_id = :p AND stream >= :lo AND stream < :hi AND last_position > :after"
     " ORDER BY last_position"
 )
+#: Every category head of a project with the id of its event (a primary-key probe each).
+_SELECT_HEADS = (
+    "SELECT h.category, h.last_position, e.event_id FROM heads AS h"
+    " JOIN events AS e ON e.position = h.last_position WHERE h.project_id = :p"
+)
 _SELECT_STREAM_NAMES = (
     "SELECT stream FROM streams WHERE project_id = :p AND stream >= :lo AND stream < :hi"
 )
@@ -273,6 +278,13 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
             values = {"p": project, "lo": prefix, "hi": prefix + AFTER}
             head = self._conn.scalar(_SELECT_CATEGORIES_HEAD, values)
         return int(head or 0)
+
+    def category_heads(self, project: str) -> dict[str, tuple[int, str]]:
+        """Each stream category of the project -> its last position and that event's id, in
+        one statement: the newest is :meth:`head_event`, and any :meth:`prefix_head` is the
+        newest of the categories it covers, so a reader that needs several asks once."""
+        rows = self._conn.execute(_SELECT_HEADS, {"p": project})
+        return {str(c): (int(last), str(event_id)) for c, last, event_id in rows}
 
     def _decode_state(self, stream: str, raw: str | None) -> Any:
         reducer = self._store.reducers.get(category(stream))

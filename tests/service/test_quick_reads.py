@@ -165,6 +165,7 @@ def test_kept_asks_are_read_back_only_for_the_same_log(
         service.ask_open(pid, "Raise the price on the pricing page", actor=Actor.USER)
         asks_now(service, pid)
         closed = first.stream.removeprefix("ask:")
+        service.units.asks.kept = None  # a process that keeps nothing closes it
         service.ask_close(pid, closed, "done", actor=Actor.USER)
     with Orbital.open(store_url, clock=clock) as full, Orbital.open(store_url, clock=clock) as kept:
         kept.units.asks.kept = KeptAsks(folder)
@@ -178,6 +179,22 @@ def test_kept_asks_are_read_back_only_for_the_same_log(
     path.write_bytes(msgspec.msgpack.encode((head, "another log's event", asks)))
     with Orbital.open(store_url, clock=clock) as service, service.store.reader() as r:
         assert KeptAsks(folder).get(pid, lambda at: r.event_id(pid, at)) is None
+
+
+def test_an_ask_write_keeps_the_asks_after_it(
+    store_url: str, tmp_path: Path, clock: FixedClock
+) -> None:
+    folder = tmp_path / "asks"
+    root = tmp_path / "project"
+    root.mkdir()
+    with Orbital.open(store_url, clock=clock) as service:
+        service.units.asks.kept = KeptAsks(folder)
+        pid = service.init_project(root).project_id
+        opened = service.ask_open(pid, "Move cron off Heroku", actor=Actor.USER).events[0]
+        with service.store.reader() as r:
+            kept = KeptAsks(folder).get(pid, lambda at: r.event_id(pid, at))
+    assert kept is not None and kept[0] == opened.position  # the next process reads no ask
+    assert kept[1][opened.stream.removeprefix("ask:")].text == "Move cron off Heroku"
 
 
 def test_the_tokenizer_table_is_kept_whole_or_not_at_all(tmp_path: Path) -> None:
