@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
 import sqlalchemy as sa
 
 from orbital.errors import InvalidInput, VersionConflict
@@ -76,9 +75,6 @@ def _upsert_head_pg() -> Any:
     from sqlalchemy.dialects.postgresql import insert
 
     return _upsert_head(insert)
-
-
-_ENCODER = msgspec.json.Encoder()
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +193,7 @@ class Appends(Transaction):
             return None
         state = None
         if previous_state is not None:
-            state = msgspec.json.decode(previous_state, type=reducer.state_type)
+            state = reducer.load(previous_state)
         for event, values in zip(batch, rows, strict=True):
             recorded = RecordedEvent(
                 position=values["position"],
@@ -211,4 +207,4 @@ class Appends(Transaction):
                 event_id=values["event_id"],
             )
             state = reducer.fold(state, recorded)
-        return None if state is None else _ENCODER.encode(state).decode()
+        return None if state is None else reducer.dump(state)

@@ -10,7 +10,6 @@ import datetime as dt
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import msgspec
 import sqlalchemy as sa
 
 from orbital.events import Actor, RecordedEvent, decode_event
@@ -283,4 +282,4 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         reducer = self._store.reducers.get(category(stream))
         if reducer is None or raw is None:
             return None
-        return msgspec.json.decode(raw, type=reducer.state_type)
+        return reducer.load(raw)
