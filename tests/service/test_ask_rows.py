@@ -1,5 +1,5 @@
-"""Asks stored as rows (arrays): the stream states and snapshots written today, and the
-objects stored before them, decode to the same asks; a store holding old states reads and
+"""Asks stored as rows (arrays): the stream states, snapshots and ask events written today,
+and the objects stored before them, decode the same; a store holding old states reads and
 folds on from them."""
 
 from __future__ import annotations
@@ -7,11 +7,21 @@ from __future__ import annotations
 import datetime as dt
 
 import msgspec
+import pytest
 import sqlalchemy as sa
 
 from orbital.catalogue import ask_stream
 from orbital.domain.asks import Ask
-from orbital.events import Actor
+from orbital.events import (
+    Actor,
+    AskClosed,
+    AskOpened,
+    AskReopened,
+    Event,
+    decode_event,
+    encode_payload,
+)
+from orbital.events.asks import LegacyRecord
 from orbital.service._ask_rows import decode_ask, decode_asks, encode_ask, encode_asks
 from orbital.store._engine import create_write_engine
 from tests.service.conftest import Env
@@ -59,12 +69,63 @@ def test_a_snapshot_of_rows_and_one_of_objects_decode_to_the_same_asks() -> None
     assert decode_asks(encode_asks([])) == {}
 
 
+DAY = dt.date(2026, 9, 19)
+
+
+@pytest.mark.parametrize(
+    ("event", "stored", "before"),
+    [
+        (
+            AskOpened(ask_id="a1b2c3", text="Pick the venue", date=DAY),
+            '["a1b2c3","Pick the venue","2026-09-19"]',
+            '{"ask_id":"a1b2c3","text":"Pick the venue","date":"2026-09-19"}',
+        ),
+        (
+            AskOpened(
+                ask_id="a1b2c3", text="t", date=DAY, due="2026-10-01", legacy=LegacyRecord(line=3)
+            ),
+            '["a1b2c3","t","2026-09-19","2026-10-01",null,{"line":3}]',
+            '{"type":"ask.opened","ask_id":"a1b2c3","text":"t","date":"2026-09-19",'
+            '"due":"2026-10-01","legacy":{"line":3}}',
+        ),
+        (
+            AskClosed(ask_id="a1b2c3", kind="done", date=DAY, by="user", note='"yes"'),
+            '["a1b2c3","done","2026-09-19","user","\\"yes\\""]',
+            '{"ask_id":"a1b2c3","kind":"done","date":"2026-09-19","by":"user","note":"\\"yes\\""}',
+        ),
+        (
+            AskClosed(ask_id="a1b2c3", kind="dropped", date=DAY, by="agent", verified=True),
+            '["a1b2c3","dropped","2026-09-19","agent","",null,true]',
+            '{"ask_id":"a1b2c3","kind":"dropped","date":"2026-09-19","by":"agent","verified":true}',
+        ),
+        (
+            AskReopened(ask_id="a1b2c3", date=DAY, by="user"),
+            '["a1b2c3","2026-09-19","user"]',
+            '{"ask_id":"a1b2c3","date":"2026-09-19","by":"user"}',
+        ),
+    ],
+)
+def test_an_ask_event_is_stored_as_an_array_and_its_object_still_decodes(
+    event: Event, stored: str, before: str
+) -> None:
+    assert encode_payload(event).decode() == stored
+    kind = type(event).__struct_config__.tag
+    assert isinstance(kind, str)
+    assert decode_event(stored, type=kind) == decode_event(before, type=kind) == event
+    assert decode_event(stored.encode(), type=kind) == event
+
+
 def _stored_state(env: Env, stream: str) -> str:
     engine = create_write_engine(env.orbital.store.url)
     try:
         with engine.connect() as conn:
             query = sa.text("SELECT state FROM streams WHERE project_id = :p AND stream = :s")
             state: str = conn.scalar(query, {"p": env.project, "s": stream})
+            query = sa.text("SELECT data FROM events WHERE project_id = :p AND stream = :s")
+            assert all(
+                data.startswith("[")
+                for data in conn.scalars(query, {"p": env.project, "s": stream})
+            )
             return state
     finally:
         engine.dispose()
