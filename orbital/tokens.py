@@ -68,12 +68,17 @@ def load_encoding(path: Path, kept: Path | None = None) -> tiktoken.Encoding:
             ) from None
         if kept is not None:
             _keep_ranks(kept, ranks)
-    return tiktoken.Encoding(
+    encoding = tiktoken.Encoding(
         name=ENCODING_NAME,
         pat_str=_CL100K_PAT,
         mergeable_ranks=ranks,
         special_tokens=_CL100K_SPECIAL,
     )
+    # The encoder's Rust core holds its own copy of the table; tiktoken keeps the Python one
+    # only to pickle the encoding, which Orbital never does: 100k byte strings, about 12 MB
+    # of a server's memory.
+    encoding._mergeable_ranks = {}
+    return encoding
 
 
 def _kept_ranks(path: Path, kept: Path) -> dict[bytes, int] | None:

@@ -14,6 +14,7 @@ import msgspec
 
 from orbital.errors import MalformedEvent
 from orbital.events._base import Actor, Event, event_type
+from orbital.events._rows import ROW_OF, ROWS
 from orbital.events._upcast import upcast
 from orbital.events.asks import ASK_EVENTS, AskClosed, AskOpened, AskOpenRefused, AskReopened
 from orbital.events.editor import EDITOR_EVENTS
@@ -77,7 +78,11 @@ _tag_lengths: dict[type[Event], int] = {
 
 def encode_payload(event: Event) -> bytes:
     """The stored ``data`` of an event: its JSON without the ``type`` tag, which the row's
-    ``type`` column already holds (rows stored with the tag still decode)."""
+    ``type`` column already holds (rows stored with the tag still decode); an ask event's is
+    the array of its fields (``_rows.py``)."""
+    row = ROW_OF.get(type(event))
+    if row is not None:
+        return row.encode(event)
     raw = encode_event(event)
     rest = raw[_tag_lengths[type(event)] :]
     return b"{" + rest[1:] if rest.startswith(b",") else b"{}"
@@ -90,6 +95,8 @@ def decode_event(
     the row's type column: then the payload may leave its tag out."""
     decoder = _decoder if type is None else _decoders.get(type, _decoder)
     try:
+        if type is not None and type in ROWS and data[:1] in ("[", b"["):
+            return upcast(ROWS[type].decode(data), data)
         event: Event = decoder.decode(data)
         return upcast(event, data)
     except msgspec.ValidationError as exc:

@@ -30,8 +30,9 @@ class OnDisk:
 
     The bytes are kept as the pieces appended (compared piece by piece, joined only when the
     whole is wanted), with the set of the file's lines (to tell a written line from a moved
-    one) and the text, decoded on first use. Successive versions share the line set: it grows
-    only when the append that adds the lines has committed.
+    one) and the text, both made on first use: a server that only reads never holds them
+    (at 100k events, twice the file's size each). Successive versions share the line set: it
+    grows only when the append that adds the lines has committed.
     """
 
     #: Pieces kept before they are joined into one (bounds the piece-by-piece comparison).
@@ -42,11 +43,11 @@ class OnDisk:
         size: int,
         mtime_ns: int,
         pieces: list[bytes],
-        lines: set[str],
+        lines: set[str] | None = None,
         text: str | None = None,
     ) -> None:
         self.size, self.mtime_ns = size, mtime_ns
-        self.lines = lines
+        self._lines = lines
         self._pieces = pieces
         self._text = text
         #: The previous version's text, when it was decoded: this one's is it plus the last piece.
@@ -54,7 +55,13 @@ class OnDisk:
 
     @classmethod
     def of(cls, size: int, mtime_ns: int, raw: bytes, text: str) -> OnDisk:
-        return cls(size, mtime_ns, [raw], set(text.split("\n")), text)
+        return cls(size, mtime_ns, [raw], text=text)
+
+    @property
+    def lines(self) -> set[str]:
+        if self._lines is None:
+            self._lines = set(self.text.split("\n"))
+        return self._lines
 
     @property
     def raw(self) -> bytes:
@@ -106,7 +113,7 @@ class OnDisk:
     def appended(self, size: int, mtime_ns: int, added: bytes) -> OnDisk:
         """This file once ``added`` was appended (its line set still to be grown)."""
         pieces = self._pieces if len(self._pieces) < self.MAX_PIECES else [b"".join(self._pieces)]
-        after = OnDisk(size, mtime_ns, [*pieces, added], self.lines)
+        after = OnDisk(size, mtime_ns, [*pieces, added], self._lines)
         after._text_before = self._text
         return after
 
@@ -178,7 +185,7 @@ class AsksFile:
             known = self._on_disk.get(project.checkout)
             if known is None or known.stat != stat:
                 raw = files.read_bytes(ASKS_FILE) or b""
-                known = OnDisk.of(stat[0], stat[1], raw, raw.decode("utf-8"))
+                known = OnDisk(stat[0], stat[1], [raw])
                 self._on_disk[project.checkout] = known  # what the committed checkpoint describes
             return Projection(known)
         if stat is None:
@@ -189,7 +196,7 @@ class AsksFile:
         if raw != proposal and _holds_checkpoint(raw, checkpoint, head):
             # Orbital's bytes under a new stat (written by an agent's own file tool from a
             # held write, or touched): known by their hash, without rendering the log.
-            return Projection(OnDisk.of(len(raw), stat[1], raw, raw.decode("utf-8")))
+            return Projection(OnDisk(len(raw), stat[1], [raw]))
         expected = self.state.render(w, pid)
         if checkpoint is None and expected.encode().startswith(raw):
             # A new checkout's copy (a clone) of an older ASKS.md: behind, not edited.

@@ -7,8 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import (
     Ask,
@@ -22,6 +20,7 @@ from orbital.domain.layered import Layered
 from orbital.domain.lazy_meanings import IndexBuilder, build_meaning_index
 from orbital.events import RecordedEvent
 from orbital.grammar.asks_md import render_file
+from orbital.service._ask_rows import decode_ask, decode_asks, encode_ask, encode_asks
 from orbital.service._context import Context
 from orbital.store import Reader, Reducer, Writer
 
@@ -39,7 +38,6 @@ ASKS_SNAPSHOT_EVERY = 1000
 RENDERED_TYPES = ("ask.opened", "ask.closed", "ask.reopened", "ask.file_line")
 #: Stream prefix covering ``ask:<id>`` and the log-level ``asks`` stream.
 ASKS_PREFIX = "ask"
-_ASKS_DECODER = msgspec.json.Decoder(dict[str, Ask])
 
 
 def fold_ask_stream(state: Ask | None, recorded: RecordedEvent) -> Ask | None:
@@ -49,7 +47,7 @@ def fold_ask_stream(state: Ask | None, recorded: RecordedEvent) -> Ask | None:
     return next(iter(folded.values()), None)
 
 
-ASK_REDUCER = Reducer(Ask, fold_ask_stream)
+ASK_REDUCER = Reducer(Ask, fold_ask_stream, encode_ask, decode_ask)
 
 
 @dataclass(frozen=True)
@@ -150,14 +148,14 @@ class AsksState:
             def load() -> dict[str, Ask]:
                 found = r.snapshot(project, ASKS_SNAPSHOT, full)
                 assert found is not None
-                return _ASKS_DECODER.decode(found[1])
+                return decode_asks(found[1])
 
             asks = self.ctx.decoded((project, ASKS_SNAPSHOT, full), load)
             if until == full:
                 return asks
             asks = dict(asks)
         for _, state in r.snapshots_after(project, ASKS_DELTA, full or 0, until):
-            asks.update(_ASKS_DECODER.decode(state))
+            asks.update(decode_asks(state))
         return asks
 
     def maybe_snapshot(self, w: Writer, project: str, appended: int) -> None:
@@ -184,12 +182,12 @@ class AsksState:
                 else w.count(project, ASK_PREFIX, until_position=head, after_position=full)
             )
             if full is None or since_full >= len(asks):
-                w.save_snapshot(project, ASKS_SNAPSHOT, head, msgspec.json.encode(asks.merged))
+                w.save_snapshot(project, ASKS_SNAPSHOT, head, encode_asks(asks.merged.values()))
             else:
                 previous = self._last_snapshot(w, project, head)
                 delta = w.states(project, ASK_PREFIX, after=previous).values()
-                states = {ask.id: ask for ask in delta if ask is not None}
-                w.save_snapshot(project, ASKS_DELTA, head, msgspec.json.encode(states))
+                states = [ask for ask in delta if ask is not None]
+                w.save_snapshot(project, ASKS_DELTA, head, encode_asks(states))
             lines = self.lines_at(w, project, head)
             w.save_snapshot(project, LINES_SNAPSHOT, head, str(lines).encode())
             since = 0

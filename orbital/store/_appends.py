@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from orbital.errors import InvalidInput, VersionConflict
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events import encode_payload as _encode
@@ -43,9 +41,6 @@ _UPSERT_HEAD = (
     "INSERT INTO heads (project_id, category, last_position) VALUES (:p, :c, :last)"
     " ON CONFLICT (project_id, category) DO UPDATE SET last_position = excluded.last_position"
 )
-
-_ENCODER = msgspec.json.Encoder()
-
 
 @dataclass(frozen=True, slots=True)
 class AppendResult:
@@ -146,7 +141,7 @@ class Appends(Transaction):
             return None
         state = None
         if previous_state is not None:
-            state = msgspec.json.decode(previous_state, type=reducer.state_type)
+            state = reducer.load(previous_state)
         for event, values in zip(batch, rows, strict=True):
             recorded = RecordedEvent(
                 position=values["position"],
@@ -160,4 +155,4 @@ class Appends(Transaction):
                 event_id=values["event_id"],
             )
             state = reducer.fold(state, recorded)
-        return None if state is None else _ENCODER.encode(state).decode()
+        return None if state is None else reducer.dump(state)

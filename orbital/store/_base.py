@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from orbital.errors import UnknownProject
 from orbital.events import RecordedEvent
 from orbital.store._db import Conn
@@ -23,12 +25,29 @@ AFTER = "\U0010ffff"
 class Reducer:
     """Materialised state for one stream category (the text before ``:`` in a stream name).
 
-    ``fold(state, event)`` is a pure fold; its result is stored as JSON with the stream's row
-    in the same transaction as the append, so current state is one indexed read.
+    ``fold(state, event)`` is a pure fold; its result is stored as text with the stream's row
+    in the same transaction as the append, so current state is one indexed read. The text is
+    the state's JSON unless ``encode`` and ``decode`` say otherwise (the category's owner
+    decides how its state is kept; ``decode`` reads every form it ever stored).
     """
 
     state_type: Any
     fold: Callable[[Any, RecordedEvent], Any]
+    encode: Callable[[Any], str] | None = None
+    decode: Callable[[str], Any] | None = None
+
+    def dump(self, state: Any) -> str:
+        if self.encode is not None:
+            return self.encode(state)
+        return _JSON.encode(state).decode()
+
+    def load(self, raw: str) -> Any:
+        if self.decode is not None:
+            return self.decode(raw)
+        return msgspec.json.decode(raw, type=self.state_type)
+
+
+_JSON = msgspec.json.Encoder()
 
 
 def category(stream: str) -> str:

@@ -10,8 +10,6 @@ import datetime as dt
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import msgspec
-
 from orbital.events import Actor, RecordedEvent, decode_event
 from orbital.store._base import AFTER, category, naive_utc
 from orbital.store._credentials import CredentialReads
@@ -290,4 +288,4 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         reducer = self._store.reducers.get(category(stream))
         if reducer is None or raw is None:
             return None
-        return msgspec.json.decode(raw, type=reducer.state_type)
+        return reducer.load(raw)

@@ -120,3 +120,49 @@ def test_0006_makes_each_project_a_checkout_of_this_machine_with_its_checkpoints
     assert [tuple(r) for r in checkpoints] == [("shop", "ASKS.md", 7, 120, 99)]
     assert identity is None  # until `orbital init` writes the id file
     assert [tuple(r) for r in back] == [("shop", "ASKS.md", 7, 120, 99)]
+
+
+def test_0010_stores_ask_states_as_rows_and_back(store_url: str) -> None:
+    state = (
+        '{"id":"a1b2c3","text":"Pick the \\"venue\\"","due":null,"opened":"2026-09-19",'
+        '"state":"dropped","updated":"2026-09-22","closed_by":"user","note":"","seq":42}'
+    )
+    opened = '{"id":"d4e5f6","text":"Book it","due":"2026-10-01","opened":"2026-09-19",'
+    opened += '"state":"open","updated":"2026-09-19","closed_by":null,"note":"","seq":43}'
+    engine = create_write_engine(store_url)
+    try:
+        with engine.connect() as conn:
+            command.upgrade(_config(conn), "0008")
+            conn.execute(
+                sa.text(
+                    "INSERT INTO projects (project_id, root, timezone, registered_at) "
+                    "VALUES ('shop', '/home/alice/shop', '', :at)"
+                ),
+                {"at": dt.datetime(2026, 12, 1, 9, 0)},
+            )
+            for stream, value in (("ask:a1b2c3", state), ("ask:d4e5f6", opened), ("x:y", "{}")):
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO streams (project_id, stream, version, last_position, state)"
+                        " VALUES ('shop', :s, 1, 1, :v)"
+                    ),
+                    {"s": stream, "v": value},
+                )
+            query = sa.text("SELECT stream, state FROM streams ORDER BY stream")
+            command.upgrade(_config(conn), "0010")
+            rows = conn.execute(query).all()
+            command.downgrade(_config(conn), "0008")
+            back = conn.execute(query).all()
+            conn.commit()
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in rows] == [
+        ("ask:a1b2c3", '["a1b2c3","Pick the \\"venue\\"",20715,2,3,42,"","user"]'),
+        ("ask:d4e5f6", '["d4e5f6","Book it",20715,0,0,43,"",null,"2026-10-01"]'),
+        ("x:y", "{}"),  # not an ask stream
+    ]
+    assert [tuple(r) for r in back] == [
+        ("ask:a1b2c3", state),
+        ("ask:d4e5f6", opened),
+        ("x:y", "{}"),
+    ]
