@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 from orbital.catalogue import ARCHIVE_FILES, DISPLAY
 from orbital.domain.entries import fold_file
@@ -119,8 +120,7 @@ def decide_trust_action(
     return [EntryReaffirmed(entry_id=entry_id, reason=reason, date=today), *back]
 
 
-@dataclass(frozen=True)
-class TrustDecision:
+class TrustDecision(msgspec.Struct, frozen=True):
     events: tuple[Event, ...] = ()
     warnings: tuple[str, ...] = ()
 

@@ -13,23 +13,17 @@ import datetime as dt
 from collections.abc import Callable, Hashable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
 from orbital.domain.asks import Ask
-from orbital.domain.asks_view import runtime_block, subagent_dropped_line
-from orbital.domain.backstop import plan_backstop
-from orbital.domain.beliefs import view_state
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
-from orbital.domain.mentions import Pointer, pointers_block
 from orbital.domain.removals import check_removals
-from orbital.domain.view_order import ViewParts, assemble, head, head_cost
-from orbital.domain.views import memory_block
 from orbital.errors import StaleWrite
 from orbital.events import Actor
 from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
-from orbital.grammar.mentions import find_mentions
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
@@ -39,7 +33,10 @@ from orbital.service._memory_state import MEMORY_KEYS, Memory
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
-from orbital.service._workspaces import ViewTexts, view_texts
+
+if TYPE_CHECKING:
+    from orbital.domain.mentions import Pointer
+    from orbital.service._workspaces import ViewTexts
 
 #: Where :meth:`MemoryService._rendered` keeps the mentions of the memory files (not a key).
 _MENTIONS = "mentions"
@@ -125,6 +122,8 @@ class MemoryService:
     def session_end(self, project: Project) -> SessionEndReport:
         """The deterministic backstop (reference §7): demote the coldest entries of files over
         their soft budget, as undoable events; archives are written before live files."""
+        from orbital.domain.backstop import plan_backstop
+
         with self.units.begin(project, Actor.SYSTEM) as u:
             plan = plan_backstop(u.memory.files, u.today, self.count)
             u.append(plan.events)
@@ -194,6 +193,10 @@ class MemoryService:
         """The per-turn injection view, from materialised state (no memory file is read), in
         the order of :mod:`orbital.domain.view_order`; ``at`` (position, instant) renders it
         as it stood then."""
+        # The view's modules load here: a process that only writes (a hook, a CLI write)
+        # never renders one.
+        from orbital.service._workspaces import view_texts
+
         pid = project.project_id
         if at is not None:
             with self.units.ctx.store.reader() as r:
@@ -272,6 +275,11 @@ class MemoryService:
         *,
         cache: bool = False,
     ) -> str:
+        from orbital.domain.asks_view import runtime_block, subagent_dropped_line
+        from orbital.domain.mentions import pointers_block
+        from orbital.domain.view_order import ViewParts, assemble, head, head_cost
+        from orbital.domain.views import memory_block
+
         zone, zone_name = texts.timezone(project)
         today = now.astimezone(zone).date()
         workspace = texts.workspace
@@ -329,6 +337,9 @@ class MemoryService:
         key = (pid, memory.position)
         found = self._texts.get(key) if cache else None
         if found is None:
+            from orbital.domain.beliefs import view_state
+            from orbital.grammar.mentions import find_mentions
+
             found = {k: render_file(view_state(memory.files[k])) for k in MEMORY_KEYS}
             texts = "\n".join(found.values())
             found[_MENTIONS] = " ".join(m.text for m in find_mentions(texts))
