@@ -7,7 +7,7 @@ of :data:`CATALOGUE`, never edited by hand.
 
 from __future__ import annotations
 
-import msgspec
+from dataclasses import dataclass
 
 #: The directory under a project's root that holds its memory files.
 MEMORY_DIR = "orbital"
@@ -16,14 +16,16 @@ MEMORY_DIR = "orbital"
 PROJECT_ID_FILE = "project-id"
 
 
-class Budget(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Budget:
     """A file's token budgets: hygiene acts above ``soft``; the view never exceeds ``hard``."""
 
     soft: int
     hard: int
 
 
-class MemoryFileSpec(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class MemoryFileSpec:
     """One memory file: ``key`` names it in events and code, ``name`` on disk."""
 
     key: str

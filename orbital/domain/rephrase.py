@@ -90,8 +90,7 @@ class Meaning:
         return len(self.term_marks) - sum(map(other.marks.isdisjoint, self.term_marks))
 
 
-@dataclass(frozen=True)
-class Overlap:
+class Overlap(msgspec.Struct, frozen=True):
     """How two meanings line up: terms of each side the other has (``shared_*``) and lacks."""
 
     shared_a: int
