@@ -2,8 +2,9 @@
 rules live below it. Orbital's typed errors become one ``error:`` line and the exit status of
 their family (``_app.py``). Each command's module is imported when that command runs, and a
 hook started as installed (``orbital hook claude-code|codex|cursor <event>``, a new process per
-event) skips click altogether (``_hook.py``), and so does a plain ``context`` or ``show`` whose
-answer an earlier process kept (``_quick.py``).
+event) skips click altogether (``_hook.py``), and so do a plain ``context`` or ``show`` whose
+answer an earlier process kept (``_quick.py``) and a plain ``ask open|done|drop|reopen`` or
+``write FILE`` (``_quick_writes.py``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ def main() -> None:
         from orbital.cli._quick import quick_read
 
         if quick_read(args):
+            return
+    if args and args[0] in ("ask", "write"):
+        from orbital.cli._quick_writes import quick_write
+
+        if quick_write(args):
             return
     from orbital.cli._app import main as run_cli
 

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import functools
 import importlib
-import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from orbital import errors
+from orbital.cli._output import exit_with
 
 if TYPE_CHECKING:
     from orbital.project import Project
-    from orbital.service import EventSummary, Orbital, WriteOutcome
+    from orbital.service import Orbital
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,42 +76,16 @@ def project_of(ctx: click.Context, project_path: Path) -> tuple[Orbital, Project
     return service, service.project(project_path)
 
 
-#: Family -> exit status: the one place an Orbital error gets its exit status. Besides these:
-#: 0 success, 2 a usage error (click's), 3 a sync that kept an edited file beside as a copy.
-#: A write refused with warnings only (it changed nothing) exits as a raised refusal does.
-EXIT_STATUS: Mapping[type[errors.OrbitalError], int] = {
-    errors.InvalidInput: 1,
-    errors.NotFound: 1,
-    errors.Internal: 1,
-    errors.Refused: 4,
-    errors.Conflict: 5,
-    errors.Unavailable: 6,
-}
-
-
-#: The exit status of a refusal, raised or only warned about (a write that kept nothing).
-REFUSED = EXIT_STATUS[errors.Refused]
-
-
 def reports_errors(command: F) -> F:
-    """An Orbital error becomes its ``error:`` line and its family's exit status; under
-    ``--json`` a refusal also prints ``{"refused": true, "error": …}`` on stdout, as a write
-    refused with warnings prints ``"refused": true``."""
+    """An Orbital error becomes its ``error:`` line and its family's exit status
+    (:func:`~orbital.cli._output.exit_with`)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except errors.OrbitalError as exc:
-            line = errors.error_line(exc)
-            status = EXIT_STATUS[errors.family(type(exc))]
-            if kwargs.get("as_json") and status == REFUSED:
-                import msgspec
-
-                answer = {"refused": True, "error": line.removeprefix("error: ")}
-                sys.stdout.buffer.write(msgspec.json.encode(answer) + b"\n")
-            click.echo(line, err=True)
-            sys.exit(status)
+            exit_with(exc, bool(kwargs.get("as_json")))
 
     return wrapper  # type: ignore[return-value]
 
@@ -169,30 +143,6 @@ def cli(ctx: click.Context, db: str | None) -> None:
     """Orbital: event-sourced project memory for AI coding agents."""
     ctx.ensure_object(dict)
     ctx.obj["db"] = db
-
-
-def print_outcome(outcome: WriteOutcome, as_json: bool, *, exit_if_refused: bool = True) -> None:
-    """Warnings on stderr; ``--json`` prints ``{content, warnings, events, refused}`` on
-    stdout. A refused write (it changed nothing, the warnings say why) then exits 4
-    (``exit_if_refused=False``: the caller does, after its other writes)."""
-    if as_json:
-        import msgspec
-
-        sys.stdout.buffer.write(msgspec.json.encode(outcome.to_builtins()) + b"\n")
-    else:
-        print_events(outcome.events, outcome.warnings)
-    if outcome.refused and exit_if_refused:
-        sys.exit(REFUSED)
-
-
-def print_events(
-    events: Iterable[EventSummary], warnings: Iterable[str] = (), prefix: str = ""
-) -> None:
-    """Each warning on stderr, then one ``<position> <stream> <summary>`` line per event."""
-    for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
-    for event in events:
-        click.echo(f"{prefix}{event.position} {event.stream} {event.summary}")
 
 
 def main() -> None:

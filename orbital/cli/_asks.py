@@ -12,12 +12,12 @@ import msgspec
 
 from orbital.cli._app import (
     cli,
-    print_outcome,
     project_of,
     project_option,
     reports_errors,
     transcript_option,
 )
+from orbital.cli._output import print_outcome
 from orbital.cli._person import caller_actor, person_options
 from orbital.events import Actor
 

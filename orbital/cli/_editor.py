@@ -9,7 +9,8 @@ from typing import IO
 import click
 import msgspec
 
-from orbital.cli._app import cli, print_events, project_of, project_option, reports_errors
+from orbital.cli._app import cli, project_of, project_option, reports_errors
+from orbital.cli._output import print_events
 from orbital.service import EditorReport
 
 

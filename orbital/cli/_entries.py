@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 import msgspec
 
-from orbital.cli._app import cli, print_outcome, project_of, project_option, reports_errors
+from orbital.cli._app import cli, project_of, project_option, reports_errors
+from orbital.cli._output import print_outcome
 from orbital.cli._person import caller_actor, person_options
 from orbital.clock import parse_as_of
 from orbital.domain.beliefs import TRUST_STATES, Belief, parse_day

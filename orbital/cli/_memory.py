@@ -12,15 +12,13 @@ import msgspec
 
 from orbital.catalogue import LAYER1_KEYS, MEMORY_FILES
 from orbital.cli._app import (
-    REFUSED,
     cli,
-    print_events,
-    print_outcome,
     project_of,
     project_option,
     reports_errors,
     transcript_option,
 )
+from orbital.cli._output import REFUSED, base_version, print_events, print_outcome
 from orbital.clock import parse_as_of
 from orbital.domain.history import summarize
 from orbital.errors import InvalidInput
@@ -191,23 +189,10 @@ def write(
         actor=Actor.AGENT,
         session=session,
         transcript=transcript,
-        base=_version(base),
+        base=base_version(base),
         remove=remove,
     )
     print_outcome(outcome, as_json)
-
-
-def _version(base: str | None) -> int | None:
-    """A ``--base`` as a position (``42``, ``@42`` or an ETag ``"42"``)."""
-    if base is None:
-        return None
-    tag = base.strip().removeprefix("@").strip('"')
-    if not tag.isdigit():
-        raise InvalidInput(
-            f"--base {base!r} is not a version: pass the `version` that "
-            "`orbital show FILE --json` printed"
-        )
-    return int(tag)
 
 
 @cli.command()

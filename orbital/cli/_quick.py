@@ -16,16 +16,16 @@ from pathlib import Path
 _OPTIONS = {"context": ("--project", "--window", "--audience"), "show": ("--project",)}
 
 
-def _parse(args: list[str]) -> tuple[str, dict[str, str], list[str]] | None:
-    """The command, its options and its arguments; None for anything but a plain line."""
-    if not args or args[0] not in _OPTIONS:
-        return None
-    command, options, rest = args[0], dict[str, str](), list[str]()
-    words = iter(args[1:])
-    for word in words:
+def plain_line(words: list[str], names: tuple[str, ...]) -> tuple[dict[str, str], list[str]] | None:
+    """The options (each of ``names`` at most once, with a non-empty value, ``--name value``
+    or ``--name=value``) and the arguments of a command line's ``words``; None for anything
+    else (another option, a word starting with ``-``): click takes that line."""
+    options, rest = dict[str, str](), list[str]()
+    it = iter(words)
+    for word in it:
         name, eq, value = word.partition("=")
-        if name in _OPTIONS[command] and name not in options:
-            value = value if eq else next(words, "")
+        if name in names and name not in options:
+            value = value if eq else next(it, "")
             if not value:
                 return None
             options[name] = value
@@ -33,15 +33,18 @@ def _parse(args: list[str]) -> tuple[str, dict[str, str], list[str]] | None:
             return None
         else:
             rest.append(word)
-    return command, options, rest
+    return options, rest
 
 
 def quick_read(args: list[str]) -> bool:
     """Print the kept answer of a plain ``context``/``show`` line; False: not answered."""
-    parsed = _parse(args)
+    if not args or args[0] not in _OPTIONS:
+        return False
+    command = args[0]
+    parsed = plain_line(args[1:], _OPTIONS[command])
     if parsed is None:
         return False
-    command, options, rest = parsed
+    options, rest = parsed
     project = Path(options.get("--project", "."))
     if not project.is_dir():
         return False

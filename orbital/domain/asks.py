@@ -13,7 +13,6 @@ import functools
 import random
 import re
 from collections.abc import Callable, Container, Iterable, Mapping, MutableMapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
@@ -149,13 +148,12 @@ def _evolve(asks: Asks, seq: int, event: Event) -> Ask | None:
     )
 
 
-@dataclass(frozen=True)
-class OpenIndex:
+class OpenIndex(msgspec.Struct, frozen=True):
     """The open asks by normalised text (then by id, in the order they became open), for the
     duplicate-open refusal: a lookup instead of a scan of every ask. A key whose asks all
     closed maps to an empty mapping."""
 
-    by_text: Layered[str, Mapping[str, Ask]] = field(default_factory=Layered)
+    by_text: Layered[str, Mapping[str, Ask]] = msgspec.field(default_factory=Layered)
 
     def first(self, key: str) -> Ask | None:
         found = self.by_text.get(key)
@@ -193,8 +191,7 @@ def open_with_text(asks: Asks, text: str, index: OpenIndex | None = None) -> Ask
     return next((a for a in asks.values() if a.state == "open" and norm(a.text) == key), None)
 
 
-@dataclass(frozen=True)
-class DroppedIndex:
+class DroppedIndex(msgspec.Struct, frozen=True):
     """The dropped asks indexed for the refusal: the latest one per exact key (normalised
     text, and text without punctuation) and every one by meaning (:mod:`rephrase`), so an
     open compares itself with the few dropped asks that share its words, never all of them.
@@ -262,17 +259,16 @@ def dropped_match(asks: Asks, text: str, index: DroppedIndex | None = None) -> A
 # --- the agent path ---------------------------------------------------------------------------
 
 
-@dataclass
-class Decision:
+class Decision(msgspec.Struct):
     """What a decider concluded.
 
     ``events`` change state (append them to their ask streams); ``audit`` are log-level events
     (stream ``asks``) that record what was refused; ``warnings`` go back to the agent.
     """
 
-    events: list[Event] = field(default_factory=list)
-    audit: list[Event] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    events: list[Event] = msgspec.field(default_factory=list)
+    audit: list[Event] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
     def extend(self, other: Decision) -> None:
         self.events += other.events

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from orbital.catalogue import ask_stream
 from orbital.domain.asks import Asks, Minter, is_hex_id, mint_id
@@ -29,8 +30,7 @@ _RETRACTION = re.compile(
 _ESCAPE = re.compile(r"\\(.)")
 
 
-@dataclass(frozen=True, slots=True)
-class LegacyFlag:
+class LegacyFlag(msgspec.Struct, frozen=True):
     """A ``[user]`` bullet taken out of PROJECT_STATE, to become an open ask."""
 
     text: str
@@ -135,8 +135,7 @@ def extract_legacy_flags(state: str) -> tuple[str, list[LegacyFlag]]:
     return "\n".join(kept), flags
 
 
-@dataclass(frozen=True, slots=True)
-class Retraction:
+class Retraction(msgspec.Struct, frozen=True):
     """One line of the legacy ``retractions.md``."""
 
     id: str
@@ -146,8 +145,7 @@ class Retraction:
     line: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class UnparsedLine:
+class UnparsedLine(msgspec.Struct, frozen=True):
     """A non-blank line of ``retractions.md`` that does not follow the grammar."""
 
     line: int
@@ -258,8 +256,7 @@ def plan_migration(
     return plan
 
 
-@dataclass(frozen=True, slots=True)
-class MovedFlags:
+class MovedFlags(msgspec.Struct, frozen=True):
     """What ``[user]`` bullets decide: the asks they open, and the warnings for the writer."""
 
     events: list[Event]

@@ -16,8 +16,10 @@ import datetime as dt
 import difflib
 from collections import ChainMap
 from collections.abc import Container, Iterable
-from dataclasses import dataclass, field, replace
 from typing import cast
+
+import msgspec
+from msgspec.structs import replace
 
 from orbital.domain.asks import (
     Ask,
@@ -47,8 +49,7 @@ from orbital.grammar.asks_md import (
 _AFTER_EVERYTHING = 1 << 62
 
 
-@dataclass
-class Appended:
+class Appended(msgspec.Struct):
     """What one agent write appends.
 
     ``events`` change state, in order (stream ``ask:<id>`` each); ``audit`` are the
@@ -56,13 +57,12 @@ class Appended:
     ``lines`` are the canonical lines of ``events`` (append them to the file as they are).
     """
 
-    events: list[Event] = field(default_factory=list)
-    audit: list[Event] = field(default_factory=list)
-    lines: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    events: list[Event] = msgspec.field(default_factory=list)
+    audit: list[Event] = msgspec.field(default_factory=list)
+    lines: list[str] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
 
 
-@dataclass
 class WriteResult(Appended):
     """:class:`Appended`, with ``text``: the whole file after the write."""
 

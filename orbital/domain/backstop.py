@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+
+from msgspec.structs import replace
 
 from orbital.catalogue import ARCHIVE_FILES, FILE_BUDGETS, MEMORY_FILES
 from orbital.domain.budgets import PROTECT_OLDEST, TokenCounter, consolidation_target

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+
+import msgspec
+from msgspec.structs import replace
 
 from orbital.catalogue import ARCHIVE_FILES, DISPLAY, MEMORY_DIR
 from orbital.domain.trust_fold import OUT_OF_FORCE
@@ -81,8 +83,7 @@ def view_state(state: FileState) -> FileState:
     return replace(state, entries=entries, layout=layout)
 
 
-@dataclass(frozen=True)
-class Belief:
+class Belief(msgspec.Struct, frozen=True):
     """One entry with its trust state, as ``orbital beliefs`` lists it."""
 
     id: str

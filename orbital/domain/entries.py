@@ -7,7 +7,8 @@ state as it is, so the shell can feed every entry/file event of a project in log
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from orbital.catalogue import entry_stream, file_stream
 from orbital.domain.trust_fold import fold_trust

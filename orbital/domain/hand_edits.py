@@ -27,9 +27,9 @@ conflict copy and nothing is taken from it; a writer's proposal that looks broke
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 
 import msgspec
+from msgspec.structs import replace
 
 from orbital.domain.entries import fold
 from orbital.domain.merge import merge_layout, merge_lines
@@ -52,8 +52,7 @@ from orbital.grammar.text import to_lf
 RAW_CLASH = "the whole file"
 
 
-@dataclass(frozen=True)
-class Replay:
+class Replay(msgspec.Struct, frozen=True):
     """The events of a proposal as they apply to the current state, and the entries (ids)
     where both sides changed the same thing (their events are left out unless the edit is
     preferred)."""

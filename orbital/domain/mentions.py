@@ -10,7 +10,8 @@ answer in as ``files``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.domain.asks import Ask
@@ -58,8 +59,7 @@ def resolve_mention(
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class Pointer:
+class Pointer(msgspec.Struct, frozen=True):
     """A mention as the view shows it: what it is, its title, where to read it (``where``
     empty: it names nothing this project has)."""
 

@@ -34,8 +34,9 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 #: A verdict on a note's quotes: ``verified``, or why not.
 Verdict = Literal["verified", "unquoted", "not_found", "off_topic", "unreadable"]
@@ -128,8 +129,7 @@ def _holds(message: str, patterns: Sequence[re.Pattern[str]]) -> bool:
     return True
 
 
-@dataclass(frozen=True, slots=True)
-class QuoteCheck:
+class QuoteCheck(msgspec.Struct, frozen=True):
     """The verdict on a note's quotes, and the quote it is about (the first one that failed,
     else the first one)."""
 
@@ -141,8 +141,7 @@ class QuoteCheck:
         return self.verdict == "verified"
 
 
-@dataclass(frozen=True, slots=True)
-class UserWords:
+class UserWords(msgspec.Struct, frozen=True):
     """What the user typed in one session, folded once for every check of a write.
 
     ``problem`` says why the transcript could not be read (then nothing verifies)."""

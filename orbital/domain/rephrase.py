@@ -20,21 +20,26 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import msgspec
-import snowballstemmer
-from rapidfuzz.distance import OSA
 
 from orbital.domain import rephrase_lexicon as lex
 from orbital.domain.layered import Layered
+from orbital.lazy import submodule_alone
 
 K = TypeVar("K")
+
+
+class Stemmer(Protocol):
+    """A Snowball stemmer (the pure-Python one of ``snowballstemmer``)."""
+
+    def stemWord(self, word: str) -> str: ...
+
 
 #: The least share of the longer text's terms the two must have in common.
 MIN_SHARED = 0.25
 
-_STEMMERS = {lang: snowballstemmer.stemmer(lang) for lang in ("english", "german")}
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _WORD = re.compile(rf"\d+(?:[.,]\d+)+|[{_HAN}]+|[^\W_{_HAN}]+")
@@ -89,8 +94,7 @@ class Meaning:
         return next(itertools.islice(misses, spare, None), None) is None
 
 
-@dataclass(frozen=True)
-class Overlap:
+class Overlap(msgspec.Struct, frozen=True):
     """How two meanings line up: terms of each side the other has (``shared_*``) and lacks."""
 
     shared_a: int
@@ -127,7 +131,18 @@ def _stem(word: str, german: bool) -> str:
     word = lex.IRREGULAR.get(word, word)
     if not word.isalpha():
         return word
-    return str(_STEMMERS["german" if german else "english"].stemWord(word))
+    return str(_stemmer(german).stemWord(word))
+
+
+@functools.cache
+def _stemmer(german: bool) -> Stemmer:
+    """Snowball's English or German stemmer, only its own module imported (the package's
+    ``__init__`` imports every language: 15-20 ms of a cold process)."""
+    if german:
+        stemmer: Stemmer = submodule_alone("snowballstemmer", "german_stemmer").GermanStemmer()
+    else:
+        stemmer = submodule_alone("snowballstemmer", "english_stemmer").EnglishStemmer()
+    return stemmer
 
 
 @functools.lru_cache(maxsize=2)
@@ -235,6 +250,8 @@ def _slips(word: str) -> frozenset[str]:
 def _typo(a: str, b: str) -> bool:
     """One slip of the keyboard apart; four-letter words only by swapping two neighbours
     ("drak"/"dark"), since one changed letter makes another word ("pool"/"tool")."""
+    from rapidfuzz.distance import OSA  # imported when two words' keys differ, not before
+
     if min(len(a), len(b)) == 4:
         return len(a) == len(b) and sorted(a) == sorted(b) and OSA.distance(a, b) == 1
     return bool(OSA.distance(a, b, score_cutoff=1) == 1)

@@ -20,8 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from rapidfuzz import fuzz
-
 from orbital.grammar.text import one_line
 
 #: The least character similarity (0..1) of two texts that are one line reworded.
@@ -47,6 +45,8 @@ def similarity(earlier: str, later: str) -> float:
     short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     if _extends(short, long):
         return 1.0
+    from rapidfuzz import fuzz  # imported only when a pair is not settled by words
+
     return fuzz.ratio(a, b) / 100
 
 

@@ -38,8 +38,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 Speaker = Literal["user", "assistant", "tool", "injected"]
 
@@ -64,8 +65,7 @@ _CLAUDE_NOT_TYPED = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(msgspec.Struct, frozen=True):
     """One row's text and who it really came from."""
 
     speaker: Speaker

@@ -13,13 +13,13 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 from orbital.catalogue import ARCHIVE_FILES, DISPLAY
 from orbital.domain.entries import fold_file
 from orbital.domain.pointer_groups import entry_summary
-from orbital.domain.rephrase import restated
 from orbital.domain.trust_fold import OUT_OF_FORCE, out_of_force_why, retracted_why
 from orbital.errors import InvalidInput, Refused, UnknownEntry
 from orbital.events import Actor, Event
@@ -121,8 +121,7 @@ def decide_trust_action(
     return [EntryReaffirmed(entry_id=entry_id, reason=reason, date=today), *back]
 
 
-@dataclass(frozen=True)
-class TrustDecision:
+class TrustDecision(msgspec.Struct, frozen=True):
     events: tuple[Event, ...] = ()
     warnings: tuple[str, ...] = ()
 
@@ -223,7 +222,12 @@ def restated_entry(
         if e.entry_id not in skip
         and (e.trust.state in OUT_OF_FORCE or (not out_of_force and e.status != "retired"))
     }
-    found = restated(_said(text, key), candidates) if candidates else None
+    if not candidates:
+        return None
+    # The matcher (and its stemmers) only when an entry is compared: most processes never do.
+    from orbital.domain.rephrase import restated
+
+    found = restated(_said(text, key), candidates)
     return state.entries[found] if found is not None else None
 
 

@@ -6,7 +6,7 @@ importing them.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from orbital.events._base import Event
 from orbital.events.trust import (

@@ -11,7 +11,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+
+import msgspec
 
 from orbital.catalogue import DISPLAY
 from orbital.domain.pointer_groups import regroup_after_restore
@@ -35,21 +36,19 @@ from orbital.grammar.render import comment_fields
 _DATE_KEYS = ("id", "created", "touched")
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(msgspec.Struct, frozen=True):
     """Events to append (in order) and warnings for the writer."""
 
     events: tuple[Event, ...] = ()
     warnings: tuple[str, ...] = ()
 
 
-@dataclass
-class _Plan:
+class _Plan(msgspec.Struct):
     """How one proposed entry is recorded: matched, restored or new, with its comment fields."""
 
     entry_id: str
     kind: str  # "match" | "reword" | "restore" | "new"
-    fields: dict[str, str] = field(default_factory=dict)
+    fields: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 def _date(value: str | None) -> dt.date | None:

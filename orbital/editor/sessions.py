@@ -8,8 +8,9 @@ the directory, so a model-chosen session name cannot read anything else.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from orbital.domain.quotes import UserWords
 from orbital.domain.transcripts import Turn, is_session_name, parse_transcript, user_words
@@ -18,8 +19,7 @@ from orbital.errors import InvalidInput, SessionUnreadable
 SUFFIX = ".jsonl"
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
+class SessionInfo(msgspec.Struct, frozen=True):
     name: str
     modified: dt.datetime
 

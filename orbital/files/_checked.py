@@ -16,7 +16,8 @@ import os
 import re
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
+
+import msgspec
 
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES
 from orbital.errors import UnsafePath
@@ -35,8 +36,7 @@ _APPEND_ATTR = "user.orbital.append"
 _APPENDED = MEMORY_FILES[ASKS_KEY]
 
 
-@dataclass(frozen=True, slots=True)
-class Written:
+class Written(msgspec.Struct, frozen=True):
     """What a checked write did. ``stamp`` None: nothing was written, as a save was found
     where the caller expected its own file (the save stays on disk, to be taken in). ``kept``:
     a save found in the way that could not stay (keep it as a conflict copy). ``journal``:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from orbital.catalogue import ARCHIVE_FILES, ARCHIVE_OF, MEMORY_FILES
 from orbital.errors import InvalidEncoding, TooLarge, UnknownFile, UnsafePath
@@ -26,14 +27,12 @@ _BY_NAME = {name.casefold(): key for key, name in MEMORY_FILES.items()}
 _ARCHIVE_BY_NAME = {name.casefold(): key for key, name in ARCHIVE_FILES.items()}
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryFile:
+class MemoryFile(msgspec.Struct, frozen=True):
     key: str
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class FileStamp:
+class FileStamp(msgspec.Struct, frozen=True):
     """What a file looked like right after Orbital wrote it (``sha256`` None: not computed)."""
 
     size: int

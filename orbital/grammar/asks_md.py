@@ -22,8 +22,9 @@ import datetime as dt
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 from orbital.events import Event
 from orbital.events.asks import (
@@ -62,8 +63,7 @@ _DATE = re.compile(r"\s*(\d{4}-\d{2}-\d{2})(?=\s|$)")
 _BY = re.compile(r"\s*by:(\S+)")
 
 
-@dataclass(frozen=True, slots=True)
-class AskLine:
+class AskLine(msgspec.Struct, frozen=True):
     """One parsed event line. ``text`` is the ask text for ``open``, else the note."""
 
     kind: LineKind
@@ -215,8 +215,7 @@ def synthetic_id(text: str, taken: set[str]) -> str:
         seed = f"{norm(text)}#{attempt}"
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedFile:
+class ParsedFile(msgspec.Struct, frozen=True):
     """What a hand-written ASKS.md stands for, and what the writer is told about it."""
 
     events: list[Event]

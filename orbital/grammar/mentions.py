@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from orbital.errors import InvalidInput
 
@@ -34,8 +35,7 @@ _IN_TEXT = re.compile(
 _TRAILING = ".:!?"
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
+class Mention(msgspec.Struct, frozen=True):
     """An id (or a path), and the file key it must be found in (None: any memory file, then
     the asks: a bare id)."""
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Literal
+
+import msgspec
 
 from orbital.events.files import Slot
 
@@ -19,8 +20,7 @@ Status = Literal["live", "archived", "merged", "retired"]
 TrustState = Literal["held", "disputed", "superseded", "retracted"]
 
 
-@dataclass(frozen=True)
-class Trust:
+class Trust(msgspec.Struct, frozen=True):
     """Whether an entry is still believed (folded by :mod:`orbital.domain.trust`)."""
 
     state: TrustState = "held"
@@ -36,8 +36,7 @@ class Trust:
     restates: str = ""
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(msgspec.Struct, frozen=True):
     """One durable entry as of the last folded event."""
 
     entry_id: str
@@ -46,7 +45,7 @@ class Entry:
     created: dt.date
     touched: dt.date
     #: Comment fields other than id/created/touched, in writer order.
-    meta: Mapping[str, str] = field(default_factory=dict)
+    meta: Mapping[str, str] = msgspec.field(default_factory=dict)
     status: Status = "live"
     #: The line shown in the entry's slot while it is archived or merged.
     pointer: str = ""
@@ -62,12 +61,11 @@ class Entry:
         return self.meta.get("tag") == "pinned"
 
 
-@dataclass(frozen=True)
-class FileState:
+class FileState(msgspec.Struct, frozen=True):
     """One memory file: its entries (any status), the live layout, and raw as-is content."""
 
     key: str
-    entries: Mapping[str, Entry] = field(default_factory=dict)
+    entries: Mapping[str, Entry] = msgspec.field(default_factory=dict)
     layout: tuple[Slot, ...] = ()
     #: Set when the last write could not be parsed into entries and was kept as-is.
     raw: str | None = None
@@ -84,8 +82,7 @@ class FileState:
         ]
 
 
-@dataclass(frozen=True)
-class ParsedEntry:
+class ParsedEntry(msgspec.Struct, frozen=True):
     """An entry of a proposed write, with the identity keys the grammar computed."""
 
     #: Entry text without any id comment (LESSONS: numbered by its position).
@@ -104,8 +101,7 @@ class ParsedEntry:
     body: str = ""
 
 
-@dataclass(frozen=True)
-class Carved:
+class Carved(msgspec.Struct, frozen=True):
     """The writer kept an archived entry's pointer line: the entry keeps its slot here."""
 
     entry_id: str
@@ -114,12 +110,11 @@ class Carved:
 Piece = ParsedEntry | Carved | str
 
 
-@dataclass(frozen=True)
-class ParsedDoc:
+class ParsedDoc(msgspec.Struct, frozen=True):
     """A proposed file body (contract removed) as pieces, or raw text that has no entries."""
 
     pieces: tuple[Piece, ...] = ()
     #: Previous live entries parsed by the same grammar, by id (for comparisons).
-    previous: Mapping[str, ParsedEntry] = field(default_factory=dict)
+    previous: Mapping[str, ParsedEntry] = msgspec.field(default_factory=dict)
     stored_raw: str | None = None
     warnings: tuple[str, ...] = ()

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from orbital.grammar.asks_md import valid_due
 
@@ -37,8 +38,7 @@ FIELD_ORDER: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(msgspec.Struct, frozen=True):
     """One bullet block: ``lines`` (with newlines) span file lines ``start``..``end`` - 1."""
 
     start: int

@@ -8,7 +8,8 @@ or as a mention (``@decision.<id>``, ``@lesson.<id>``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 _BOLD = r"(?:\*\*|__)?"
 _LINE = re.compile(
@@ -19,8 +20,7 @@ _SINCE = re.compile(r"^(.*?)(?:[ \t,;(]+since[ \t]+(\S+?)\)?)?[.]?$", re.IGNOREC
 _ID_PREFIX = re.compile(r"^(?:id:|@decision\.|@lesson\.|@entry\.)", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class SupersedesLine:
+class SupersedesLine(msgspec.Struct, frozen=True):
     """One ``Supersedes:`` line: the ids it names and its ``since`` as written ("" if none)."""
 
     ids: tuple[str, ...]

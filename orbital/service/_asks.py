@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tqdm import tqdm
-
 from orbital.catalogue import migration_stream
 from orbital.domain.asks import (
     Ask,
@@ -243,6 +241,8 @@ class AsksService:
             return report
         appended = 0
         marks = migration_stream(source.name)
+        from tqdm import tqdm  # only a migration shows a progress bar
+
         bar = tqdm(total=len(plan), unit="item", disable=not progress, leave=False)
         try:
             for start in range(0, len(plan), MIGRATION_CHUNK):

@@ -11,6 +11,8 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import msgspec
+
 from orbital.files import ABSENT, FileGateway, decode_utf8, sha256
 from orbital.grammar.asks_md import append_lines
 from orbital.project import Project
@@ -153,8 +155,7 @@ class Projection:
         return None if added is None else decode_utf8(added, offset=self.disk.size)
 
 
-@dataclass(frozen=True)
-class Changed:
+class Changed(msgspec.Struct, frozen=True):
     """ASKS.md changed on disk since Orbital wrote it: ``raw`` to take in, against
     ``expected`` (the projection; ``None`` when the file predates the store)."""
 

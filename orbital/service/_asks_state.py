@@ -4,7 +4,6 @@ changed) and as of a position (nearest snapshot plus the events after it)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from orbital.catalogue import ASK_PREFIX
@@ -50,8 +49,7 @@ def fold_ask_stream(state: Ask | None, recorded: RecordedEvent) -> Ask | None:
 ASK_REDUCER = Reducer(Ask, fold_ask_stream, encode_ask, decode_ask)
 
 
-@dataclass(frozen=True)
-class AsksNow:
+class AsksNow(msgspec.Struct, frozen=True):
     """A project's asks as of ``head`` (the newest position of its ``ask…`` streams), with
     the indexes the agent's refusals look up; a write updates them by the asks it changed,
     copying none of the rest."""

@@ -98,8 +98,7 @@ class SyncReport(msgspec.Struct, frozen=True):
         )
 
 
-@dataclass(frozen=True)
-class InitReport:
+class InitReport(msgspec.Struct, frozen=True):
     """What ``init`` did: the project, warnings (a file imported, one kept beside because it
     could not be read) and the conflict copies saved beside the projections."""
 

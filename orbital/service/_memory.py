@@ -13,23 +13,17 @@ import datetime as dt
 from collections.abc import Callable, Hashable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES, PROJECT_STREAM
 from orbital.domain.asks import Ask
-from orbital.domain.asks_view import runtime_block, subagent_dropped_line
-from orbital.domain.backstop import plan_backstop
-from orbital.domain.beliefs import view_state
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
-from orbital.domain.mentions import Pointer, pointers_block
 from orbital.domain.removals import check_removals
-from orbital.domain.view_order import ViewParts, assemble, head, head_cost
-from orbital.domain.views import file_view, memory_block
 from orbital.errors import StaleWrite
 from orbital.events import Actor
 from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
-from orbital.grammar.mentions import Mention, find_mentions
 from orbital.grammar.model import FileState
 from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
@@ -41,8 +35,12 @@ from orbital.service._memory_state import MEMORY_KEYS, MEMORY_PREFIXES, Memory
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
-from orbital.service._workspaces import ViewTexts, view_texts
-from orbital.store import Reader
+
+if TYPE_CHECKING:
+    from orbital.domain.mentions import Pointer
+    from orbital.grammar.mentions import Mention
+    from orbital.service._workspaces import ViewTexts
+    from orbital.store import Reader
 
 #: The (project, window, audience) whose views a process keeps (the least recently rendered
 #: goes first), and twice as many time zones of the heads and commit counts they are at.
@@ -145,6 +143,8 @@ class MemoryService:
     def session_end(self, project: Project) -> SessionEndReport:
         """The deterministic backstop (reference §7): demote the coldest entries of files over
         their soft budget, as undoable events; archives are written before live files."""
+        from orbital.domain.backstop import plan_backstop
+
         with self.units.begin(project, Actor.SYSTEM) as u:
             plan = plan_backstop(u.memory.files, u.today, self.count)
             u.append(plan.events)
@@ -214,6 +214,10 @@ class MemoryService:
         """The per-turn injection view, from materialised state (no memory file is read), in
         the order of :mod:`orbital.domain.view_order`; ``at`` (position, instant) renders it
         as it stood then."""
+        # The view's modules load here: a process that only writes (a hook, a CLI write)
+        # never renders one.
+        from orbital.service._workspaces import view_texts
+
         pid = project.project_id
         if at is not None:
             with self.units.ctx.store.reader() as r:
@@ -262,6 +266,8 @@ class MemoryService:
         change of either appends to it (a workspace's change, a notice to each member)."""
         found = self._view_texts.get(pid)
         if found is None or found[0] != version:
+            from orbital.service._workspaces import view_texts
+
             found = self._view_texts[pid] = (version, view_texts(r, pid))
         return found[1]
 
@@ -303,6 +309,11 @@ class MemoryService:
         *,
         cache: bool = False,
     ) -> str:
+        from orbital.domain.asks_view import runtime_block, subagent_dropped_line
+        from orbital.domain.mentions import pointers_block
+        from orbital.domain.view_order import ViewParts, assemble, head, head_cost
+        from orbital.domain.views import memory_block
+
         zone, zone_name = texts.timezone(project)
         today = now.astimezone(zone).date()
         workspace = texts.workspace
@@ -362,6 +373,9 @@ class MemoryService:
         key = (pid, memory.position)
         found = self._texts.get(key) if cache else None
         if found is None:
+            from orbital.domain.beliefs import view_state
+            from orbital.grammar.mentions import find_mentions
+
             found = {}
             mentioned: dict[Mention, None] = {}
             for k in MEMORY_KEYS:
@@ -386,6 +400,8 @@ class MemoryService:
         stay: a write views again only the file it changed."""
         found = self._file_views.get((key, hard, text))
         if found is None:
+            from orbital.domain.views import file_view
+
             found = file_view(key, text, hard, self.count)
             if len(self._file_views) >= FILE_VIEWS_KEPT:
                 del self._file_views[next(iter(self._file_views))]

@@ -7,9 +7,10 @@ reference resolves to (``orbital show --ref``, MCP ``memory_get``). The grammar 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from orbital.domain.asks import Ask
 from orbital.domain.mentions import (
@@ -31,8 +32,7 @@ if TYPE_CHECKING:
     from orbital.service._service import Orbital
 
 
-@dataclass(frozen=True)
-class MentionedFile:
+class MentionedFile(msgspec.Struct, frozen=True):
     """The content of a file of the project a ``@file.<path>`` mention names."""
 
     path: str

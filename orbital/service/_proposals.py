@@ -11,8 +11,9 @@ reverted by it; what both changed is reported as clashes for the caller to refus
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.asks_legacy import decide_legacy_flags, extract_legacy_flags
@@ -56,8 +57,7 @@ def move_legacy_flags(u: Unit, key: str, text: str, actor: Actor | None = None) 
     return text
 
 
-@dataclass(frozen=True)
-class Proposal:
+class Proposal(msgspec.Struct, frozen=True):
     """What a proposal does to today's state: events, the writer's warnings, the version it
     was decided against, and the entries both it and the store changed (left out)."""
 

@@ -15,35 +15,33 @@ from orbital.clock import Clock, clock_from_env, end_of_day
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
-from orbital.domain.entry_pages import EntryPage, EntryQuery
-from orbital.domain.workbench import EntryRow, WorkbenchView
-from orbital.editor.scheduler import EditorScheduler
 from orbital.errors import InvalidInput, Refused, UnknownProject
 from orbital.events import Actor, RecordedEvent
 from orbital.files import FileGateway, memory_file, projected_file
 from orbital.project import Project
-from orbital.service._agents import AgentSessions
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
 from orbital.service._asks_state import ASK_REDUCER
 from orbital.service._checkouts import Checkouts, checkout_of, register
-from orbital.service._claude_code import ClaudeCodeHooks
-from orbital.service._conflicts import ConflictPreview, Conflicts, unmerged_files
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
-from orbital.service._credentials import WARM_TOKEN, Credential, Credentials
 from orbital.service._file_writes import FileWrites
-from orbital.service._history import ConflictCopy, History, HistoryQuery, Revision
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._mentions import Mentions
-from orbital.service._page_sessions import PageSessions
+from orbital.service._on_first_use import OnFirstUse
 from orbital.service._trust import Trust
 from orbital.service._unit import Units
-from orbital.service._workbench import workbench_view
 from orbital.service._workspaces import WORKSPACE_REDUCER, Workspaces, view_texts
 from orbital.store import EventStore, StoreStatus
 from orbital.tokens import CachedCounter
 
 if TYPE_CHECKING:
-    from orbital.service._editor import EditorReport, EditorService
+    from orbital.domain.entry_pages import EntryPage, EntryQuery
+    from orbital.domain.workbench import EntryRow, WorkbenchView
+    from orbital.service._agents import AgentSessions
+    from orbital.service._claude_code import ClaudeCodeHooks
+    from orbital.service._conflicts import ConflictPreview
+    from orbital.service._credentials import Credential
+    from orbital.service._editor import EditorReport
+    from orbital.service._history import ConflictCopy, HistoryQuery, Revision
     from orbital.service._kept import KeptCounter
 
 #: An as-of: an instant, or a position in the log (None: now).
@@ -52,7 +50,7 @@ AsOf = dt.datetime | dt.date | int | None
 REDUCERS = {"ask": ASK_REDUCER, "workspace": WORKSPACE_REDUCER}
 
 
-class Orbital:
+class Orbital(OnFirstUse):
     """The composition root's view of the service: a store and a clock."""
 
     def __init__(
@@ -65,8 +63,6 @@ class Orbital:
     ) -> None:
         self.store = store
         self.clock = clock
-        self.credentials = Credentials(store, clock)
-        self.page_sessions = PageSessions(store, clock, self.credentials)
         #: Opens every use case's unit of work (benchmarks and tests reach the state here).
         self.units = Units(Context(store, clock, mint))
         self._asks = AsksService(self.units)
@@ -78,21 +74,23 @@ class Orbital:
             self.units, counter or CachedCounter(), pointers=self.mentions.pointers
         )
         self._kept_counter: KeptCounter | None = None
-        self._history = History(self.units, self._memory)
         self._writes = FileWrites(self.units, self._asks, self._memory, self.mentions)
-        self.agents = AgentSessions(self)
-        self.claude_code = ClaudeCodeHooks(self)
         self.trust = Trust(self)
-        self._conflicts = Conflicts(self.units, self._history, self._asks)
 
     @functools.cached_property
-    def editor(self) -> EditorService:
-        """The memory editor's use cases (made on first use: the model client's HTTP stack is
-        imported only by a process that runs or checks the editor)."""
-        from orbital.service._editor import EditorService
+    def agents(self) -> AgentSessions:
+        """An agent's session use cases (made on first use, as the parts of
+        :class:`OnFirstUse` are: a CLI write never needs them)."""
+        from orbital.service._agents import AgentSessions
 
-        scheduler = EditorScheduler(self.clock)
-        return EditorService(self.units, self._memory, self._memory.count, scheduler)
+        return AgentSessions(self)
+
+    @functools.cached_property
+    def claude_code(self) -> ClaudeCodeHooks:
+        """Claude Code's hooks (made on first use)."""
+        from orbital.service._claude_code import ClaudeCodeHooks
+
+        return ClaudeCodeHooks(self)
 
     @classmethod
     def open(
@@ -309,6 +307,8 @@ class Orbital:
 
     def unmerged(self, project: str) -> list[str]:
         """Projected files changed on disk and not taken in yet."""
+        from orbital.service._conflicts import unmerged_files
+
         with self.store.reader() as r:
             return unmerged_files(self.units, r, self.store.project(project))
 
@@ -347,6 +347,8 @@ class Orbital:
         a server does this before it takes requests, so its first is as fast as the rest."""
         for found in self.projects():
             self.context_view(found.project_id)
+        from orbital.service._credentials import WARM_TOKEN
+
         self.credentials.verify(WARM_TOKEN)  # the credential read prepared (no such token)
 
     def entry_action(
@@ -471,6 +473,8 @@ class Orbital:
             if project is not None
             else [p for p in self.projects() if caller.reaches(p.project_id)]
         )
+        from orbital.service._workbench import workbench_view
+
         return workbench_view(self._asks, chosen, self.clock.now(), recently_closed)
 
     def memory_entries(self, project: str) -> list[EntryRow]:

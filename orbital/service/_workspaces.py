@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from orbital.catalogue import PROJECT_STREAM, WORKSPACE_PREFIX, WORKSPACES_OWNER, workspace_stream
 from orbital.domain.history import summarize
 from orbital.domain.mentions import Pointer, unresolved_warning
@@ -48,8 +50,7 @@ if TYPE_CHECKING:
 WORKSPACE_REDUCER = Reducer(WorkspaceState, fold_workspace)
 
 
-@dataclass(frozen=True)
-class ViewTexts:
+class ViewTexts(msgspec.Struct, frozen=True):
     """A project's texts for its view: its description, its workspace (None: in none)."""
 
     project: ProjectTexts

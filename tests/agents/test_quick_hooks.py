@@ -25,8 +25,18 @@ from orbital.service._asks_state import AsksState
 from orbital.service._quick_hooks import NOTHING, quick_answer
 from orbital.service._sessions import SessionMark, SessionMarks
 
-#: What no quick answer may import (the store's and the servers' libraries, the tokenizer…).
-HEAVY = ("sqlalchemy", "alembic", "tiktoken", "litestar", "httpx", "mcp", "snowballstemmer")
+#: What no quick answer may import (the store's and the servers' libraries, the tokenizer, the
+#: stemmers, msgspec: the vocabulary a quick answer reads is plain classes).
+HEAVY = (
+    "sqlalchemy",
+    "alembic",
+    "tiktoken",
+    "litestar",
+    "httpx",
+    "mcp",
+    "snowballstemmer",
+    "msgspec",
+)
 ENTRY = (
     "import sys; from orbital.cli import main; main(); print(sorted(sys.modules), file=sys.stderr)"
 )

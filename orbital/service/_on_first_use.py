@@ -1,0 +1,65 @@
+"""The parts of :class:`~orbital.service.Orbital` a short-lived process may never need, made
+(and their modules imported) on first use: a hook or a CLI write is a new process, and what it
+imports is most of what it costs. The person's credentials and page sessions, history and
+conflict copies, and the memory editor (whose model client brings an HTTP stack)."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from orbital.clock import Clock
+    from orbital.service._asks import AsksService
+    from orbital.service._conflicts import Conflicts
+    from orbital.service._credentials import Credentials
+    from orbital.service._editor import EditorService
+    from orbital.service._history import History
+    from orbital.service._memory import MemoryService
+    from orbital.service._page_sessions import PageSessions
+    from orbital.service._unit import Units
+    from orbital.store import EventStore
+
+
+class OnFirstUse:
+    """What :class:`~orbital.service.Orbital` sets up in its constructor, and the parts it
+    makes from them when first asked."""
+
+    store: EventStore
+    clock: Clock
+    units: Units
+    _asks: AsksService
+    _memory: MemoryService
+
+    @functools.cached_property
+    def credentials(self) -> Credentials:
+        from orbital.service._credentials import Credentials
+
+        return Credentials(self.store, self.clock)
+
+    @functools.cached_property
+    def page_sessions(self) -> PageSessions:
+        from orbital.service._page_sessions import PageSessions
+
+        return PageSessions(self.store, self.clock, self.credentials)
+
+    @functools.cached_property
+    def _history(self) -> History:
+        from orbital.service._history import History
+
+        return History(self.units, self._memory)
+
+    @functools.cached_property
+    def _conflicts(self) -> Conflicts:
+        from orbital.service._conflicts import Conflicts
+
+        return Conflicts(self.units, self._history, self._asks)
+
+    @functools.cached_property
+    def editor(self) -> EditorService:
+        """The memory editor's use cases."""
+        from orbital.editor.scheduler import EditorScheduler
+        from orbital.service._editor import EditorService
+
+        scheduler = EditorScheduler(self.clock)
+        return EditorService(self.units, self._memory, self._memory.count, scheduler)
