@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import (
     Ask,

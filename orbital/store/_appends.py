@@ -42,6 +42,7 @@ _UPSERT_HEAD = (
     " ON CONFLICT (project_id, category) DO UPDATE SET last_position = excluded.last_position"
 )
 
+
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     positions: tuple[int, ...]
