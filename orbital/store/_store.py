@@ -83,6 +83,13 @@ class EventStore:
         #: Opened on a store that cannot be written: reads see it as immutable (SQLite cannot
         #: create the ``-shm`` beside it), writes are refused until it is writable again.
         self._read_only = self._file is not None and self._file.read_only()
+        try:
+            self._start(upgrade=upgrade)
+        except BaseException:
+            self.close()  # no connection left for the garbage collector to find open
+            raise
+
+    def _start(self, *, upgrade: bool) -> None:
         if self._read_only:
             self._read_db.dispose()
             self._read_db = open_database(self.url, immediate=False, timeout_ms=0, immutable=True)
