@@ -100,6 +100,7 @@ def serve(
     max_body_bytes: int | None,
 ) -> None:
     """Serve the HTTP API (loopback only unless --host says otherwise)."""
+    _give_back_large_blocks()
     import uvicorn
 
     from orbital.http import HttpSettings, create_app, loopback_hosts
@@ -231,3 +232,21 @@ def token_list(ctx: click.Context) -> None:
             revoked.strftime("%Y-%m-%dT%H:%MZ") if revoked else "",
         )
     Console(soft_wrap=not sys.stdout.isatty()).print(table)
+
+
+def _give_back_large_blocks() -> None:
+    """A long-running server's malloc tuning (glibc only; elsewhere nothing): blocks of
+    128 KiB and more always mapped, so freeing one gives its memory back (glibc raises that
+    threshold after the first big free, and a Workbench page of megabytes, rendered by a
+    worker thread, then stays in the heap), and two arenas rather than one per thread.
+    Measured by ``bench/serve_memory.py``: about 30 MiB less after 100 requests."""
+    import ctypes
+    import ctypes.util
+
+    m_mmap_threshold, m_arena_max = -3, -8
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        libc.mallopt(m_mmap_threshold, 128 * 1024)
+        libc.mallopt(m_arena_max, 2)
+    except (OSError, AttributeError):
+        pass
