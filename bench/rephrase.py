@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import collections
 import datetime as dt
+import functools
 import importlib.metadata
 import json
 import os
@@ -133,15 +134,24 @@ def groups_used(dropped: str, candidate: str) -> set[str]:
 
 @contextmanager
 def synonyms_without(keys: set[str]) -> Iterator[None]:
-    kept = lex.SYNONYMS
+    """The matcher with the synonym groups ``keys`` left out (of the table it ships stemmed
+    too: it is stemmed afresh from the lexicon left)."""
+    kept, shipped = lex.SYNONYMS, rephrase._phrases
     lex.SYNONYMS = [line for line in kept if "=" + line.split("|")[0].replace(" ", "_") not in keys]
-    caches = (rephrase.meaning, rephrase._phrases, rephrase._han_words)
+
+    @functools.cache
+    def phrases(german: bool) -> tuple[rephrase.Phrases, int]:
+        table = rephrase.phrase_table(lex.SYNONYMS, german)
+        return table, max(map(len, table))
+
+    caches = (rephrase.meaning, rephrase._han_words)
+    rephrase._phrases = phrases
     for cache in caches:
         cache.cache_clear()
     try:
         yield
     finally:
-        lex.SYNONYMS = kept
+        lex.SYNONYMS, rephrase._phrases = kept, shipped
         for cache in caches:
             cache.cache_clear()
 

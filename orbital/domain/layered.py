@@ -25,11 +25,12 @@ class Layered(Mapping[K, V], Generic[K, V]):
 
     def __init__(
         self,
-        base: dict[K, V] | None = None,
+        base: Mapping[K, V] | None = None,
         delta: dict[K, V] | None = None,
         max_delta: int = MAX_DELTA,
     ) -> None:
-        self._base: dict[K, V] = base if base is not None else {}
+        #: Any mapping (one that decodes its values when read, say), a dict most often.
+        self._base: Mapping[K, V] = base if base is not None else {}
         self._delta: dict[K, V] = delta if delta is not None else {}
         self._max_delta = max_delta
 
@@ -44,7 +45,9 @@ class Layered(Mapping[K, V], Generic[K, V]):
     def merged(self) -> dict[K, V]:
         """Every entry in one dict (built once per version, the first time it is wanted):
         base keys first in their order, then new keys in the order they were set."""
-        return {**self._base, **self._delta} if self._delta else self._base
+        if self._delta or not isinstance(self._base, dict):
+            return {**self._base, **self._delta}
+        return self._base
 
     def __getitem__(self, key: K) -> V:
         try:

@@ -84,6 +84,10 @@ class AsksState:
         #: The asks kept for the next process (a short-lived one: a hook, a CLI command).
         self.kept: KeptAsks | None = None
         self._keep_next: dict[str, Callable[[], None]] = {}
+        #: Per project: the asks a write transaction (not yet committed) last read, so its
+        #: next read (the unit's decision, then its finish) updates them by what it appended
+        #: instead of building them, the dropped asks' index too, again.
+        self._writing: dict[str, tuple[Writer, AsksNow]] = {}
 
     def now(self, r: Reader, project: str, *, head: int | None = None) -> AsksNow:
         """Current asks from the materialised stream states; only streams that changed since
@@ -91,6 +95,9 @@ class AsksState:
         head when the caller read it already (:class:`~._heads.Heads`)."""
         head = r.prefix_head(project, ASKS_PREFIX) if head is None else head
         cached = self._cache.get(project)
+        writing = self._writing.get(project)
+        if writing is not None and writing[0] is r:
+            cached = writing[1]
         if cached is not None and cached.head == head:
             return cached
         base: tuple[int, dict[str, Ask]] | None = None
@@ -107,6 +114,10 @@ class AsksState:
         keep = self._keeper(r, project, fresh, after if base is not None else -1)
         if isinstance(r, Writer):  # cache only what committed: positions are reused otherwise
             r.on_commit(lambda: self._cache.__setitem__(project, fresh))
+            if writing is None or writing[0] is not r:
+                r.on_commit(lambda: self._done_writing(project))
+                r.on_rollback(lambda: self._done_writing(project))
+            self._writing[project] = (r, fresh)
             # Only the newest state of the transaction is kept, once, when it commits.
             self._keep_next[project] = keep
             r.on_commit(lambda: self._keep_next.pop(project, lambda: None)())
@@ -115,6 +126,9 @@ class AsksState:
             self._cache[project] = fresh
             keep()
         return fresh
+
+    def _done_writing(self, project: str) -> None:
+        self._writing.pop(project, None)
 
     def _keeper(self, r: Reader, project: str, fresh: AsksNow, kept: int) -> Callable[[], None]:
         """What keeps ``fresh`` for the next process (nothing when it is what was kept)."""
