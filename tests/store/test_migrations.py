@@ -122,7 +122,7 @@ def test_0006_makes_each_project_a_checkout_of_this_machine_with_its_checkpoints
     assert [tuple(r) for r in back] == [("shop", "ASKS.md", 7, 120, 99)]
 
 
-def test_0010_stores_ask_states_as_rows_and_back(store_url: str) -> None:
+def test_0009_stores_ask_states_as_rows_and_back(store_url: str) -> None:
     state = (
         '{"id":"a1b2c3","text":"Pick the \\"venue\\"","due":null,"opened":"2026-09-19",'
         '"state":"dropped","updated":"2026-09-22","closed_by":"user","note":"","seq":42}'
@@ -149,7 +149,7 @@ def test_0010_stores_ask_states_as_rows_and_back(store_url: str) -> None:
                     {"s": stream, "v": value},
                 )
             query = sa.text("SELECT stream, state FROM streams ORDER BY stream")
-            command.upgrade(_config(conn), "0010")
+            command.upgrade(_config(conn), "0009")
             rows = conn.execute(query).all()
             command.downgrade(_config(conn), "0008")
             back = conn.execute(query).all()

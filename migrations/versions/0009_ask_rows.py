@@ -7,7 +7,7 @@ revision also keeps that code from opening the store. No table changes.
 
 The layout is repeated here, not imported: a migration is frozen at its revision.
 
-Revision ID: 0010
+Revision ID: 0009
 Revises: 0008
 Create Date: 2026-12-03
 """
@@ -22,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010"
+revision = "0009"
 down_revision = "0008"
 branch_labels = None
 depends_on = None
