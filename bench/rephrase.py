@@ -44,7 +44,7 @@ from pathlib import Path
 from rapidfuzz import fuzz
 from timing import median_ms
 
-from orbital.domain import rephrase
+from orbital.domain import rephrase, rephrase_source
 from orbital.domain import rephrase_lexicon as lex
 from orbital.domain.asks import (
     Ask,
@@ -141,7 +141,7 @@ def synonyms_without(keys: set[str]) -> Iterator[None]:
 
     @functools.cache
     def phrases(german: bool) -> tuple[rephrase.Phrases, int]:
-        table = rephrase.phrase_table(lex.SYNONYMS, german)
+        table = rephrase_source.phrase_table(lex.SYNONYMS, german)
         return table, max(map(len, table))
 
     caches = (rephrase.meaning, rephrase._han_words)

@@ -10,7 +10,8 @@ import pytest
 
 from orbital.domain import rephrase_lexicon as lex
 from orbital.domain import rephrase_phrases
-from orbital.domain.rephrase import phrase_table, phrases_module, restated, same_intent
+from orbital.domain.rephrase import restated, same_intent
+from orbital.domain.rephrase_source import phrase_table, phrases_module
 
 DEV = Path(__file__).parent / "data" / "rephrase-dev.jsonl"
 
@@ -129,7 +130,7 @@ def test_restated_names_the_closest_existing_entry() -> None:
 
 
 def test_the_shipped_synonym_table_is_the_lexicon_stemmed() -> None:
-    """``rephrase_phrases`` is generated (``rephrase.phrases_module()``): it must be what
+    """``rephrase_phrases`` is generated (``rephrase_source.phrases_module()``): it must be what
     stemming the lexicon gives now."""
     for german in (False, True):
         assert rephrase_phrases.PHRASES[german] == phrase_table(lex.SYNONYMS, german)
