@@ -161,9 +161,11 @@ def prepare_sqlite_file(database: str) -> None:
     if database == ":memory:" or database.startswith("file:"):
         return
     directory = Path(database).expanduser().parent
+    if directory.is_dir():
+        return  # the common case, answered without importing platformdirs
     if directory == _default_directory():
         directory.mkdir(parents=True, exist_ok=True)
-    elif not directory.is_dir():
+    else:
         raise InvalidInput(
             f"the store's directory {directory} does not exist: check ORBITAL_DB / --db, "
             "or create the directory first"
