@@ -22,13 +22,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-from timing import free_port
+from timing import served
 
 HOST = "127.0.0.1"
 TARGET_MIB = 100.0
@@ -86,24 +85,10 @@ def rss_mib(pid: int) -> tuple[float, float]:
 
 @contextmanager
 def started(command: list[str]) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """A server process; yields it and its URL once it answers."""
-    port = free_port(HOST)
-    process = subprocess.Popen([*command, str(port)], stdout=subprocess.DEVNULL)
-    url = f"http://{HOST}:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                httpx.get(f"{url}/health", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError(f"{command[0]} did not start") from None
-                time.sleep(0.05)
-        yield process, url
-    finally:
-        process.terminate()
-        process.wait(10)
+    """A server process (a 100,000-event project may take long to open); yields it and its
+    URL once it answers."""
+    with served(command, HOST, timeout=120) as found:
+        yield found
 
 
 def orbital_round(workdir: Path) -> dict[str, tuple[float, float]]:

@@ -6,8 +6,12 @@ from __future__ import annotations
 import argparse
 import socket
 import statistics
+import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import httpx
 
 
 def median_ms(samples: list[float]) -> float:
@@ -38,3 +42,28 @@ def quick_run(doc: str | None, help: str) -> bool:
     parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=help)
     return bool(parser.parse_args().quick)
+
+
+@contextmanager
+def served(
+    command: list[str], host: str = "127.0.0.1", *, timeout: float = 30
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A server started as ``command`` plus a free port; yields it and its URL once its
+    ``/health`` answers, and stops it afterwards."""
+    port = free_port(host)
+    process = subprocess.Popen([*command, str(port)], stdout=subprocess.DEVNULL)
+    url = f"http://{host}:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                httpx.get(f"{url}/health", timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError(f"{command[0]} did not start") from None
+                time.sleep(0.05)
+        yield process, url
+    finally:
+        process.terminate()
+        process.wait(10)

@@ -22,7 +22,6 @@ import datetime as dt
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-from timing import free_port
+from timing import served
 
 from orbital.service import Orbital
 
@@ -103,23 +102,8 @@ def serve(port: int, workdir: str) -> None:
 
 @contextmanager
 def server(workdir: Path) -> Iterator[str]:
-    port = free_port(HOST)
-    process = subprocess.Popen([sys.executable, __file__, "--serve", str(workdir), str(port)])
-    url = f"http://{HOST}:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{url}/health", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("the server did not start") from None
-                time.sleep(0.05)
+    with served([sys.executable, __file__, "--serve", str(workdir)], HOST) as (_, url):
         yield url
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def signed_in(client: httpx.Client, token: str) -> None:
