@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any, Literal
 
+import anyio
 import msgspec
 from litestar import Response, Router, get, post, put, route
 from litestar.datastructures import ResponseHeader
@@ -221,9 +223,8 @@ _VIEWS = EncodedViews()
         304: ResponseSpec(None, description="The view is the one `If-None-Match` names."),
     },
     response_headers=[_CONTEXT_ETAG],
-    sync_to_thread=True,
 )
-def context(
+async def context(
     service: NamedDependency[Orbital],
     target: NamedDependency[Project],
     window: Annotated[
@@ -244,9 +245,16 @@ def context(
         ),
     ] = None,
 ) -> Response[ContextView]:
-    view = service.context_view(
-        target.project_id, window=window, audience=audience, as_of=parse_as_of(as_of or None)
-    )
+    # A view kept since the last commit is answered on the event loop (a handoff to a worker
+    # thread cost more than the rest of the request); reading or rendering one is not.
+    at = parse_as_of(as_of or None)
+    view = None if at is not None else service.kept_view(target, window=window, audience=audience)
+    if view is None:
+        view = await anyio.to_thread.run_sync(
+            partial(
+                service.context_view, target.project_id, window=window, audience=audience, as_of=at
+            )
+        )
     body, tag = _VIEWS.encoded(target.project_id, audience, window, view)
     # The body is ContextView's JSON as bytes, encoded once per view; the annotation is what
     # the document states.

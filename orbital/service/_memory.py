@@ -227,10 +227,9 @@ class MemoryService:
             return self._assemble(project, memory, asks, texts, at[1], window, audience)
         now = self.units.ctx.clock.now()
         store = self.units.ctx.store
-        # Nothing committed to the store since (its commit count): no query at all.
         changes = store.changes()
         since = ("changes", pid, "commits", changes)
-        cached = self._cached(project, since, now, window, audience) if changes else None
+        cached = self._since(project, changes, now, window, audience)
         if cached is not None:
             return cached[1]
         with store.reader() as r:
@@ -260,6 +259,28 @@ class MemoryService:
             today = now.astimezone(zone).date()
             self._remember(since, zone, (pid, window, audience), today, view)
         return view
+
+    def kept_view(self, project: Project, *, window: int | None, audience: str) -> str | None:
+        """The view this process rendered last, if nothing was committed to the store since
+        (no query, so a server answers it without leaving its event loop); else None."""
+        now = self.units.ctx.clock.now()
+        cached = self._since(project, self.units.ctx.store.changes(), now, window, audience)
+        return None if cached is None else cached[1]
+
+    def _since(
+        self,
+        project: Project,
+        changes: int | None,
+        now: dt.datetime,
+        window: int | None,
+        audience: str,
+    ) -> tuple[dt.tzinfo, str] | None:
+        """The view kept at the store's commit count ``changes`` (SQLite's; PostgreSQL has
+        none): nothing committed since it was rendered."""
+        if not changes:
+            return None
+        since = ("changes", project.project_id, "commits", changes)
+        return self._cached(project, since, now, window, audience)
 
     def _view_texts_now(self, r: Reader, pid: str, version: int) -> ViewTexts:
         """The project's description and workspace now, kept by the head of its stream: a

@@ -335,6 +335,11 @@ class Orbital(OnFirstUse):
         at = self.as_of(project, as_of)
         return self._memory.view(found, window=window, audience=audience, at=at)
 
+    def kept_view(self, project: Project, *, window: int | None, audience: str) -> str | None:
+        """:meth:`context_view` now, if this process has it and nothing was committed since;
+        None when it must be read (then call :meth:`context_view`, off the event loop)."""
+        return self._memory.kept_view(project, window=window, audience=audience)
+
     def view_today(self, project: Project) -> tuple[dt.date, str]:
         """Today in the view's time zone (the workspace's, else the project's) and that zone's
         IANA name ("" for the machine's local zone)."""

@@ -129,6 +129,7 @@ def test_editor_and_tokenizer_failures_are_not_the_clients_fault(
         raise errors.TokenizerUnavailable("cl100k_base.tiktoken not found")
 
     monkeypatch.setattr(Orbital, "context_view", no_tokenizer)
+    monkeypatch.setattr(Orbital, "kept_view", lambda *_a, **_k: None)  # the view is rendered
     view = client.get(f"/api/v1/projects/{world.alpha}/context", headers=bearer(world.agent))
     assert (view.status_code, view.json()["type"]) == (500, "/problems/internal-error")
 

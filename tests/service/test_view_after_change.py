@@ -126,3 +126,27 @@ def test_a_write_of_one_file_keeps_the_others_mentions_and_views(env: Env, store
     assert "Chose: Redis for the queue." in view
     assert view.count("1. Follow @decision.use-postgres") == 1
     assert view == fresh_views(store_url, project)[0]
+
+
+@pytest.mark.parametrize("writer", ["this process", "another process"])
+def test_a_view_kept_since_the_last_commit_is_never_one_from_before_it(
+    env: Env, store_url: str, backend: str, writer: str
+) -> None:
+    """``kept_view`` (what the served ``GET …/context`` answers on its event loop) is the
+    view itself while nothing was committed, and nothing at all once anything was."""
+    service, project = env.orbital, env.project
+    for part in ("ask", "memory"):
+        view = service.context_view(project)
+        kept = service.kept_view(service.project_by_id(project), window=None, audience="agent")
+        # PostgreSQL has no commit count to trust: there every view is read.
+        assert kept == (view if backend == "sqlite" else None)
+        text = f"Marker {part} {writer.split()[0]}"
+        if writer == "this process":
+            change(service, project, part, text)
+        else:
+            args = [sys.executable, "-c", ENTRY, store_url, project, part, text]
+            subprocess.run(args, cwd=ROOT, check=True, capture_output=True, timeout=120)
+        assert (
+            service.kept_view(service.project_by_id(project), window=None, audience="agent") is None
+        )
+        assert text in service.context_view(project)
