@@ -44,6 +44,17 @@ def change(service: Orbital, project: str, part: str, text: str) -> None:
         )
 
 
+def change_by(
+    writer: str, service: Orbital, store_url: str, project: str, part: str, text: str
+) -> None:
+    """:func:`change`, made by ``service`` ("this process") or by a new process."""
+    if writer == "this process":
+        change(service, project, part, text)
+    else:
+        args = [sys.executable, "-c", ENTRY, store_url, project, part, text]
+        subprocess.run(args, cwd=ROOT, check=True, capture_output=True, timeout=120)
+
+
 def main() -> None:
     """``python -c ENTRY URL PROJECT PART TEXT``: the change, made by another process."""
     url, project, part, text = sys.argv[1:5]
@@ -66,11 +77,7 @@ def test_each_change_shows_in_the_very_next_view(env: Env, store_url: str, write
         service.context_view(project)  # kept before the change
         service.context_view(project, audience="subagent")
         text = f"Marker {part} {writer.split()[0]}"
-        if writer == "this process":
-            change(service, project, part, text)
-        else:
-            args = [sys.executable, "-c", ENTRY, store_url, project, part, text]
-            subprocess.run(args, cwd=ROOT, check=True, capture_output=True, timeout=120)
+        change_by(writer, service, store_url, project, part, text)
         view = service.context_view(project)
         assert text in view, part
         assert (view, service.context_view(project, audience="subagent")) == fresh_views(
@@ -141,11 +148,7 @@ def test_a_view_kept_since_the_last_commit_is_never_one_from_before_it(
         # PostgreSQL has no commit count to trust: there every view is read.
         assert kept == (view if backend == "sqlite" else None)
         text = f"Marker {part} {writer.split()[0]}"
-        if writer == "this process":
-            change(service, project, part, text)
-        else:
-            args = [sys.executable, "-c", ENTRY, store_url, project, part, text]
-            subprocess.run(args, cwd=ROOT, check=True, capture_output=True, timeout=120)
+        change_by(writer, service, store_url, project, part, text)
         assert (
             service.kept_view(service.project_by_id(project), window=None, audience="agent") is None
         )
