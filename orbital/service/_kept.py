@@ -153,7 +153,8 @@ class KeptAsks:
 class KeptCounter:
     """A token counter whose counts outlive the process: read from ``path`` at the first
     count, written back by :meth:`save` when this process counted a new text; the tokenizer's
-    decoded table is kept beside it (``cl100k.msgpack``) for the next process that counts."""
+    rank table is kept beside it (``cl100k.ranks``, mapped, not decoded) for the next process
+    that counts."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -165,7 +166,7 @@ class KeptCounter:
 
             from orbital.tokens import CachedCounter
 
-            table = self.path.with_name("cl100k.msgpack")
+            table = self.path.with_name("cl100k.ranks")
             self._counter = CachedCounter(max_entries=KEEP_COUNTS, kept_table=table)
             try:
                 known = msgspec.msgpack.decode(self.path.read_bytes(), type=dict[bytes, int])

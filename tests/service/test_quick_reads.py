@@ -198,7 +198,7 @@ def test_an_ask_write_keeps_the_asks_after_it(
 
 
 def test_the_tokenizer_table_is_kept_whole_or_not_at_all(tmp_path: Path) -> None:
-    kept = tmp_path / "cl100k.msgpack"
+    kept = tmp_path / "cl100k.ranks"
     text = "Reason: every command is a new process, so it keeps what it decoded."
     official = load_encoding(offline_data_path())
     first = load_encoding(offline_data_path(), kept)  # decodes the file, keeps the table

