@@ -93,6 +93,9 @@ EDITOR_STREAM = "editor"
 ASK_PREFIX = "ask:"
 ENTRY_PREFIX = "entry:"
 FILE_PREFIX = "file:"
+#: The streams the memory files are folded from: a memory file's text is a function of
+#: these alone (what a kept file text is keyed by).
+MEMORY_PREFIXES: tuple[str, ...] = (ENTRY_PREFIX, FILE_PREFIX)
 MIGRATION_PREFIX = "migration:"
 #: The store's owner of every workspace's stream (``workspace:<name>``): a reserved row of the
 #: projects registry (migration 0007) that is never listed nor read as a project. A slug of a

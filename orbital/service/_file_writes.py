@@ -73,13 +73,13 @@ class FileWrites:
         else:
             self.memory.decide_write(u, key, content, base=base, remove=remove)
 
-    @staticmethod
-    def _written(u: Unit, key: str) -> WriteOutcome:
+    def _written(self, u: Unit, key: str) -> WriteOutcome:
         """What a write reports: the file as it now stands, warnings, events, and (memory
         files) its version."""
         if key == "asks":
             return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
         assert u.memory_after is not None  # set when the unit ended
+        self.memory.keep_written(u, key)
         return WriteOutcome(
             u.text_after(key),
             u.warnings,

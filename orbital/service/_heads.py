@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from orbital.store import Reader
+if TYPE_CHECKING:  # a quick read builds Heads from its own statement, without the store
+    from orbital.store import Reader
 
 
 @dataclass(frozen=True)
@@ -30,12 +32,17 @@ class Heads:
     def of(self, *prefixes: str) -> int:
         """As :meth:`Reader.prefix_head`, the newest of ``prefixes``: ``ask:`` covers the
         ``ask`` category, ``ask`` every category that starts with it (``ask``, ``asks``)."""
+        return self.newest(*prefixes)[0]
+
+    def newest(self, *prefixes: str) -> tuple[int, str]:
+        """The last position of ``prefixes`` (as :meth:`of`) and that event's id: what a
+        projection of those streams alone is kept under."""
         return max(
             (
-                last
-                for name, (last, _) in self.categories.items()
+                head
+                for name, head in self.categories.items()
                 for prefix in prefixes
                 if (name == prefix[:-1] if prefix.endswith(":") else name.startswith(prefix))
             ),
-            default=0,
+            default=(0, ""),
         )

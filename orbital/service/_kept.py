@@ -75,7 +75,9 @@ def zone_named(name: str, project: Project) -> dt.tzinfo:
 
 
 def file_key(project: str, head: Head, name: str) -> tuple[Hashable, ...]:
-    """What projected file ``name`` at ``head`` is of."""
+    """What projected file ``name`` is of: ``head`` is the newest memory event
+    (:data:`~orbital.catalogue.MEMORY_PREFIXES`), as a memory file is a function of those
+    streams alone, so a change elsewhere (an ask) keeps it."""
     return ("file", project, *head, name)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES, PROJECT_STREAM
+from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES, MEMORY_PREFIXES, PROJECT_STREAM
 from orbital.domain.asks import Ask
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
@@ -31,7 +31,7 @@ from orbital.service._asks_state import ASKS_PREFIX
 from orbital.service._context import EventSummary, WriteOutcome
 from orbital.service._heads import Heads
 from orbital.service._kept import KeptTexts, file_key, view_key, zone_key, zone_named
-from orbital.service._memory_state import MEMORY_KEYS, MEMORY_PREFIXES, Memory
+from orbital.service._memory_state import MEMORY_KEYS, Memory
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
@@ -179,7 +179,7 @@ class MemoryService:
         if kept is None:
             return render(self.load(project))
         with self.units.ctx.store.reader() as r:
-            key = file_key(pid, r.head_event(pid), name)
+            key = file_key(pid, Heads.read(r, pid).newest(*MEMORY_PREFIXES), name)
             text = kept.get(key)
             if text is not None:
                 return text
@@ -187,6 +187,11 @@ class MemoryService:
         text = render(memory)
         kept.put(key, text)
         return text
+
+    def keep_written(self, u: Unit, key: str) -> None:
+        """Keep memory file ``key`` as unit ``u`` committed it, for the next process's read."""
+        if self.kept is not None and u.memory_head is not None and not u.refused:
+            self.kept.put(file_key(u.pid, u.memory_head, MEMORY_FILES[key]), u.text_after(key))
 
     def load(self, project: Project, *, at: int | None = None) -> Memory:
         """The memory files now or as of position ``at`` (nothing taken in)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from orbital.catalogue import ARCHIVE_FILES, ENTRY_PREFIX, FILE_PREFIX, LAYER1_KEYS, MEMORY_FILES
+from orbital.catalogue import ARCHIVE_FILES, LAYER1_KEYS, MEMORY_FILES, MEMORY_PREFIXES
 from orbital.domain.entries import fold_file
 from orbital.events import Event
 from orbital.files import ABSENT, FileGateway
@@ -28,7 +28,6 @@ from orbital.service._held import memory_not_landed
 from orbital.store import Checkpoint, Reader, Writer
 
 MEMORY_KEYS = LAYER1_KEYS
-MEMORY_PREFIXES: tuple[str, ...] = (ENTRY_PREFIX, FILE_PREFIX)
 SNAPSHOT_NAME = "memory"
 #: Fold at most this many events on a cold load before a new snapshot is written.
 SNAPSHOT_EVERY = 64

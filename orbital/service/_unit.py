@@ -22,7 +22,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, file_stream, stream_id
+from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
 from orbital.domain.entries import stream_for
 from orbital.domain.history import summarize
 from orbital.events import Actor, Event, event_type
@@ -40,7 +40,8 @@ from orbital.service._asks_file import AsksFile, Projection
 from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
 from orbital.service._context import Context, EventSummary
 from orbital.service._hand_edits import take_in_asks, take_in_memory
-from orbital.service._memory_state import MEMORY_KEYS, MEMORY_PREFIXES, Memory, MemoryFiles
+from orbital.service._heads import Heads
+from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
 from orbital.store import Writer
 
 
@@ -104,6 +105,8 @@ class Unit:
         self._restore = self._create = False
         #: After the unit ended: the memory files and the ASKS.md text (or its builder).
         self.memory_after: Memory | None = None
+        #: With :attr:`memory_after`: the newest memory event then, what its texts are of.
+        self.memory_head: tuple[int, str] | None = None
         #: The live memory files' texts as the unit wrote them.
         self._texts: dict[str, str] = {}
         self.asks_text: str | Callable[[], str] = ""
@@ -334,6 +337,7 @@ class Unit:
                     files=self.held,
                 )
             self.memory_after = after
+            self.memory_head = Heads(self.w.category_heads(self.pid)).newest(*MEMORY_PREFIXES)
         if self._ask_events:
             self.units.asks.maybe_snapshot(self.w, self.pid, self._ask_events)
             # The asks after the change, kept once it commits: the next view reads none.

@@ -22,7 +22,7 @@ from typing import Any
 
 from orbital.errors import OrbitalError
 from orbital.project import Project, this_machine
-from orbital.store._db import Params, default_url, instant, plain_sqlite_file
+from orbital.store._db import SELECT_HEADS, Params, default_url, instant, plain_sqlite_file
 from orbital.store._migrate import at_newest_revision
 from orbital.store._sqlite_db import SqliteDatabase
 
@@ -73,6 +73,11 @@ class QuickReader:
             {"p": project},
         )
         return (0, "") if not rows else (int(rows[0][0]), str(rows[0][1]))
+
+    def category_heads(self, project: str) -> dict[str, tuple[int, str]]:
+        """Each stream category's last position and event id (as ``Reader.category_heads``)."""
+        rows = self._rows(SELECT_HEADS, {"p": project})
+        return {str(c): (int(last), str(event_id)) for c, last, event_id in rows}
 
     def checkpoint(self, checkout: str, name: str) -> tuple[int, int] | None:
         """``(size, mtime_ns)`` of projection ``name`` as Orbital last wrote it in a

@@ -13,7 +13,7 @@ from typing import Any
 from orbital.events import Actor, RecordedEvent, decode_event
 from orbital.store._base import AFTER, category, naive_utc
 from orbital.store._credentials import CredentialReads
-from orbital.store._db import instant
+from orbital.store._db import SELECT_HEADS, instant
 from orbital.store._projects import ProjectReads
 from orbital.store._snapshots import SnapshotReads
 
@@ -34,10 +34,6 @@ _SELECT_STATES = (
     " ORDER BY last_position"
 )
 #: Every category head of a project with the id of its event (a primary-key probe each).
-_SELECT_HEADS = (
-    "SELECT h.category, h.last_position, e.event_id FROM heads AS h"
-    " JOIN events AS e ON e.position = h.last_position WHERE h.project_id = :p"
-)
 _SELECT_STREAM_NAMES = (
     "SELECT stream FROM streams WHERE project_id = :p AND stream >= :lo AND stream < :hi"
 )
@@ -281,7 +277,7 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         """Each stream category of the project -> its last position and that event's id, in
         one statement: the newest is :meth:`head_event`, and any :meth:`prefix_head` is the
         newest of the categories it covers, so a reader that needs several asks once."""
-        rows = self._conn.execute(_SELECT_HEADS, {"p": project})
+        rows = self._conn.execute(SELECT_HEADS, {"p": project})
         return {str(c): (int(last), str(event_id)) for c, last, event_id in rows}
 
     def _decode_state(self, stream: str, raw: str | None) -> Any:

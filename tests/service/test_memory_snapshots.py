@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from orbital.catalogue import MEMORY_PREFIXES
 from orbital.clock import FixedClock
 from orbital.domain.asks import random_minter
 from orbital.domain.entries import fold_file
 from orbital.events import Actor, RecordedEvent
 from orbital.grammar.render import render_file
 from orbital.service import Orbital
-from orbital.service._memory_state import MEMORY_PREFIXES, SNAPSHOT_EVERY, SNAPSHOT_NAME
+from orbital.service._memory_state import SNAPSHOT_EVERY, SNAPSHOT_NAME
 from orbital.store import Reader
 from tests.service.conftest import TODAY
 

@@ -106,6 +106,25 @@ def test_a_kept_read_is_never_of_another_head(project: Path, orbital_db: str) ->
     assert b"Moved on" in shown
 
 
+def test_a_written_file_is_kept_until_the_memory_moves(
+    project: Path, orbital_db: str, backend: str
+) -> None:
+    where = ("--project", str(project))
+    text = _full("show", "DECISIONS.md", *where).decode() + DECISION.replace(
+        "Keep reads warm", "Wrote"
+    )
+    written = CliRunner().invoke(cli, ["write", "DECISIONS.md", *where], input=text)
+    assert written.exit_code == 0, written.output
+    opened = CliRunner().invoke(cli, ["ask", "open", "Check the kept file", *where])
+    assert opened.exit_code == 0, opened.output  # an ask moves the project, not the memory
+    shown, imported = _process("show", "DECISIONS.md", *where)
+    assert shown == _full("show", "DECISIONS.md", *where) and b"## Wrote" in shown
+    assert "click" not in imported or backend != "sqlite"  # the text the write kept
+    _decide(orbital_db, project, "Moved on")  # a process that keeps nothing
+    after, imported = _process("show", "DECISIONS.md", *where)
+    assert b"## Moved on" in after and "click" in imported
+
+
 @pytest.mark.sqlite_only("the quick reader reads SQLite alone; PostgreSQL takes the full path")
 def test_a_line_the_quick_read_does_not_take_goes_to_click(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
