@@ -51,6 +51,8 @@ class FileWrites:
         if not u.refused and b"@" in content:  # no mention without one: nothing to decode
             proposed = content.decode("utf-8", errors="replace")
             u.warnings += self.mentions.warnings(found, MEMORY_FILES[key], [proposed])
+        if key != "asks":
+            self.memory.keep_written(u, key)
         if u.held is not None and u.held.data is not None:
             text = u.held.data.decode("utf-8")
             return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
@@ -73,13 +75,13 @@ class FileWrites:
         else:
             self.memory.decide_write(u, key, content, base=base, remove=remove)
 
-    def _written(self, u: Unit, key: str) -> WriteOutcome:
+    @staticmethod
+    def _written(u: Unit, key: str) -> WriteOutcome:
         """What a write reports: the file as it now stands, warnings, events, and (memory
         files) its version."""
         if key == "asks":
             return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
         assert u.memory_after is not None  # set when the unit ended
-        self.memory.keep_written(u, key)
         return WriteOutcome(
             u.text_after(key),
             u.warnings,
