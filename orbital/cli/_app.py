@@ -60,10 +60,13 @@ def service_of(ctx: click.Context) -> Orbital:
             "workspace create"
         )
         service = Orbital.open(ctx.obj["db"], create=creates)
-        # A command is a new process: what the last one computed is kept for the next (not
-        # by a server, which keeps its caches in memory and would only pay for the writes).
+        # A command is a new process: what the last one computed is kept for the next (a
+        # server keeps its caches in memory and would only pay for the writes; it keeps token
+        # counts for its next start, and counts in Python, without the encoder's memory).
         if ctx.command.name not in SERVERS:
             service.keep_caches(state_dir() / "cache")
+        else:
+            service.keep_counts(state_dir() / "cache")
         ctx.obj["service"] = service
         ctx.call_on_close(service.close)
     assert isinstance(service, Orbital)

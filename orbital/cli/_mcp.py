@@ -26,10 +26,7 @@ def mcp_command(ctx: click.Context, project_path: Path) -> None:
     from orbital.mcp import serve_stdio
 
     def opener() -> tuple[Orbital, str]:
-        from orbital.service._sessions import state_dir
-
         service, project = project_of(ctx, project_path)
-        service.keep_counts(state_dir() / "cache")
         return service, project.project_id
 
     serve_stdio(opener)

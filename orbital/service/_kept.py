@@ -158,8 +158,9 @@ class KeptCounter:
     rank table is kept beside it (``cl100k.ranks``, mapped, not decoded) for the next process
     that counts."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, python_budget: int | None) -> None:
         self.path = path
+        self._python_budget = python_budget
         self._counter: CachedCounter | None = None
 
     def _loaded(self) -> CachedCounter:
@@ -169,7 +170,9 @@ class KeptCounter:
             from orbital.tokens import CachedCounter
 
             table = self.path.with_name("cl100k.ranks")
-            self._counter = CachedCounter(max_entries=KEEP_COUNTS, kept_table=table)
+            self._counter = CachedCounter(
+                max_entries=KEEP_COUNTS, kept_table=table, python_budget=self._python_budget
+            )
             try:
                 known = msgspec.msgpack.decode(self.path.read_bytes(), type=dict[bytes, int])
             except (OSError, msgspec.DecodeError, msgspec.ValidationError):

@@ -103,6 +103,9 @@ def test_a_few_texts_are_counted_without_loading_the_encoder(
     assert count(small) == len(encode(small)) and loaded == []
     big = "word " * (tokens.PYTHON_BUDGET // 5 + 1)  # over the process's budget
     assert count(big) == len(encode(big)) and loaded == [(kept,)]
+    loaded.clear()
+    server = CachedCounter(kept_table=kept, python_budget=None)  # never the encoder
+    assert server(big) == len(encode(big)) and server(small) == count(small) and loaded == []
 
 
 def test_a_damaged_rank_table_is_built_again(tmp_path: Path) -> None:

@@ -149,7 +149,7 @@ def test_a_line_the_quick_read_does_not_take_goes_to_click(
 
 def test_token_counts_outlive_the_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "tokens.msgpack"
-    counter = KeptCounter(path)
+    counter = KeptCounter(path, None)
     texts = ["Chose: kept texts.", "Reason: every command is a new process. " * 40]
     counts = [counter(t) for t in texts]
     assert counts == [CachedCounter()(t) for t in texts]
@@ -159,11 +159,11 @@ def test_token_counts_outlive_the_process(tmp_path: Path, monkeypatch: pytest.Mo
         raise AssertionError("the tokenizer was loaded again")
 
     monkeypatch.setattr("orbital.tokens.default_encoding", no_encoding)
-    again = KeptCounter(path)
+    again = KeptCounter(path, None)
     assert [again(t) for t in texts] == counts
     path.write_bytes(b"not counts")
     monkeypatch.undo()
-    assert [KeptCounter(path)(t) for t in texts] == counts  # unreadable: counted again
+    assert [KeptCounter(path, None)(t) for t in texts] == counts  # unreadable: counted again
 
 
 def test_kept_asks_are_read_back_only_for_the_same_log(
