@@ -10,6 +10,8 @@ from litestar.di import NamedDependency, Provide
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
+from litestar.plugins import PluginProtocol
+from litestar.plugins.core import MsgspecDIPlugin
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Redirect
 from litestar.static_files import create_static_files_router
@@ -62,6 +64,17 @@ def home() -> Redirect:
     return Redirect("/workbench", status_code=303)
 
 
+class _Litestar(Litestar):
+    """Litestar without the plugins it adds for libraries merely installed (pydantic and
+    attrs, which the MCP SDK brings): no route takes or returns their types, and importing
+    pydantic at start was 7 MiB of a server's memory (``bench/serve_memory.py``). The SDK
+    imports it when the first ``/mcp`` request comes."""
+
+    @staticmethod
+    def _get_default_plugins(plugins: list[PluginProtocol]) -> list[PluginProtocol]:
+        return [*plugins, MsgspecDIPlugin()]
+
+
 async def _warm_threads() -> None:
     """Start the worker thread the synchronous routes run on before the first request."""
     await asyncio.get_running_loop().run_in_executor(None, lambda: None)
@@ -72,7 +85,7 @@ def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litest
     settings = settings or HttpSettings()
     notices = Notices()
     mcp, mcp_lifespan = mcp_mount(service, settings)
-    app = Litestar(
+    app = _Litestar(
         route_handlers=[
             health,
             home,
