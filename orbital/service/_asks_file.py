@@ -34,7 +34,10 @@ class OnDisk:
     whole is wanted), with the set of the file's lines (to tell a written line from a moved
     one) and the text, both made on first use: a server that only reads never holds them
     (at 100k events, twice the file's size each). Successive versions share the line set: it
-    grows only when the append that adds the lines has committed.
+    grows only when the append that adds the lines has committed. A file found on disk as
+    its checkpoint describes it is read when a write first compares with it (``pieces`` a
+    function that reads them), and stays unread through appends: a server that only reads,
+    or only opens and closes asks, never holds its bytes either (6.2 MiB at 100k events).
     """
 
     #: Pieces kept before they are joined into one (bounds the piece-by-piece comparison).
@@ -44,13 +47,14 @@ class OnDisk:
         self,
         size: int,
         mtime_ns: int,
-        pieces: list[bytes],
+        pieces: list[bytes] | Callable[[], bytes],
         lines: set[str] | None = None,
         text: str | None = None,
     ) -> None:
         self.size, self.mtime_ns = size, mtime_ns
         self._lines = lines
-        self._pieces = pieces
+        self._read = pieces if callable(pieces) else None
+        self._kept = None if callable(pieces) else pieces
         self._text = text
         #: The previous version's text, when it was decoded: this one's is it plus the last piece.
         self._text_before: str | None = None
@@ -58,6 +62,14 @@ class OnDisk:
     @classmethod
     def of(cls, size: int, mtime_ns: int, raw: bytes, text: str) -> OnDisk:
         return cls(size, mtime_ns, [raw], text=text)
+
+    @property
+    def _pieces(self) -> list[bytes]:
+        """The file's bytes, read on first use when they were not given."""
+        if self._kept is None:
+            assert self._read is not None
+            self._kept, self._read = [self._read()], None
+        return self._kept
 
     @property
     def lines(self) -> set[str]:
@@ -81,7 +93,7 @@ class OnDisk:
                 self._text_before = None
             else:
                 if len(self._pieces) > 1:
-                    self._pieces = [b"".join(self._pieces)]
+                    self._kept = [b"".join(self._pieces)]
                 self._text = self._pieces[0].decode("utf-8")
         return self._text
 
@@ -112,8 +124,15 @@ class OnDisk:
             offset += len(part)
         return content[offset:]
 
+    def grow(self, lines: list[str]) -> None:
+        """Add appended ``lines`` to the line set (shared with the next version), if made."""
+        if self._lines is not None:
+            self._lines.update(lines)
+
     def appended(self, size: int, mtime_ns: int, added: bytes) -> OnDisk:
         """This file once ``added`` was appended (its line set still to be grown)."""
+        if self._read is not None:  # never read: the longer file is read when wanted
+            return OnDisk(size, mtime_ns, self._read)
         pieces = self._pieces if len(self._pieces) < self.MAX_PIECES else [b"".join(self._pieces)]
         after = OnDisk(size, mtime_ns, [*pieces, added], self._lines)
         after._text_before = self._text
@@ -185,8 +204,7 @@ class AsksFile:
         ):
             known = self._on_disk.get(project.checkout)
             if known is None or known.stat != stat:
-                raw = files.read_bytes(ASKS_FILE) or b""
-                known = OnDisk(stat[0], stat[1], [raw])
+                known = OnDisk(stat[0], stat[1], lambda: files.read_bytes(ASKS_FILE) or b"")
                 self._on_disk[project.checkout] = known  # what the committed checkpoint describes
             return Projection(known)
         if stat is None:
@@ -251,7 +269,7 @@ class AsksFile:
             after = disk.appended(stamp.size, stamp.mtime_ns, added)
 
             def publish() -> None:
-                disk.lines.update(lines)
+                disk.grow(lines)
                 self._on_disk[project.checkout] = after
 
             w.on_commit(publish)

@@ -144,6 +144,30 @@ def test_many_appends_in_one_process_keep_file_outcome_and_store_in_step(env: En
         fresh.close()
 
 
+def test_a_process_that_never_read_the_file_appends_and_decides_against_the_disk(
+    env: Env,
+) -> None:
+    """Another process finds ASKS.md as Orbital wrote it and reads it only when a write
+    compares with it: two opens append to the unread file, then the agent's proposal (the
+    file with both and one more line) is decided as an append of that line."""
+    open_two(env)
+    fresh = Orbital.open(env.orbital.store.url, clock=FixedClock(TODAY))
+    try:
+        assert fresh.sync(env.project).events == []
+        for text in ("Book the caterer", "Print the badges"):
+            fresh.ask_open(env.project, text, None, actor=Actor.USER)
+        before = env.file("ASKS.md")
+        proposal = before + b"- open Pick a date\n"
+        outcome = fresh.write_file(env.project, "ASKS.md", proposal, actor=Actor.AGENT)
+        (opened,) = (e.stream.split(":")[1] for e in outcome.events)
+        assert [e.type for e in outcome.events] == ["ask.opened"]
+        assert not any("restored" in w for w in outcome.warnings), outcome.warnings
+        assert env.file("ASKS.md") == before + f"- open {opened} 2026-09-19 Pick a date\n".encode()
+        assert outcome.content == env.file("ASKS.md").decode()
+    finally:
+        fresh.close()
+
+
 def test_bad_input_is_refused_and_nothing_changes(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
