@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 import msgspec
 from litestar import Request, Response, Router, get, post
@@ -25,11 +25,11 @@ from litestar.response import Redirect, Template
 
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
-from orbital.domain.entry_pages import MAX_SEARCH, EntryPage, entry_query
+from orbital.domain.entry_pages import MAX_SEARCH
 from orbital.domain.trust import TrustAction
-from orbital.domain.workbench import ProjectInfo
 from orbital.errors import InvalidInput, Refused, UnknownAsk, UnknownEntry, UnknownProject
 from orbital.events import Actor
+from orbital.http._page_lists import PAGE, Search, memory_panel, open_page
 from orbital.http._sessions import LOGIN_COOKIE, SESSION_COOKIE, Notices, new_secret, same_secret
 from orbital.http._texts import save_text, texts_of
 from orbital.service import (
@@ -42,12 +42,8 @@ from orbital.service import (
     WriteOutcome,
 )
 
-PAGE = "/workbench"
 LOGIN = f"{PAGE}/login"
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
-#: Entries per page narrowed to a project; across projects, each project's first few.
-PAGE_ENTRIES = 25
-PREVIEW_ENTRIES = 10
 #: Done, dropped and recently closed asks shown on the page (newest first); the API has all.
 CLOSED_SHOWN = 50
 #: What a person's mistakes can be; anything else is a problem-details error as on the API.
@@ -108,15 +104,6 @@ class AskForm(msgspec.Struct, frozen=True):
     project: str = ""
     text: str = ""
     due: str = ""
-
-
-@dataclass(frozen=True)
-class Search:
-    """The page's entry search and where each list of entries starts."""
-
-    q: str
-    offset: int
-    archived: int
 
 
 async def _viewer(
@@ -259,43 +246,6 @@ def logout(sessions: NamedDependency[PageSessions], viewer: NamedDependency[View
 # -- the page -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MemoryPanel:
-    """One project's memory on the page: a page of its live entries and, narrowed to the
-    project, a page of the others (shown collapsed), with the links that page them."""
-
-    project: ProjectInfo
-    live: EntryPage
-    rest: EntryPage
-    links: Mapping[str, str]
-
-
-def _panel(service: Orbital, project: ProjectInfo, lens: str, search: Search) -> MemoryPanel:
-    pid = project.project_id
-    size = PAGE_ENTRIES if lens else PREVIEW_ENTRIES
-    live = entry_query(q=search.q, status="live", offset=search.offset if lens else 0, limit=size)
-    # Across projects only the count of the others is shown: one entry is read for it.
-    rest = entry_query(
-        q=search.q, status="not-live", offset=search.archived, limit=size if lens else 1
-    )
-    live_page, rest_page = service.entries_page(pid, live), service.entries_page(pid, rest)
-
-    def at(offset: int | None, archived: int | None) -> str:
-        query = {"project": pid, "q": search.q, "offset": offset, "archived": archived}
-        return f"{PAGE}?{urlencode({k: v for k, v in query.items() if v})}#memory-{pid}"
-
-    links = {
-        "more": at(None, None),
-        "next": at(live_page.next_offset, search.archived) if live_page.next_offset else "",
-        "previous": at(max(search.offset - size, 0), search.archived) if search.offset else "",
-        "rest_next": at(search.offset, rest_page.next_offset) if rest_page.next_offset else "",
-        "rest_previous": at(search.offset, max(search.archived - size, 0))
-        if search.archived
-        else "",
-    }
-    return MemoryPanel(project, live_page, rest_page, links)
-
-
 @get("/", sync_to_thread=True)
 def page(
     service: NamedDependency[Orbital],
@@ -303,13 +253,15 @@ def page(
     q: Annotated[str, QueryParameter(description="Search the entries.")] = "",
     offset: Annotated[int, QueryParameter(description="Live entries skipped.")] = 0,
     archived: Annotated[int, QueryParameter(description="Other entries skipped.")] = 0,
+    asks: Annotated[int, QueryParameter(description="Open asks skipped.")] = 0,
 ) -> Template:
     """What waits on the person first (their asks, overdue first), then each project's
-    memory a page at a time: the page's size follows its pages, not the projects."""
+    memory, each a page at a time: the page's size follows its pages, not the projects."""
     credential = viewer.credential
-    search = Search(" ".join(q.split())[:MAX_SEARCH], max(offset, 0), max(archived, 0))
+    query = " ".join(q.split())[:MAX_SEARCH]
+    search = Search(query, max(offset, 0), max(archived, 0), max(asks, 0))
     view = service.workbench(credential, project=viewer.lens or None, recently_closed=True)
-    panels = [_panel(service, p, viewer.lens, search) for p in view.projects]
+    panels = [memory_panel(service, p, viewer.lens, search) for p in view.projects]
     conflicts = {p.project_id: service.conflicts(p.project_id) for p in view.projects}
     previews = {
         c.copy: service.preview_conflict(pid, c.copy, actor=credential.actor)
@@ -321,6 +273,7 @@ def page(
         "workbench.html.j2",
         context={
             "view": view,
+            "open_page": open_page(view.asks, viewer.lens, search),
             "closed_shown": CLOSED_SHOWN,
             "panels": panels,
             "search": search,

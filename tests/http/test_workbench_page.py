@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from orbital.events import Actor
+from orbital.http import _page_lists
 from tests.http.http_helpers import Client, World, asks_md
 
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
@@ -146,6 +147,41 @@ def test_page_actions_act_as_the_user(client: Client, world: World, signed_in: s
         f"- reopen {ask_id} 2026-09-19 by:user",
         f"- dropped {ask_id} 2026-09-19 by:user not needed",
     ]
+
+
+def test_open_asks_are_listed_a_page_at_a_time(
+    client: Client, world: World, signed_in: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page lists ``OPEN_SHOWN`` open asks (the oldest first), says how many there are,
+    and links the next and previous pages, keeping the lens and the entry search."""
+    monkeypatch.setattr(_page_lists, "OPEN_SHOWN", 2)
+    texts = [
+        "Pick a venue",
+        "Book the caterer",
+        "Print the badges",
+        "Hire a photographer",
+        "Rent chairs",
+    ]
+    for text in texts:
+        world.service.ask_open(world.alpha, text, actor=Actor.AGENT)
+    ids = [a.id for a in sorted(world.service.asks(world.alpha), key=lambda a: a.seq)]
+
+    def rows(html: str) -> list[str]:
+        return re.findall(rf'id="open-{world.alpha}-(\w+)"', html)
+
+    first = client.get("/workbench").text
+    assert rows(first) == ids[:2]
+    assert "5 open" in first and "1 to 2 of 5" in first
+    assert '<a href="/workbench?asks=2#open" rel="next">Next</a>' in first
+    assert 'rel="prev"' not in first.split('id="open"')[1].split("</section>")[0]
+    second = client.get(f"/workbench?project={world.alpha}&q=venue&asks=2").text
+    assert rows(second) == ids[2:4] and "3 to 4 of 5" in second
+    narrowed = f"/workbench?project={world.alpha}&amp;q=venue"
+    assert f'<a href="{narrowed}#open" rel="prev">Previous</a>' in second
+    assert f'<a href="{narrowed}&amp;asks=4#open" rel="next">Next</a>' in second
+    last = client.get("/workbench?asks=4").text
+    assert rows(last) == ids[4:] and "5 to 5 of 5" in last and 'asks=4#open" rel="next"' not in last
+    assert rows(client.get("/workbench?asks=99").text) == ids[4:]  # past the end: the last one
 
 
 def test_undo_of_an_agent_close_and_mistakes_shown_on_the_page(
