@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import (
     Ask,
@@ -51,25 +49,51 @@ def fold_ask_stream(state: Ask | None, recorded: RecordedEvent) -> Ask | None:
 ASK_REDUCER = Reducer(Ask, fold_ask_stream, encode_ask, decode_ask)
 
 
-class AsksNow(msgspec.Struct, frozen=True):
+class AsksNow:
     """A project's asks as of ``head`` (the newest position of its ``ask…`` streams), with
-    the indexes the agent's refusals look up; a write updates them by the asks it changed,
-    copying none of the rest."""
+    the indexes the agent's refusals look up, each built at its first lookup: a server that
+    only reads and lists never builds them (about 15 MB at 52,000 asks, 10,000 of them open
+    and 14,000 dropped). A write updates the built ones by the asks it changed, copying none
+    of the rest; one not built yet is built from the asks of the version that needs it."""
 
-    head: int
-    asks: Layered[str, Ask]
-    opened: OpenIndex
-    dropped: DroppedIndex
+    __slots__ = ("_build", "_dropped", "_opened", "asks", "head")
+
+    def __init__(
+        self,
+        head: int,
+        asks: Layered[str, Ask],
+        build: IndexBuilder = build_meaning_index,
+        opened: OpenIndex | None = None,
+        dropped: DroppedIndex | None = None,
+    ) -> None:
+        self.head, self.asks, self._build = head, asks, build
+        self._opened, self._dropped = opened, dropped
 
     @classmethod
     def of(
         cls, head: int, asks: dict[str, Ask], build: IndexBuilder = build_meaning_index
     ) -> AsksNow:
-        return cls(head, Layered(asks), index_open(asks), index_dropped(asks, build))
+        return cls(head, Layered(asks), build)
+
+    @property
+    def opened(self) -> OpenIndex:
+        """The open asks by text (a duplicate open is refused)."""
+        if self._opened is None:
+            self._opened = index_open(self.asks)
+        return self._opened
+
+    @property
+    def dropped(self) -> DroppedIndex:
+        """The dropped asks by text and by meaning (their return is refused)."""
+        if self._dropped is None:
+            self._dropped = index_dropped(self.asks, self._build)
+        return self._dropped
 
     def after(self, head: int, changed: list[Ask]) -> AsksNow:
         asks = self.asks.updated((ask.id, ask) for ask in changed)
-        return AsksNow(head, asks, self.opened.changed(changed), self.dropped.changed(changed))
+        opened = None if self._opened is None else self._opened.changed(changed)
+        dropped = None if self._dropped is None else self._dropped.changed(changed)
+        return AsksNow(head, asks, self._build, opened, dropped)
 
 
 class AsksState:

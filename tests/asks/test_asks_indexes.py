@@ -22,6 +22,7 @@ from orbital.domain.asks import (
 from orbital.domain.layered import Layered
 from orbital.domain.rephrase import Meaning, MeaningIndex, Overlap, meaning, overlap
 from orbital.grammar.text import norm
+from orbital.service._asks_state import AsksNow
 
 DAY = dt.date(2026, 9, 19)
 TEXTS = ["Send the deck", "send the deck!", "Send the decks", "Book the venue", "!!!", "a", "ab"]
@@ -89,6 +90,32 @@ def test_updated_indexes_equal_rebuilt_ones_and_find_what_brute_force_finds(
         assert found is not None and found.id in expected_open
     else:
         assert found is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=STEPS, split=st.integers(0, 25), looked=st.integers(0, 26))
+def test_indexes_built_at_first_lookup_equal_ones_kept_up_to_date(
+    steps: list[tuple[int, str, AskState]], split: int, looked: int
+) -> None:
+    """A version of the asks builds its indexes when first looked up (step ``looked``; never
+    before the end when past it); the versions after it update them: either way the last
+    version's indexes are the ones built afresh from its asks."""
+    texts: dict[str, str] = {}
+    history = [
+        _ask(f"a{n:05d}", texts.setdefault(f"a{n:05d}", text), state, seq)
+        for seq, (n, text, state) in enumerate(steps, start=1)
+    ]
+    now = AsksNow.of(split, {a.id: a for a in history[:split]})
+    for step, ask in enumerate(history[split:], start=split):
+        if step == looked:
+            assert now.dropped == index_dropped(now.asks) and now.opened is now.opened
+        now = now.after(step + 1, [ask])
+    asks = {a.id: a for a in history}
+    assert dict(now.asks) == asks
+    assert now.dropped == index_dropped(asks)
+    assert {k: dict(v) for k, v in now.opened.by_text.items() if v} == {
+        k: dict(v) for k, v in index_open(asks).by_text.items() if v
+    }
 
 
 def test_the_index_finds_asks_whose_words_match_only_by_typos() -> None:
