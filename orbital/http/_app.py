@@ -76,7 +76,7 @@ def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litest
         route_handlers=[
             health,
             home,
-            agent_router(),
+            agent_router(service),
             mcp,
             workbench_router(),
             page_router(),

@@ -82,3 +82,16 @@ def _target(
 
 
 target_project = Provide(_target, sync_to_thread=False)
+
+
+def agent_target(service: Orbital) -> Provide:
+    """``target`` for an agent route that needs nothing else: the same checks in one
+    dependency over the request alone. Litestar resolves the dependencies of one depth in a
+    task group, which for ``target`` and the three beneath it (service, credentials, caller)
+    cost more than the rest of a request answered from memory."""
+
+    def target(request: Request[Any, Any, Any], project: FromPath[str]) -> Project:
+        caller = verified_caller(request, service.credentials, Audience.AGENT)
+        return _target(project, caller, service)
+
+    return Provide(target, sync_to_thread=False)
