@@ -7,13 +7,13 @@ from typing import Annotated, Any, Literal
 
 import anyio
 import msgspec
-from litestar import Response, Router, get, post, put, route
+from litestar import Request, Response, Router, get, post, put, route
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.enums import HttpMethod
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import ResponseSpec
-from litestar.params import HeaderParameter, JSONBody, Parameter, QueryParameter
+from litestar.params import FromPath, HeaderParameter, JSONBody, Parameter, QueryParameter
 
 from orbital.catalogue import ARCHIVE_FILES, LAYER1_KEYS, MEMORY_FILES
 from orbital.clock import parse_as_of, parse_instant
@@ -21,7 +21,7 @@ from orbital.domain.history import summarize
 from orbital.errors import InvalidInput
 from orbital.events import event_type
 from orbital.files import projected_file
-from orbital.http._auth import BEARER_SCHEME, agent_caller, agent_target, target_project
+from orbital.http._auth import BEARER_SCHEME, agent_caller, agent_reach, reached, target_project
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
     ContextView,
@@ -216,8 +216,8 @@ _CONTEXT_ETAG = ResponseHeader(
 
 
 def _context_route(service: Orbital) -> HTTPRouteHandler:
-    """``GET …/context`` over ``service``, whose views it keeps as built responses: the
-    service and the checks of ``target`` come in one dependency, not four."""
+    """``GET …/context`` over ``service``, whose views it keeps as built responses; the
+    credential and the project are checked by a hook, not four dependencies."""
     views = EncodedViews()
 
     @get(
@@ -228,10 +228,13 @@ def _context_route(service: Orbital) -> HTTPRouteHandler:
             304: ResponseSpec(None, description="The view is the one `If-None-Match` names."),
         },
         response_headers=[_CONTEXT_ETAG],
-        dependencies={"target": agent_target(service)},
+        before_request=agent_reach(service),
     )
     async def context(
-        target: NamedDependency[Project],
+        request: Request[Any, Any, Any],
+        # Checked by the hook (the view is the checked project's); named so the document
+        # states it, as target's own did.
+        project: FromPath[str],
         window: Annotated[
             int | None, QueryParameter(description="The model's context window in tokens.", ge=1)
         ] = None,
@@ -253,6 +256,7 @@ def _context_route(service: Orbital) -> HTTPRouteHandler:
         # A view kept since the last commit is answered on the event loop (a handoff to a
         # worker thread cost more than the rest of the request); reading or rendering one is
         # not.
+        target = reached(request)
         at = parse_as_of(as_of or None)
         view = (
             None if at is not None else service.kept_view(target, window=window, audience=audience)
