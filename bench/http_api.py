@@ -69,8 +69,8 @@ def serve_orbital(port: int, workdir: str) -> None:
     from orbital.service import Orbital
 
     service = Orbital.open(f"sqlite:///{workdir}/context.db")
-    app = create_app(service, HttpSettings(allowed_hosts=loopback_hosts(port)))
-    uvicorn.run(app, host=HOST, port=port, log_level="warning")
+    settings = HttpSettings(allowed_hosts=loopback_hosts(port), own_process=True)
+    uvicorn.run(create_app(service, settings), host=HOST, port=port, log_level="warning")
 
 
 def prepare(workdir: str) -> tuple[str, str]:

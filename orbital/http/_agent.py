@@ -215,10 +215,9 @@ _CONTEXT_ETAG = ResponseHeader(
 )
 
 
-def _context_route(service: Orbital) -> HTTPRouteHandler:
-    """``GET …/context`` over ``service``, whose views it keeps as built responses; the
-    credential and the project are checked by a hook, not four dependencies."""
-    views = EncodedViews()
+def _context_route(service: Orbital, views: EncodedViews) -> HTTPRouteHandler:
+    """``GET …/context`` over ``service``, its views kept as built responses in ``views``;
+    the credential and the project are checked by a hook, not four dependencies."""
 
     @get(
         "/context",
@@ -300,12 +299,12 @@ def file_options() -> Response[None]:
     return Response(None, status_code=204, headers={"Allow": "GET, OPTIONS, PUT"})
 
 
-def agent_router(service: Orbital) -> Router:
+def agent_router(service: Orbital, views: EncodedViews) -> Router:
     return Router(
         "/api/v1/projects/{project:str}",
         # The OPTIONS answer first, so Litestar makes none of its own for the path.
         route_handlers=[
-            _context_route(service),
+            _context_route(service, views),
             history,
             file_options,
             read_file,

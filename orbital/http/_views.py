@@ -21,6 +21,7 @@ from litestar.enums import MediaType
 from litestar.response.base import ASGIResponse
 
 from orbital.http._schemas import ContextView
+from orbital.service import Orbital
 
 if TYPE_CHECKING:
     from litestar import Litestar, Request
@@ -113,6 +114,14 @@ class EncodedViews:
         if found is None or found.view is not view:
             found = self._kept_now(key, view)
         return found.not_modified if matches(if_none_match, found.tag) else found.ok
+
+    def warm(self, service: Orbital) -> None:
+        """Build the responses of each project's agent view that ``service`` keeps (the one
+        :meth:`Orbital.warm` rendered), so a server's first request builds nothing either."""
+        for project in service.projects():
+            view = service.kept_view(project, window=None, audience="agent")
+            if view is not None:
+                self.response(project.project_id, "agent", None, view, None)
 
     def _kept_now(self, key: tuple[str, str, int | None], view: str) -> _Kept:
         body = msgspec.json.encode(ContextView(key[0], key[1], view))
