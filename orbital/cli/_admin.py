@@ -106,7 +106,9 @@ def serve(
     from orbital.http import HttpSettings, create_app, loopback_hosts
 
     service = service_of(ctx)
-    settings = HttpSettings(allowed_hosts=(*loopback_hosts(port, host), *extra_hosts))
+    settings = HttpSettings(
+        allowed_hosts=(*loopback_hosts(port, host), *extra_hosts), own_process=True
+    )
     if max_body_bytes is not None:
         settings = dataclasses.replace(settings, max_body_bytes=max_body_bytes)
     from orbital.watcher import Watcher, sync_all

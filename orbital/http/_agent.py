@@ -7,12 +7,13 @@ from typing import Annotated, Any, Literal
 
 import anyio
 import msgspec
-from litestar import Response, Router, get, post, put, route
+from litestar import Request, Response, Router, get, post, put, route
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
-from litestar.enums import HttpMethod, MediaType
+from litestar.enums import HttpMethod
+from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import ResponseSpec
-from litestar.params import HeaderParameter, JSONBody, Parameter, QueryParameter
+from litestar.params import FromPath, HeaderParameter, JSONBody, Parameter, QueryParameter
 
 from orbital.catalogue import ARCHIVE_FILES, LAYER1_KEYS, MEMORY_FILES
 from orbital.clock import parse_as_of, parse_instant
@@ -20,7 +21,7 @@ from orbital.domain.history import summarize
 from orbital.errors import InvalidInput
 from orbital.events import event_type
 from orbital.files import projected_file
-from orbital.http._auth import BEARER_SCHEME, agent_caller, target_project
+from orbital.http._auth import BEARER_SCHEME, agent_caller, agent_reach, reached, target_project
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
     ContextView,
@@ -32,7 +33,7 @@ from orbital.http._schemas import (
     WriteResult,
 )
 from orbital.http._texts import agent_text_routes
-from orbital.http._views import EncodedViews, matches
+from orbital.http._views import EncodedViews
 from orbital.service import Credential, HistoryQuery, Orbital, Project
 
 _NAME = "A memory file's name (any case is accepted)."
@@ -212,55 +213,66 @@ _CONTEXT_ETAG = ResponseHeader(
     description="A tag of this view's bytes, quoted: sent back as `If-None-Match`, an "
     "unchanged view is answered 304 without a body.",
 )
-_VIEWS = EncodedViews()
 
 
-@get(
-    "/context",
-    summary="The per-turn injection view",
-    responses={
-        **documented(*AUTHED),
-        304: ResponseSpec(None, description="The view is the one `If-None-Match` names."),
-    },
-    response_headers=[_CONTEXT_ETAG],
-)
-async def context(
-    service: NamedDependency[Orbital],
-    target: NamedDependency[Project],
-    window: Annotated[
-        int | None, QueryParameter(description="The model's context window in tokens.", ge=1)
-    ] = None,
-    audience: Annotated[
-        Literal["agent", "subagent"], QueryParameter(description="Who the view is for.")
-    ] = "agent",
-    as_of: Annotated[
-        str | None, QueryParameter(description=_AS_OF, schema_extra=_AS_OF_SCHEMA)
-    ] = None,
-    if_none_match: Annotated[
-        str | None,
-        HeaderParameter(
-            name="If-None-Match",
-            description="The ETag of a view already held: 304 when it is still the view.",
-            required=False,
-        ),
-    ] = None,
-) -> Response[ContextView]:
-    # A view kept since the last commit is answered on the event loop (a handoff to a worker
-    # thread cost more than the rest of the request); reading or rendering one is not.
-    at = parse_as_of(as_of or None)
-    view = None if at is not None else service.kept_view(target, window=window, audience=audience)
-    if view is None:
-        view = await anyio.to_thread.run_sync(
-            partial(
-                service.context_view, target.project_id, window=window, audience=audience, as_of=at
-            )
+def _context_route(service: Orbital, views: EncodedViews) -> HTTPRouteHandler:
+    """``GET …/context`` over ``service``, its views kept as built responses in ``views``;
+    the credential and the project are checked by a hook, not four dependencies."""
+
+    @get(
+        "/context",
+        summary="The per-turn injection view",
+        responses={
+            **documented(*AUTHED),
+            304: ResponseSpec(None, description="The view is the one `If-None-Match` names."),
+        },
+        response_headers=[_CONTEXT_ETAG],
+        before_request=agent_reach(service),
+    )
+    async def context(
+        request: Request[Any, Any, Any],
+        # Checked by the hook (the view is the checked project's); named so the document
+        # states it, as target's own did.
+        project: FromPath[str],
+        window: Annotated[
+            int | None, QueryParameter(description="The model's context window in tokens.", ge=1)
+        ] = None,
+        audience: Annotated[
+            Literal["agent", "subagent"], QueryParameter(description="Who the view is for.")
+        ] = "agent",
+        as_of: Annotated[
+            str | None, QueryParameter(description=_AS_OF, schema_extra=_AS_OF_SCHEMA)
+        ] = None,
+        if_none_match: Annotated[
+            str | None,
+            HeaderParameter(
+                name="If-None-Match",
+                description="The ETag of a view already held: 304 when it is still the view.",
+                required=False,
+            ),
+        ] = None,
+    ) -> Response[ContextView]:
+        # A view kept since the last commit is answered on the event loop (a handoff to a
+        # worker thread cost more than the rest of the request); reading or rendering one is
+        # not.
+        target = reached(request)
+        at = parse_as_of(as_of or None)
+        view = (
+            None if at is not None else service.kept_view(target, window=window, audience=audience)
         )
-    body, tag = _VIEWS.encoded(target.project_id, audience, window, view)
-    # The body is ContextView's JSON as bytes, encoded once per view; the annotation is what
-    # the document states.
-    if matches(if_none_match, tag):
-        return Response(b"", status_code=304, headers={"ETag": tag})  # type: ignore[arg-type]
-    return Response(body, media_type=MediaType.JSON, headers={"ETag": tag})  # type: ignore[arg-type]
+        if view is None:
+            view = await anyio.to_thread.run_sync(
+                partial(
+                    service.context_view,
+                    target.project_id,
+                    window=window,
+                    audience=audience,
+                    as_of=at,
+                )
+            )
+        return views.response(target.project_id, audience, window, view, if_none_match)
+
+    return context
 
 
 @post(
@@ -287,12 +299,12 @@ def file_options() -> Response[None]:
     return Response(None, status_code=204, headers={"Allow": "GET, OPTIONS, PUT"})
 
 
-def agent_router() -> Router:
+def agent_router(service: Orbital, views: EncodedViews) -> Router:
     return Router(
         "/api/v1/projects/{project:str}",
         # The OPTIONS answer first, so Litestar makes none of its own for the path.
         route_handlers=[
-            context,
+            _context_route(service, views),
             history,
             file_options,
             read_file,

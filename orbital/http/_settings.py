@@ -22,7 +22,10 @@ def loopback_hosts(port: int, host: str = "127.0.0.1") -> tuple[str, ...]:
 class HttpSettings:
     """``allowed_hosts`` are exact ``Host`` header values (``name:port``, compared without
     case): anything else is refused, which defeats DNS rebinding. ``max_body_bytes`` bounds
-    every request body."""
+    every request body. ``own_process``: the app is all its process serves (``orbital
+    serve``), so after starting it may set the process's heap aside from the garbage collector;
+    a process that builds many apps (the tests) would keep each one's cycles for good."""
 
     allowed_hosts: tuple[str, ...] = loopback_hosts(DEFAULT_PORT)
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    own_process: bool = False

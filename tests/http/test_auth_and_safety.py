@@ -140,6 +140,24 @@ def test_a_project_out_of_reach_is_404_exactly_like_an_unknown_one(
     assert [p["project_id"] for p in overview["projects"]] == [world.beta]
 
 
+def test_the_credential_and_the_project_are_checked_before_the_parameters(
+    client: Client, world: World
+) -> None:
+    """A request that is both unauthorized and malformed is answered as unauthorized."""
+    query = "/context?window=0&audience=person"
+    alpha, beta = (f"/api/v1/projects/{p}{query}" for p in (world.alpha, world.beta))
+    for path, headers, status, problem in [
+        (alpha, {}, 401, UNAUTHORIZED),
+        (alpha, bearer(world.person), 403, PERSON_ON_AGENT_ROUTE),
+        (beta, bearer(world.agent), 404, unknown_project(world.beta)),
+    ]:
+        response = client.get(path, headers=headers)
+        assert (response.status_code, response.json()) == (status, problem), path
+    malformed = client.get(alpha, headers=bearer(world.agent))
+    assert malformed.status_code == 400
+    assert malformed.json()["type"] == "/problems/invalid-request"
+
+
 @pytest.mark.parametrize(
     "host", ["evil.example", "evil.example:8765", "127.0.0.1:9999", "localhost", "127.0.0.1"]
 )

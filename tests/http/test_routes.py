@@ -381,8 +381,16 @@ def test_context_is_tagged_and_an_unchanged_view_is_304(client: Client, world: W
     first = client.get(base, headers=bearer(world.agent))
     tag = first.headers["ETag"]
     assert first.status_code == 200 and tag.startswith('"') and tag.endswith('"')
+    assert sorted(first.headers.items()) == [
+        ("content-length", str(len(first.content))),
+        ("content-type", "application/json"),
+        ("etag", tag),
+    ]
     again = client.get(base, headers={**bearer(world.agent), "If-None-Match": tag})
     assert (again.status_code, again.content, again.headers["ETag"]) == (304, b"", tag)
+    assert sorted(again.headers) == ["etag"]
+    repeated = client.get(base, headers=bearer(world.agent))
+    assert (repeated.content, repeated.headers["ETag"]) == (first.content, tag)
     other = Orbital.open(world.service.store.url)  # another process writes meanwhile
     try:
         other.ask_open(world.alpha, "Book the caterer", actor=Actor.USER)
