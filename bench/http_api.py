@@ -13,10 +13,12 @@ p99 <= 20 ms).
 
 Baseline: a Litestar app whose one route returns the bytes Orbital answered, from memory,
 with the same content type. Also measured: the first ``GET …/context`` after the server
-starts against the median of the next ten (target: as fast as the rest), ``GET /health`` and
-``GET …/history`` (bearer token verified on every request). Both sides share the 2 cores with
-the load generator, so the ratio is what to compare; ``--wrk-threads 1`` (default 2) leaves
-the server a core of its own, and with it the p99 is the server's rather than the scheduler's.
+starts against the median of the next ten (target: as fast as the rest; the same-bytes
+route's first against its next ten says what uvicorn's own first answer costs), ``GET
+/health`` and ``GET …/history`` (bearer token verified on every request). Both sides share
+the 2 cores with the load generator, so the ratio is what to compare; ``--wrk-threads 1``
+(default 2) leaves the server a core of its own, and with it the p99 is the server's rather
+than the scheduler's.
 """
 
 from __future__ import annotations
@@ -253,9 +255,10 @@ def load(
 # -- the run -------------------------------------------------------------------------------
 
 
-def first_request(workdir: str, path: str, headers: dict[str, str]) -> tuple[float, float]:
-    """(ms of the first GET after the server accepts, median ms of the next ten)."""
-    with server("orbital", workdir) as port:
+def first_request(kind: str, where: str, path: str, headers: dict[str, str]) -> tuple[float, float]:
+    """(ms of the first GET after the server accepts, median ms of the next ten), each on a
+    new connection."""
+    with server(kind, where) as port:
         status, _, first = fetch(port, path, headers)
         if status != 200:
             raise RuntimeError(f"GET {path} answered {status}")
@@ -282,7 +285,7 @@ def main() -> None:
         project, token = prepare(workdir)
         auth = {"Authorization": f"Bearer {token}"}
         context = f"/api/v1/projects/{project}/context"
-        first, rest = first_request(workdir, context, auth)
+        first, rest = first_request("orbital", workdir, context, auth)
         generator = (
             f"wrk -t{args.wrk_threads}"
             if shutil.which("wrk")
@@ -293,10 +296,6 @@ def main() -> None:
             f"round(s), load from {generator}, loopback; load average "
             f"{os.getloadavg()[0]:.1f}"
         )
-        print(
-            f"   first GET …/context after start {first:7.2f} ms, next ten median "
-            f"{rest:6.2f} ms ({first / rest:.1f}x; target: as fast as the rest)"
-        )
         rows: dict[str, list[tuple[float, float, float]]] = {}
         with server("orbital", workdir) as port:
             status, body, _ = fetch(port, context, auth)
@@ -304,6 +303,15 @@ def main() -> None:
                 raise RuntimeError(f"GET {context} answered {status}")
             body_file = Path(workdir) / "context.json"
             body_file.write_bytes(body)
+            bare_first, bare_rest = first_request("bytes", str(body_file), "/same", {})
+            print(
+                f"   first GET …/context after start {first:7.2f} ms, next ten median "
+                f"{rest:6.2f} ms ({first / rest:.1f}x; target: as fast as the rest)"
+            )
+            print(
+                f"   the same-bytes route's first    {bare_first:7.2f} ms, next ten median "
+                f"{bare_rest:6.2f} ms ({bare_first / bare_rest:.1f}x: uvicorn's own first answer)"
+            )
             routes = [
                 ("GET /health", "/health", {}),
                 ("GET …/context (bearer token)", context, auth),
