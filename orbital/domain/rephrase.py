@@ -191,9 +191,28 @@ def _han_terms(run: str) -> tuple[list[Term], bool]:
     return terms, negated
 
 
+#: Meanings another process worked out, by text (:func:`seed`): read before working one out.
+_seeded: dict[str, Meaning] = {}
+#: The texts :func:`restated` compared a new entry with in this process, and their meanings:
+#: what the next process compares with again (a file's every entry, on every write).
+compared: dict[str, Meaning] = {}
+_COMPARED_MAX = 1 << 13
+
+
+def seed(known: Mapping[str, Meaning]) -> None:
+    """Take meanings another process worked out (stemming a file's entries again in every
+    process was most of a cold write's restatement check)."""
+    _seeded.update(known)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def meaning(text: str) -> Meaning:
     """The terms of ``text`` and whether it negates (cached: asks are compared many times)."""
+    found = _seeded.get(text)
+    return found if found is not None else _worked_out(text)
+
+
+def _worked_out(text: str) -> Meaning:
     text = unicodedata.normalize("NFKC", text).casefold().replace("'", "").replace("\u2019", "")
     text = _EXTENSION.sub(" ", text)  # "don't" -> "dont", "form's" -> "forms"
     words = WORD.findall(text)
@@ -295,8 +314,10 @@ def restated(text: str, existing: Mapping[K, str]) -> K | None:
     first of equally close ones wins."""
     new = meaning(text)
     best: tuple[float, K] | None = None
+    if len(compared) > _COMPARED_MAX:  # a server's, after many files' worth
+        compared.clear()
     for key, old_text in existing.items():
-        known = meaning(old_text)
+        known = compared[old_text] = meaning(old_text)
         if not _may_restate(known, new):
             continue  # the cheap bound first: a file of a hundred entries is compared per write
         found = overlap(known, new)

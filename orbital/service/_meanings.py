@@ -1,10 +1,13 @@
-"""Built meaning indexes kept between processes (a hook is a new process per event).
+"""Built meaning indexes and entries' meanings kept between processes (a hook is a new
+process per event).
 
 Filing a project's dropped asks by meaning (:mod:`orbital.domain.rephrase`) costs far more than
 the one lookup an agent's new ask needs; a process that built the index for a set of dropped
 asks leaves it here and the next one reads it. The key is a digest of the asks filed (ids and
 texts, in order) and of the matcher's own source, so a changed set or a changed matcher never
-reads a stale index; anything unreadable is rebuilt. Only the newest few are kept.
+reads a stale index; anything unreadable is rebuilt. Only the newest few are kept. Likewise
+the meanings of the entries a new entry was compared with (:class:`KeptMeanings`): every
+memory write compares its new entries with each entry of their file.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from orbital.domain.rephrase import MeaningIndex
+    from orbital.domain.rephrase import Meaning, MeaningIndex
 
 #: Built indexes kept (one per set of dropped asks; a new drop makes a new one).
 KEEP = 4
+#: Entries' meanings kept (a few files' entries, most recently compared last).
+KEEP_MEANINGS = 4096
 
 
 class KeptMeaningIndexes:
@@ -59,6 +64,54 @@ class KeptMeaningIndexes:
         kept = sorted(self.folder.glob("*.msgpack"), key=lambda p: p.stat().st_mtime_ns)
         for old in kept[:-KEEP]:
             old.unlink(missing_ok=True)
+
+
+class KeptMeanings:
+    """The meanings of the entries this process's restatement checks compared, in a file the
+    next process seeds the matcher from (:func:`rephrase.seed`), under the stamp of Orbital's
+    sources: a changed matcher never reads them."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._loaded: dict[str, Meaning] | None = None
+
+    def load(self) -> None:
+        """Seed the matcher with what an earlier process kept (once: a process's first write
+        that compares)."""
+        if self._loaded is not None:
+            return
+        import msgspec
+
+        from orbital.domain import rephrase
+        from orbital.service._kept import code_stamp
+
+        self._loaded = {}
+        kind = tuple[bytes, dict[str, rephrase.Meaning]]
+        try:
+            stamp, known = msgspec.msgpack.decode(self.path.read_bytes(), type=kind)
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            return
+        if stamp == code_stamp():
+            self._loaded = known
+            rephrase.seed(known)
+
+    def save(self) -> None:
+        """Keep what this process compared, if any of it is new."""
+        from orbital.domain import rephrase
+
+        if self._loaded is None or rephrase.compared.keys() <= self._loaded.keys():
+            return
+        import msgspec
+
+        from orbital.service._kept import code_stamp
+
+        newest = list({**self._loaded, **rephrase.compared}.items())[-KEEP_MEANINGS:]
+        with contextlib.suppress(OSError):  # a cache: the next process works them out again
+            data = msgspec.msgpack.encode((code_stamp(), dict(newest)))
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            temp.write_bytes(data)
+            os.replace(temp, self.path)
 
 
 @contextlib.contextmanager

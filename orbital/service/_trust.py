@@ -34,6 +34,8 @@ def decide_trust_of_write(u: Unit, written: Sequence[Event], actor: Actor | None
     one way entries come in, whoever wrote them (a writer, a hand edit or an imported file
     taken in, as ``actor``; default the unit's)."""
     files = u.memory.files
+    if u.units.meanings is not None:
+        u.units.meanings.load()
     restated = decide_restatements(files, written, u.today)
     superseded = decide_supersessions(files, written, u.today)
     u.append([*written, *superseded.events, *restated.events], actor=actor)

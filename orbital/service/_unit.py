@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
 from orbital.domain.entries import stream_for
@@ -43,6 +44,9 @@ from orbital.service._hand_edits import take_in_asks, take_in_memory
 from orbital.service._heads import Heads
 from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
 from orbital.store import Writer
+
+if TYPE_CHECKING:
+    from orbital.service._meanings import KeptMeanings
 
 
 def stream_of(event: Event) -> str:
@@ -363,6 +367,8 @@ class Units:
         self.asks_file = AsksFile(ctx, self.asks)
         #: Per project: the entry streams' head and every entry id up to it (committed).
         self.entry_ids: dict[str, tuple[int, frozenset[str]]] = {}
+        #: Entries' meanings kept between processes (:meth:`Orbital.keep_caches`).
+        self.meanings: KeptMeanings | None = None
 
     @contextmanager
     def begin(
