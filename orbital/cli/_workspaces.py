@@ -132,12 +132,10 @@ def describe(
 
 
 def _print(found: object, as_json: bool) -> None:
-    import dataclasses
-
     import msgspec
 
     if as_json:
-        sys.stdout.buffer.write(msgspec.json.encode(dataclasses.asdict(found)) + b"\n")  # type: ignore[call-overload]
+        sys.stdout.buffer.write(msgspec.json.encode(found) + b"\n")
         return
     text = getattr(found, "text", "")
     click.echo(text, nl=not text.endswith("\n") and bool(text))

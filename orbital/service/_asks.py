@@ -5,9 +5,10 @@ inputs; the unit loads, takes ASKS.md in, appends and appends the new lines to t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+import msgspec
 
 from orbital.catalogue import migration_stream
 from orbital.domain.asks import (
@@ -49,8 +50,7 @@ StateFilter = Literal["open", "done", "dropped", "all"]
 MIGRATION_CHUNK = 500
 
 
-@dataclass(frozen=True)
-class MigrationReport:
+class MigrationReport(msgspec.Struct, frozen=True):
     opened: int
     dropped: int
     appended_events: int

@@ -7,9 +7,7 @@ never interleave lines; if the commit then fails the file is put back.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import msgspec
 
@@ -147,8 +145,7 @@ def _format_line_end(data: bytes) -> int:
     return end + 1 if end > 0 and data[:end].rstrip(b"\r").endswith(b"-->") else 0
 
 
-@dataclass
-class Projection:
+class Projection(msgspec.Struct):
     """The ASKS.md the decision is made against."""
 
     #: The file on disk, when it is exactly the projection (new lines can be appended to it).
@@ -294,7 +291,7 @@ class AsksFile:
             content = text
         assert checkpoint is not None
         position = w.prefix_head(pid, ASKS_PREFIX)
-        w.set_checkpoint(project, ASKS_FILE, dataclasses.replace(checkpoint, position=position))
+        w.set_checkpoint(project, ASKS_FILE, msgspec.structs.replace(checkpoint, position=position))
         return content
 
     def read(self, r: Reader, project: Project, at: int | None) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -107,14 +106,13 @@ class InitReport(msgspec.Struct, frozen=True):
     conflicts: list[str]
 
 
-@dataclass
-class Context:
+class Context(msgspec.Struct):
     store: EventStore
     clock: Clock
     mint: Callable[[], str] = mint_hex
     #: Per checkout and folder (a moved checkout gets a new one).
-    _gateways: dict[tuple[str, str], FileGateway] = field(default_factory=dict)
-    _snapshots: dict[tuple[str, str, int], Any] = field(default_factory=dict)
+    _gateways: dict[tuple[str, str], FileGateway] = msgspec.field(default_factory=dict)
+    _snapshots: dict[tuple[str, str, int], Any] = msgspec.field(default_factory=dict)
 
     def today(self, project: Project) -> dt.date:
         """Today in the project's timezone (dates in files are project-local)."""

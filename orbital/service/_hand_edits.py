@@ -12,8 +12,9 @@ saved beside.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_write import decide_agent_write
@@ -64,7 +65,9 @@ def take_in_memory(u: Unit) -> None:
             # Orbital's text under a new stat (touched, or written by an agent's own file
             # tool from a held write): adopt the stat and the bytes' hash (line endings are
             # the file's own), so the checkpoint is what ``seen`` holds; leave the file alone.
-            adopted = replace(checkpoint, size=stat[0], mtime_ns=stat[1], sha256=u.seen[name])
+            adopted = msgspec.structs.replace(
+                checkpoint, size=stat[0], mtime_ns=stat[1], sha256=u.seen[name]
+            )
             u.w.set_checkpoint(u.project, name, adopted)
             continue
         if same_text(raw, ours) or not raw.strip():

@@ -15,6 +15,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES, MEMORY_PREFIXES, PROJECT_STREAM
 from orbital.domain.asks import Ask
 from orbital.domain.budgets import TokenCounter
@@ -51,8 +53,7 @@ FILE_VIEWS_KEPT = 64
 _MENTIONS = "mentions"
 
 
-@dataclass(frozen=True)
-class SessionEndReport:
+class SessionEndReport(msgspec.Struct, frozen=True):
     events: list[EventSummary]
     over_by: dict[str, int]
     notes: list[str]
@@ -140,7 +141,7 @@ class MemoryService:
         key = find_entry(u.memory_after.files, entry_id).file
         return WriteOutcome(self._text(u.memory_after, key), u.warnings, u.events)
 
-    def session_end(self, project: Project) -> SessionEndReport:
+    def session_end(self, project: Project, *, editor: str = "") -> SessionEndReport:
         """The deterministic backstop (reference §7): demote the coldest entries of files over
         their soft budget, as undoable events; archives are written before live files."""
         from orbital.domain.backstop import plan_backstop
@@ -148,7 +149,7 @@ class MemoryService:
         with self.units.begin(project, Actor.SYSTEM) as u:
             plan = plan_backstop(u.memory.files, u.today, self.count)
             u.append(plan.events)
-        return SessionEndReport(u.events, dict(plan.over_by), list(plan.notes))
+        return SessionEndReport(u.events, dict(plan.over_by), list(plan.notes), editor)
 
     # -- reads ----------------------------------------------------------------------------
 

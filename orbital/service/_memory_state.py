@@ -9,9 +9,7 @@ recorded since.
 from __future__ import annotations
 
 import collections
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import msgspec
 
@@ -46,8 +44,7 @@ class _Snapshot(msgspec.Struct):
     changed_at: dict[str, int]
 
 
-@dataclass(frozen=True)
-class Memory:
+class Memory(msgspec.Struct, frozen=True):
     """The four folded memory files as of ``position`` (the newest entry/file event)."""
 
     position: int
@@ -134,7 +131,7 @@ class MemoryFiles:
         (positions are reused after a rollback)."""
         if memory.folded >= SNAPSHOT_EVERY:
             self._save(w, pid, memory)
-            memory = dataclasses.replace(memory, folded=0)
+            memory = msgspec.structs.replace(memory, folded=0)
         w.on_commit(lambda: self._remember(pid, memory))
         return memory
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import functools
 from collections.abc import Callable, Collection, Iterator
@@ -114,9 +113,10 @@ class Orbital(OnFirstUse):
         again for the next one, in ``folder``: built meaning indexes of dropped asks, token
         counts, the current asks, and views and files at a head (:mod:`._kept`)."""
         from orbital.service._kept import KeptAsks, KeptTexts
-        from orbital.service._meanings import KeptMeaningIndexes
+        from orbital.service._meanings import KeptMeaningIndexes, KeptMeanings
 
         self.units.asks.build_index = KeptMeaningIndexes(folder / "meanings")
+        self.units.meanings = KeptMeanings(folder / "entry-meanings.msgpack")
         self.units.asks.kept = KeptAsks(folder / "asks")
         self.keep_counts(folder, python_budget=PYTHON_BUDGET)
         self._memory.kept = KeptTexts(folder / "texts")
@@ -133,6 +133,8 @@ class Orbital(OnFirstUse):
     def close(self) -> None:
         if self._kept_counter is not None:
             self._kept_counter.save()
+        if self.units.meanings is not None:
+            self.units.meanings.save()
         self.store.close()
 
     def __enter__(self) -> Orbital:
@@ -369,8 +371,7 @@ class Orbital(OnFirstUse):
         the deterministic backstop, whatever the editor did."""
         found = self.store.project(project)
         outcome = self.editor.run(found, trigger="auto").outcome if self.editor.configured() else ""
-        report = self._memory.session_end(found)
-        return dataclasses.replace(report, editor=outcome)
+        return self._memory.session_end(found, editor=outcome)
 
     # -- hand-edit conflicts ---------------------------------------------------------------
 

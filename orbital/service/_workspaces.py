@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import zoneinfo
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -79,8 +78,7 @@ def view_texts(r: Reader, project: str, at: int | None = None) -> ViewTexts:
     return ViewTexts(texts, found)
 
 
-@dataclass(frozen=True)
-class TextRead:
+class TextRead(msgspec.Struct, frozen=True):
     """A text as it stands (now or as of), with its version (the position that last changed
     it; 0: never set) and the workspace it belongs to ("" for a project description)."""
 

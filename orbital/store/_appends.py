@@ -6,8 +6,9 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from orbital.errors import InvalidInput, VersionConflict
 from orbital.events import Actor, Event, RecordedEvent
@@ -43,8 +44,7 @@ _UPSERT_HEAD = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class AppendResult:
+class AppendResult(msgspec.Struct, frozen=True):
     positions: tuple[int, ...]
     #: The stream's version after the append.
     version: int

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -21,8 +20,7 @@ if TYPE_CHECKING:
 AFTER = "\U0010ffff"
 
 
-@dataclass(frozen=True, slots=True)
-class Reducer:
+class Reducer(msgspec.Struct, frozen=True):
     """Materialised state for one stream category (the text before ``:`` in a stream name).
 
     ``fold(state, event)`` is a pure fold; its result is stored as text with the stream's row

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from orbital.store._base import Transaction, naive_utc
 from orbital.store._db import instant
 
 
-@dataclass(frozen=True, slots=True)
-class StoredCredential:
+class StoredCredential(msgspec.Struct, frozen=True):
     token_id: str
     secret_sha256: str
     audience: str
@@ -47,8 +47,7 @@ def _stored(rows: list[Sequence[Any]]) -> StoredCredential:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class StoredPageSession:
+class StoredPageSession(msgspec.Struct, frozen=True):
     token_id: str
     expires_at: dt.datetime
 

@@ -4,7 +4,8 @@ each projected file, and every content hash ever written for one."""
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+
+import msgspec
 
 from orbital.project import Project
 from orbital.store._base import Transaction, naive_utc
@@ -22,8 +23,7 @@ _INSERT_CHECKPOINT = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Checkpoint:
+class Checkpoint(msgspec.Struct, frozen=True):
     """What Orbital last wrote for a projection: the position rendered, and the file's
     size, mtime and hash (``sha256`` None after an incremental append)."""
 

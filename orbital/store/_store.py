@@ -7,8 +7,9 @@ import datetime as dt
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from orbital.clock import Clock, FixedClock, SystemClock
 from orbital.errors import StoreReadOnly
@@ -34,8 +35,7 @@ if TYPE_CHECKING:
     from orbital.store._follow import LogWatch
 
 
-@dataclass(frozen=True, slots=True)
-class StoreStatus:
+class StoreStatus(msgspec.Struct, frozen=True):
     """``state`` is ``ok`` or what keeps the store from taking writes; ``detail`` says why."""
 
     state: str
