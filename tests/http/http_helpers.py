@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import uvicorn
 from litestar import Litestar
@@ -72,3 +72,12 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def put_asks(client: Client, world: World, content: str, **extra: Any) -> Any:
+    """The agent's whole-file write of ASKS.md in project alpha."""
+    return client.put(
+        f"/api/v1/projects/{world.alpha}/files/ASKS.md",
+        json={"content": content, **extra},
+        headers=bearer(world.agent),
+    )

@@ -7,22 +7,13 @@ from typing import Any
 import pytest
 
 from orbital.errors import StoreLocked, VersionConflict
-from orbital.events import Actor
 from orbital.events.files import HandEditResolved
 from orbital.service import Orbital
-from tests.http.http_helpers import Client, World, asks_md, bearer
+from tests.http.http_helpers import Client, World, asks_md, bearer, put_asks
 
 
 def problem(slug: str, title: str, status: int, detail: str) -> dict[str, Any]:
     return {"type": f"/problems/{slug}", "title": title, "status": status, "detail": detail}
-
-
-def put_asks(client: Client, world: World, content: str, **extra: Any) -> Any:
-    return client.put(
-        f"/api/v1/projects/{world.alpha}/files/ASKS.md",
-        json={"content": content, **extra},
-        headers=bearer(world.agent),
-    )
 
 
 def person(client: Client, world: World, path: str, body: Any = None) -> Any:
@@ -350,56 +341,6 @@ def test_an_unknown_route_and_method(client: Client) -> None:
             "see /schema for the methods of each route",
         ),
     )
-
-
-def test_context_view_for_the_agent_and_a_subagent(client: Client, world: World) -> None:
-    put_asks(client, world, "- open Pick a venue\n")
-    base = f"/api/v1/projects/{world.alpha}/context"
-    agent = client.get(base, headers=bearer(world.agent))
-    assert agent.status_code == 200, agent.text
-    body = agent.json()
-    assert (body["project"], body["audience"]) == (world.alpha, "agent")
-    assert body["context"] == world.service.context_view(world.alpha)
-    assert "Pick a venue" in body["context"]
-    sub = client.get(base + "?audience=subagent&window=200000", headers=bearer(world.agent))
-    assert sub.status_code == 200
-    assert sub.json()["context"] == world.service.context_view(
-        world.alpha, window=200000, audience="subagent"
-    )
-    for query, detail in [
-        ("?audience=person", "query field `audience`: Invalid enum value 'person'"),
-        ("?window=0", "query field `window`: Expected `int` >= 1"),
-    ]:
-        bad = client.get(base + query, headers=bearer(world.agent))
-        assert bad.status_code == 400
-        assert bad.json()["detail"].startswith(detail), bad.json()
-
-
-def test_context_is_tagged_and_an_unchanged_view_is_304(client: Client, world: World) -> None:
-    put_asks(client, world, "- open Pick a venue\n")
-    base = f"/api/v1/projects/{world.alpha}/context"
-    first = client.get(base, headers=bearer(world.agent))
-    tag = first.headers["ETag"]
-    assert first.status_code == 200 and tag.startswith('"') and tag.endswith('"')
-    assert sorted(first.headers.items()) == [
-        ("content-length", str(len(first.content))),
-        ("content-type", "application/json"),
-        ("etag", tag),
-    ]
-    again = client.get(base, headers={**bearer(world.agent), "If-None-Match": tag})
-    assert (again.status_code, again.content, again.headers["ETag"]) == (304, b"", tag)
-    assert sorted(again.headers) == ["etag"]
-    repeated = client.get(base, headers=bearer(world.agent))
-    assert (repeated.content, repeated.headers["ETag"]) == (first.content, tag)
-    other = Orbital.open(world.service.store.url)  # another process writes meanwhile
-    try:
-        other.ask_open(world.alpha, "Book the caterer", actor=Actor.USER)
-    finally:
-        other.close()
-    changed = client.get(base, headers={**bearer(world.agent), "If-None-Match": tag})
-    assert changed.status_code == 200 and changed.headers["ETag"] != tag
-    assert "Book the caterer" in changed.json()["context"]
-    assert changed.json()["context"] == world.service.context_view(world.alpha)
 
 
 def test_session_end_runs_the_backstop(client: Client, world: World) -> None:
