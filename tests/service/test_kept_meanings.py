@@ -1,82 +1,46 @@
-"""Entries' meanings outlive the process: a new entry is compared with every entry of its
-file on each write, and the next process (a hook, a CLI write) reads what the last one
-worked out instead of stemming them all again; a changed Orbital reads none of it."""
+"""Built meaning indexes kept between processes: read back equal to a built one, rebuilt when
+unreadable, keyed by the dropped asks filed, the newest few kept."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from orbital.domain import rephrase
-from orbital.service._meanings import KeptMeanings
+from orbital.domain.lazy_meanings import build_meaning_index
+from orbital.domain.rephrase import MeaningIndex
+from orbital.service._meanings import KEEP, KeptMeaningIndexes
 
-FILE = {
-    "d-1": "Chose: Postgres for the event store. Reason: the team outgrew one machine.",
-    "d-2": "Chose: move the nightly cron off Heroku to a systemd timer.",
-    "d-3": "Chose: render the Workbench on the server, no client framework.",
-}
-NEW = "Chose: the event store on Postgres, as the team outgrew one machine."
+ITEMS = (("a1b2c3", "Move cron off Heroku"), ("d4e5f6", "Raise the price on the pricing page"))
 
 
-@pytest.fixture
-def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """A new process's matcher: nothing cached, nothing seeded; yields the texts it works out."""
-    worked: list[str] = []
-    real = rephrase._worked_out
-
-    def working_out(text: str) -> rephrase.Meaning:
-        worked.append(text)
-        return real(text)
-
-    monkeypatch.setattr(rephrase, "_seeded", {})
-    monkeypatch.setattr(rephrase, "compared", {})
-    monkeypatch.setattr(rephrase, "_worked_out", working_out)
-    rephrase.meaning.cache_clear()
-    yield worked
-    rephrase.meaning.cache_clear()
-
-
-def new_process(monkeypatch: pytest.MonkeyPatch, worked: list[str]) -> None:
-    monkeypatch.setattr(rephrase, "_seeded", {})
-    monkeypatch.setattr(rephrase, "compared", {})
-    rephrase.meaning.cache_clear()
-    worked.clear()
-
-
-def test_the_next_process_works_out_only_the_new_text(
-    tmp_path: Path, fresh: list[str], monkeypatch: pytest.MonkeyPatch
+def test_a_kept_index_is_read_back_not_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "entry-meanings.msgpack"
-    first = KeptMeanings(path)
-    first.load()
-    assert rephrase.restated(NEW, FILE) == "d-1"
-    assert sorted(fresh) == sorted([NEW, *FILE.values()])
-    first.save()
+    built = KeptMeaningIndexes(tmp_path)(ITEMS)
+    assert built == build_meaning_index(ITEMS)
+    assert len(list(tmp_path.glob("*.msgpack"))) == 1
 
-    new_process(monkeypatch, fresh)
-    second = KeptMeanings(path)
-    second.load()
-    assert rephrase.restated(NEW, FILE) == "d-1"
-    assert fresh == [NEW]  # the file's entries were read, not stemmed again
+    def no_build(*_args: object) -> MeaningIndex[str]:
+        raise AssertionError("rebuilt")
+
+    monkeypatch.setattr(MeaningIndex, "added", no_build)
+    again = KeptMeaningIndexes(tmp_path)(ITEMS)
+    assert again == built
+    assert dict(again.pivots) == dict(built.pivots)  # not compared by ==
+    assert again.restated_by("move the cron jobs off Heroku") == built.restated_by(
+        "move the cron jobs off Heroku"
+    )
+    assert set(again.restated_by("move the cron jobs off Heroku")) == {"a1b2c3"}
 
 
-def test_meanings_kept_by_another_orbital_are_not_read(
-    tmp_path: Path, fresh: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "entry-meanings.msgpack"
-    first = KeptMeanings(path)
-    first.load()
-    rephrase.restated(NEW, FILE)
-    first.save()
-
-    new_process(monkeypatch, fresh)
-    monkeypatch.setattr("orbital.service._kept.code_stamp", lambda: b"another Orbital")
-    KeptMeanings(path).load()
-    assert rephrase.restated(NEW, FILE) == "d-1"
-    assert sorted(fresh) == sorted([NEW, *FILE.values()])
-    path.write_bytes(b"not meanings")
-    new_process(monkeypatch, fresh)
-    KeptMeanings(path).load()  # unreadable: worked out again, as a cache
-    assert rephrase.restated(NEW, FILE) == "d-1" and len(fresh) == 4
+def test_an_unreadable_index_is_rebuilt_and_other_sets_get_their_own(tmp_path: Path) -> None:
+    kept = KeptMeaningIndexes(tmp_path)
+    built = kept(ITEMS)
+    (path,) = tmp_path.glob("*.msgpack")
+    path.write_bytes(b"not an index")
+    assert kept(ITEMS) == built
+    for n in range(KEEP + 2):
+        items = (*ITEMS, (f"{n:06x}", f"Book venue number {n}"))
+        assert kept(items) == build_meaning_index(items)
+    assert len(list(tmp_path.glob("*.msgpack"))) == KEEP

@@ -1,0 +1,82 @@
+"""Entries' meanings outlive the process: a new entry is compared with every entry of its
+file on each write, and the next process (a hook, a CLI write) reads what the last one
+worked out instead of stemming them all again; a changed Orbital reads none of it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from orbital.domain import rephrase
+from orbital.service._meanings import KeptMeanings
+
+FILE = {
+    "d-1": "Chose: Postgres for the event store. Reason: the team outgrew one machine.",
+    "d-2": "Chose: move the nightly cron off Heroku to a systemd timer.",
+    "d-3": "Chose: render the Workbench on the server, no client framework.",
+}
+NEW = "Chose: the event store on Postgres, as the team outgrew one machine."
+
+
+@pytest.fixture
+def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """A new process's matcher: nothing cached, nothing seeded; yields the texts it works out."""
+    worked: list[str] = []
+    real = rephrase._worked_out
+
+    def working_out(text: str) -> rephrase.Meaning:
+        worked.append(text)
+        return real(text)
+
+    monkeypatch.setattr(rephrase, "_seeded", {})
+    monkeypatch.setattr(rephrase, "compared", {})
+    monkeypatch.setattr(rephrase, "_worked_out", working_out)
+    rephrase.meaning.cache_clear()
+    yield worked
+    rephrase.meaning.cache_clear()
+
+
+def new_process(monkeypatch: pytest.MonkeyPatch, worked: list[str]) -> None:
+    monkeypatch.setattr(rephrase, "_seeded", {})
+    monkeypatch.setattr(rephrase, "compared", {})
+    rephrase.meaning.cache_clear()
+    worked.clear()
+
+
+def test_the_next_process_works_out_only_the_new_text(
+    tmp_path: Path, fresh: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "entry-meanings.msgpack"
+    first = KeptMeanings(path)
+    first.load()
+    assert rephrase.restated(NEW, FILE) == "d-1"
+    assert sorted(fresh) == sorted([NEW, *FILE.values()])
+    first.save()
+
+    new_process(monkeypatch, fresh)
+    second = KeptMeanings(path)
+    second.load()
+    assert rephrase.restated(NEW, FILE) == "d-1"
+    assert fresh == [NEW]  # the file's entries were read, not stemmed again
+
+
+def test_meanings_kept_by_another_orbital_are_not_read(
+    tmp_path: Path, fresh: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "entry-meanings.msgpack"
+    first = KeptMeanings(path)
+    first.load()
+    rephrase.restated(NEW, FILE)
+    first.save()
+
+    new_process(monkeypatch, fresh)
+    monkeypatch.setattr("orbital.service._kept.code_stamp", lambda: b"another Orbital")
+    KeptMeanings(path).load()
+    assert rephrase.restated(NEW, FILE) == "d-1"
+    assert sorted(fresh) == sorted([NEW, *FILE.values()])
+    path.write_bytes(b"not meanings")
+    new_process(monkeypatch, fresh)
+    KeptMeanings(path).load()  # unreadable: worked out again, as a cache
+    assert rephrase.restated(NEW, FILE) == "d-1" and len(fresh) == 4
