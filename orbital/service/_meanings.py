@@ -40,7 +40,7 @@ class KeptMeaningIndexes:
 
         from orbital.domain import rephrase, rephrase_lexicon, rephrase_phrases
 
-        digest = hashlib.sha256()
+        digest = hashlib.sha256(matcher_stamp())
         for module in (rephrase, rephrase_lexicon, rephrase_phrases):
             digest.update(Path(module.__file__ or "").read_bytes())
         for ask_id, text in items:
@@ -83,7 +83,6 @@ class KeptMeanings:
         import msgspec
 
         from orbital.domain import rephrase
-        from orbital.service._kept import code_stamp
 
         self._loaded = {}
         kind = tuple[bytes, dict[str, rephrase.Meaning]]
@@ -91,7 +90,7 @@ class KeptMeanings:
             stamp, known = msgspec.msgpack.decode(self.path.read_bytes(), type=kind)
         except (OSError, msgspec.DecodeError, msgspec.ValidationError):
             return
-        if stamp == code_stamp():
+        if stamp == _meanings_stamp():
             self._loaded = known
             rephrase.seed(known)
 
@@ -103,15 +102,35 @@ class KeptMeanings:
             return
         import msgspec
 
-        from orbital.service._kept import code_stamp
-
-        newest = list({**self._loaded, **rephrase.compared}.items())[-KEEP_MEANINGS:]
+        compared = rephrase.compared  # the newest last: what this process compared
+        older = {t: m for t, m in self._loaded.items() if t not in compared}
+        newest = list({**older, **compared}.items())[-KEEP_MEANINGS:]
         with contextlib.suppress(OSError):  # a cache: the next process works them out again
-            data = msgspec.msgpack.encode((code_stamp(), dict(newest)))
+            data = msgspec.msgpack.encode((_meanings_stamp(), dict(newest)))
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
             temp.write_bytes(data)
             os.replace(temp, self.path)
+
+
+def matcher_stamp() -> bytes:
+    """What a meaning depends on besides Orbital's sources: Python (its Unicode data: NFKC,
+    ``casefold``, ``\\w``) and the snowball stemmers' files."""
+    import importlib.util
+    import sys
+    import unicodedata
+
+    spec = importlib.util.find_spec("snowballstemmer")
+    origin = Path(spec.origin) if spec and spec.origin else None
+    stemmers = os.stat(origin.parent) if origin else None
+    where = f"{origin}:{stemmers.st_mtime_ns}" if stemmers else "-"
+    return f"{sys.version};{unicodedata.unidata_version};{where}".encode()
+
+
+def _meanings_stamp() -> bytes:
+    from orbital.service._kept import code_stamp
+
+    return code_stamp() + matcher_stamp()
 
 
 @contextlib.contextmanager

@@ -84,6 +84,15 @@ def test_texts_python_cannot_classify_are_left_to_tiktoken(tmp_path: Path) -> No
     assert count(refused[0]) == len(encode(refused[0]))
 
 
+def test_a_python_with_newer_unicode_data_leaves_non_ascii_to_tiktoken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = kept_table(offline_data_path(), tmp_path / "cl100k.ranks")
+    monkeypatch.setattr(_bpe, "_UNICODE_HERE", (99, 0, 0))  # newer than the data tested
+    assert _bpe.count("caf\u00e9 au lait", table) is None
+    assert _bpe.count("plain ASCII is the same everywhere", table) == 6
+
+
 def test_a_few_texts_are_counted_without_loading_the_encoder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
