@@ -81,7 +81,9 @@ def file_key(project: str, head: Head, name: str) -> tuple[Hashable, ...]:
     return ("file", project, *head, name)
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_whole(path: Path, data: bytes) -> None:
+    """Write a kept file whole or not at all (a temp file beside it, then a rename): a reader
+    in another process sees the old bytes or the new, never part of them."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temp.write_bytes(data)
@@ -107,7 +109,7 @@ class KeptTexts:
 
     def put(self, key: tuple[Hashable, ...], text: str) -> None:
         with contextlib.suppress(OSError):  # a cache: the next process renders it again
-            _write(self._path(key), text.encode("utf-8", "surrogatepass"))
+            write_whole(self._path(key), text.encode("utf-8", "surrogatepass"))
             names = [n for n in os.listdir(self.folder) if n.endswith(".txt")]
             if len(names) > 2 * KEEP:
                 paths = sorted((self.folder / n for n in names), key=lambda p: p.stat().st_mtime_ns)
@@ -149,7 +151,7 @@ class KeptAsks:
         import msgspec
 
         with contextlib.suppress(OSError):
-            _write(self._path(project), msgspec.msgpack.encode((head, event_id, asks)))
+            write_whole(self._path(project), msgspec.msgpack.encode((head, event_id, asks)))
 
 
 class KeptCounter:
@@ -189,4 +191,4 @@ class KeptCounter:
         import msgspec
 
         with contextlib.suppress(OSError):
-            _write(self.path, msgspec.msgpack.encode(self._counter.known()))
+            write_whole(self.path, msgspec.msgpack.encode(self._counter.known()))

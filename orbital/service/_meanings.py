@@ -57,10 +57,9 @@ class KeptMeaningIndexes:
         return index
 
     def _keep(self, path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temp.write_bytes(data)
-        os.replace(temp, path)
+        from orbital.service._kept import write_whole
+
+        write_whole(path, data)
         kept = sorted(self.folder.glob("*.msgpack"), key=lambda p: p.stat().st_mtime_ns)
         for old in kept[:-KEEP]:
             old.unlink(missing_ok=True)
@@ -105,12 +104,10 @@ class KeptMeanings:
         compared = rephrase.compared  # the newest last: what this process compared
         older = {t: m for t, m in self._loaded.items() if t not in compared}
         newest = list({**older, **compared}.items())[-KEEP_MEANINGS:]
+        from orbital.service._kept import write_whole
+
         with contextlib.suppress(OSError):  # a cache: the next process works them out again
-            data = msgspec.msgpack.encode((_meanings_stamp(), dict(newest)))
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            temp.write_bytes(data)
-            os.replace(temp, self.path)
+            write_whole(self.path, msgspec.msgpack.encode((_meanings_stamp(), dict(newest))))
 
 
 def matcher_stamp() -> bytes:
