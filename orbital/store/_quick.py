@@ -65,15 +65,6 @@ class QuickReader:
         rows = self._rows("SELECT max(position) FROM events WHERE project_id = :p", {"p": project})
         return int(rows[0][0] or 0)
 
-    def head_event(self, project: str) -> tuple[int, str]:
-        """The project's last position and its event's id (as ``Reader.head_event``)."""
-        rows = self._rows(
-            "SELECT position, event_id FROM events WHERE project_id = :p "
-            "ORDER BY position DESC LIMIT 1",
-            {"p": project},
-        )
-        return (0, "") if not rows else (int(rows[0][0]), str(rows[0][1]))
-
     def category_heads(self, project: str) -> dict[str, tuple[int, str]]:
         """Each stream category's last position and event id (as ``Reader.category_heads``)."""
         rows = self._rows(SELECT_HEADS, {"p": project})
