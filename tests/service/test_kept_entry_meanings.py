@@ -45,20 +45,25 @@ def new_process(monkeypatch: pytest.MonkeyPatch, worked: list[str]) -> None:
     worked.clear()
 
 
+def compared_in_a_process(path: Path) -> str | None:
+    """A write's restatement check of ``NEW`` against ``FILE``, with meanings kept at ``path``
+    (as ``Orbital.keep_caches`` wires them: loaded before the check, saved at close)."""
+    kept = KeptMeanings(path)
+    kept.load()
+    found = rephrase.restated(NEW, FILE)
+    kept.save()
+    return found
+
+
 def test_the_next_process_works_out_only_the_new_text(
     tmp_path: Path, fresh: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "entry-meanings.msgpack"
-    first = KeptMeanings(path)
-    first.load()
-    assert rephrase.restated(NEW, FILE) == "d-1"
+    assert compared_in_a_process(path) == "d-1"
     assert sorted(fresh) == sorted([NEW, *FILE.values()])
-    first.save()
 
     new_process(monkeypatch, fresh)
-    second = KeptMeanings(path)
-    second.load()
-    assert rephrase.restated(NEW, FILE) == "d-1"
+    assert compared_in_a_process(path) == "d-1"
     assert fresh == [NEW]  # the file's entries were read, not stemmed again
 
 
@@ -66,10 +71,7 @@ def test_meanings_kept_by_another_orbital_are_not_read(
     tmp_path: Path, fresh: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "entry-meanings.msgpack"
-    first = KeptMeanings(path)
-    first.load()
-    rephrase.restated(NEW, FILE)
-    first.save()
+    compared_in_a_process(path)
 
     new_process(monkeypatch, fresh)
     monkeypatch.setattr("orbital.service._kept.code_stamp", lambda: b"another Orbital")
