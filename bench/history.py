@@ -53,9 +53,7 @@ from orbital.catalogue import (
 )
 from orbital.domain.asks import fold as fold_asks
 from orbital.domain.asks import random_minter
-from orbital.domain.asks_view import runtime_block
 from orbital.domain.entries import fold_file
-from orbital.domain.view_order import ViewParts, assemble
 from orbital.domain.workspaces import ProjectTexts
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
@@ -65,6 +63,8 @@ from orbital.service import HistoryQuery, Orbital, Revision
 from orbital.service._memory_state import MEMORY_KEYS
 from orbital.service._workspaces import ViewTexts
 from orbital.tokens import CachedCounter
+from projections.asks_view import runtime_block
+from projections.view_order import ViewParts, assemble
 
 START = dt.datetime(2025, 1, 6, 8, 0, tzinfo=dt.UTC)
 TZ = "UTC"

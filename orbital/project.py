@@ -9,6 +9,7 @@ import socket
 import zoneinfo
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from orbital.catalogue import MEMORY_DIR, PROJECT_ID_FILE
 from orbital.errors import InvalidInput
@@ -60,3 +61,31 @@ class Project:
         local = dt.datetime.now().astimezone().tzinfo
         assert local is not None
         return local
+
+
+class Registry(Protocol):
+    """The store's registry of checkouts, as :func:`locate` reads it."""
+
+    def checkout_at(self, root: str | Path) -> Project | None: ...
+    def project_with_identity(self, identity: str) -> str | None: ...
+    def unclaimed_at(self, root: str | Path) -> Project | None: ...
+
+
+def locate(registry: Registry, path: Path) -> Project | Path | None:
+    """Which project the folder ``path`` is in — the one rule every entry point follows.
+
+    Walking up from ``path``: a folder registered on this machine is that checkout; a folder
+    whose committed id file names a known project is a checkout of it not registered yet (a
+    clone, a moved folder: returned as the folder to join), and so is one registered under
+    another machine name before identities existed. A nested clone of another project is
+    therefore that project, never the registered folder around it. None: no project."""
+    for candidate in (path, *path.parents):
+        found = registry.checkout_at(candidate)
+        if found is not None:
+            return found
+        identity = identity_in(candidate)
+        if identity is not None and registry.project_with_identity(identity) is not None:
+            return candidate
+        if identity is None and registry.unclaimed_at(candidate) is not None:
+            return candidate
+    return None

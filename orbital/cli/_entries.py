@@ -14,8 +14,8 @@ from orbital.cli._app import cli, project_of, project_option, reports_errors
 from orbital.cli._output import print_outcome
 from orbital.cli._person import caller_actor, person_options
 from orbital.clock import parse_as_of
-from orbital.domain.beliefs import TRUST_STATES, Belief, parse_day
 from orbital.domain.trust import TRUST_ACTIONS, TrustAction
+from projections.beliefs import TRUST_STATES, Belief, parse_day
 
 
 @cli.group()

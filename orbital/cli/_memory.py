@@ -20,11 +20,11 @@ from orbital.cli._app import (
 )
 from orbital.cli._output import REFUSED, base_version, print_events, print_outcome
 from orbital.clock import parse_as_of
-from orbital.domain.history import summarize
 from orbital.errors import InvalidInput
 from orbital.events import Actor
 from orbital.files import FileGateway, memory_file, projected_file
 from orbital.service import HistoryQuery, Revision, referenced_text
+from projections.history import summarize
 
 
 @cli.command()

@@ -1,5 +1,5 @@
 """``orbital context`` and ``orbital show FILE`` without click, when an earlier process kept the
-answer at the project's head (:mod:`orbital.service._quick_reads`).
+answer (:mod:`orbital.service._quick_reads`: the same keys in the same output store).
 
 Only the plainest command lines are taken (``--project``, and for ``context`` ``--window`` and
 ``--audience``); any other, and any answer not kept, goes to click and the full path, which
@@ -48,10 +48,11 @@ def quick_read(args: list[str]) -> bool:
     project = Path(options.get("--project", "."))
     if not project.is_dir():
         return False
+    from orbital.service._outputs import Outputs
     from orbital.service._quick_reads import kept_file, kept_view
     from orbital.service._sessions import state_dir
 
-    db, cache = os.environ.get("ORBITAL_DB") or None, state_dir() / "cache"
+    db, outputs = os.environ.get("ORBITAL_DB") or None, Outputs(state_dir() / "cache" / "outputs")
     if command == "context":
         window_text, audience = options.get("--window"), options.get("--audience", "agent")
         if rest or audience not in ("agent", "subagent"):
@@ -59,12 +60,12 @@ def quick_read(args: list[str]) -> bool:
         window = None if window_text is None else _positive(window_text)
         if window_text is not None and window is None:
             return False
-        text = kept_view(cache, db, project, window, audience)
+        text = kept_view(outputs, db, project, window, audience)
         end = "\n"
     else:
         if len(rest) != 1:
             return False
-        text, end = kept_file(cache, db, project, rest[0]), ""
+        text, end = kept_file(outputs, db, project, rest[0]), ""
     if text is None or "\x1b" in text:  # click would strip escapes off a pipe: let it
         return False
     sys.stdout.write(text + end)

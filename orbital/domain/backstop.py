@@ -17,9 +17,9 @@ from msgspec.structs import replace
 from orbital.catalogue import ARCHIVE_FILES, FILE_BUDGETS, MEMORY_FILES
 from orbital.domain.budgets import PROTECT_OLDEST, TokenCounter, consolidation_target
 from orbital.domain.entries import fold_file
+from orbital.domain.line_trims import trim_index_lines
 from orbital.domain.measure import measure_state, piece_measure, piece_measures
 from orbital.domain.pointer_groups import GROUP_SIZE, group_pointer
-from orbital.domain.views import trim_index_lines
 from orbital.events._base import Event
 from orbital.events.entries import EntryArchived, EntryPointerDropped
 from orbital.events.files import FileLayoutSet, Slot

@@ -17,7 +17,6 @@ from litestar.params import FromPath, HeaderParameter, JSONBody, Parameter, Quer
 
 from orbital.catalogue import ARCHIVE_FILES, LAYER1_KEYS, MEMORY_FILES
 from orbital.clock import parse_as_of, parse_instant
-from orbital.domain.history import summarize
 from orbital.errors import InvalidInput
 from orbital.events import event_type
 from orbital.files import projected_file
@@ -35,6 +34,7 @@ from orbital.http._schemas import (
 from orbital.http._texts import agent_text_routes
 from orbital.http._views import EncodedViews
 from orbital.service import Credential, HistoryQuery, Orbital, Project
+from projections.history import summarize
 
 _NAME = "A memory file's name (any case is accepted)."
 _INSTANT = "An ISO 8601 date or instant (naive means UTC), e.g. 2026-11-01 or 2026-11-01T09:30Z."

@@ -25,7 +25,6 @@ from litestar.response import Redirect, Template
 
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
-from orbital.domain.entry_pages import MAX_SEARCH
 from orbital.domain.trust import TrustAction
 from orbital.errors import InvalidInput, Refused, UnknownAsk, UnknownEntry, UnknownProject
 from orbital.events import Actor
@@ -41,6 +40,7 @@ from orbital.service import (
     PageSessions,
     WriteOutcome,
 )
+from projections.entry_pages import MAX_SEARCH
 
 LOGIN = f"{PAGE}/login"
 _SAFE_METHODS = frozenset({"GET", "HEAD"})

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from orbital.domain.entry_pages import EntryPage, entry_query
-from orbital.domain.workbench import OpenAsk, ProjectInfo
 from orbital.service import Orbital
+from projections.entry_pages import EntryPage, entry_query
+from projections.workbench import OpenAsk, ProjectInfo
 
 PAGE = "/workbench"
 #: Entries per page narrowed to a project; across projects, each project's first few.

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from orbital.domain.workbench import EntryRow
 from orbital.service import ConflictCopy
+from projections.workbench import EntryRow
 
 #: A due as the schema states it: a day (February 29 in any year) and optionally ``THH:MM``.
 _DUE_PATTERN = (

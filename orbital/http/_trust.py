@@ -13,11 +13,11 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath, JSONBody, QueryParameter
 
 from orbital.clock import parse_as_of
-from orbital.domain.beliefs import Belief, parse_day
 from orbital.domain.trust import TRUST_ACTIONS, TrustAction
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import WriteResult
 from orbital.service import Credential, Orbital, Project
+from projections.beliefs import Belief, parse_day
 
 
 class TrustReason(msgspec.Struct, frozen=True):

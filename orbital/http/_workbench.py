@@ -16,15 +16,6 @@ from litestar.types import AnyCallable
 
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
-from orbital.domain.entry_pages import (
-    DEFAULT_LIMIT,
-    ENTRY_FILES,
-    ENTRY_STATUSES,
-    MAX_LIMIT,
-    MAX_SEARCH,
-    entry_query,
-)
-from orbital.domain.workbench import WorkbenchView
 from orbital.http._auth import BEARER_SCHEME, person_caller, target_project
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
@@ -39,6 +30,15 @@ from orbital.http._schemas import (
 from orbital.http._texts import person_text_routes
 from orbital.http._trust import trust_routes
 from orbital.service import ConflictPreview, Credential, Orbital, Project
+from projections.entry_pages import (
+    DEFAULT_LIMIT,
+    ENTRY_FILES,
+    ENTRY_STATUSES,
+    MAX_LIMIT,
+    MAX_SEARCH,
+    entry_query,
+)
+from projections.workbench import WorkbenchView
 
 #: What ``file`` may be (documented; a name in another case is accepted too): none (every
 #: file), a key or a file name.

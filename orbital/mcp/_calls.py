@@ -18,13 +18,13 @@ import msgspec
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES
 from orbital.clock import parse_as_of
 from orbital.domain.asks import agent_note
-from orbital.domain.history import summarize
-from orbital.domain.workbench import EntryRow
 from orbital.errors import OrbitalError, error_line, warning_lines
 from orbital.events import Actor, RecordedEvent, event_type
 from orbital.files import projected_file
 from orbital.mcp._caller import Caller
 from orbital.service import HistoryQuery, MentionedFile, Orbital, WriteOutcome
+from projections.history import summarize
+from projections.workbench import EntryRow
 
 #: How much of an entry's or ask's history ``memory_get`` returns (the latest events).
 RECENT = 10

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING
 
 from orbital.agents.claude_code_hooks import view_file, view_position
 from orbital.catalogue import ask_stream
-from orbital.domain.changes import describe_changes
 from orbital.errors import UnknownProject
 from orbital.events import Actor
 from orbital.files import memory_file
@@ -39,6 +38,7 @@ from orbital.service._context import WriteOutcome
 from orbital.service._held import unlanded
 from orbital.service._memory import SessionEndReport
 from orbital.service._sessions import SessionMarks, write_atomic
+from projections.changes import describe_changes
 
 if TYPE_CHECKING:
     from orbital.service._service import Orbital

@@ -116,7 +116,7 @@ class AsksState:
     def now(self, r: Reader, project: str, *, head: int | None = None) -> AsksNow:
         """Current asks from the materialised stream states; only streams that changed since
         the last call are read (O(change) in a long-running process). ``head``: the asks'
-        head when the caller read it already (:class:`~._heads.Heads`)."""
+        head when the caller read it already (:class:`projections.Heads`)."""
         head = r.prefix_head(project, ASKS_PREFIX) if head is None else head
         cached = self._cache.get(project)
         writing = self._writing.get(project)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES, PROJECT_ID_FILE
 from orbital.events import Actor
-from orbital.project import Project, identity_in
+from orbital.project import Project, identity_in, locate
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._asks_state import ASKS_PREFIX
 from orbital.service._context import SyncReport
@@ -39,23 +39,16 @@ def register(w: Writer, path: Path, timezone: str) -> Project:
 
 
 def checkout_of(store: EventStore, path: Path) -> Project:
-    """The checkout ``path`` is in (the nearest registered folder above it), else the
-    nearest folder above it whose id file names a known project, joined (a clone, or the
-    folder moved), or registered under another machine name before identities existed."""
+    """The checkout ``path`` is in (:func:`orbital.project.locate`), joined or registered
+    here when the walk found a folder of a known project not registered yet."""
     with store.reader() as r:
-        for candidate in (path, *path.parents):
-            found = r.checkout_at(candidate)
-            if found is not None:
-                return found
-            identity = identity_in(candidate)
-            if identity is not None and r.project_with_identity(identity) is not None:
-                break
-            if identity is None and r.unclaimed_at(candidate) is not None:
-                break
-        else:
+        found = locate(r, path)
+        if found is None:
             return r.project_for_root(path)  # raises UnknownProject
+    if isinstance(found, Project):
+        return found
     with store.writing() as w:
-        return register(w, candidate, "")
+        return register(w, found, "")
 
 
 def behind(units: Units, r: Reader, checkout: Project) -> bool:

@@ -19,15 +19,15 @@ from orbital.catalogue import (
     stream_id,
 )
 from orbital.clock import parse_instant
-from orbital.domain.entry_pages import ENTRY_FILES, EntryIndex, EntryPage, EntryQuery
-from orbital.domain.history import summarize
-from orbital.domain.workbench import EntryRow, TimelineItem, entry_row, entry_rows
 from orbital.errors import UnknownEntry
 from orbital.events import RecordedEvent, event_type
 from orbital.events.files import HandEditConflict, HandEditResolved
 from orbital.files import memory_file
 from orbital.service._memory import MemoryService
 from orbital.service._unit import Units
+from projections.entry_pages import ENTRY_FILES, EntryIndex, EntryPage, EntryQuery
+from projections.history import summarize
+from projections.workbench import EntryRow, TimelineItem, entry_row, entry_rows
 
 _FILE_STREAMS = [file_stream(key) for key in FILE_NAMES]
 _SETTLING = (event_type(HandEditConflict), event_type(HandEditResolved))

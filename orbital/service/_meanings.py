@@ -57,7 +57,7 @@ class KeptMeaningIndexes:
         return index
 
     def _keep(self, path: Path, data: bytes) -> None:
-        from orbital.service._kept import write_whole
+        from orbital.service._outputs import write_whole
 
         write_whole(path, data)
         kept = sorted(self.folder.glob("*.msgpack"), key=lambda p: p.stat().st_mtime_ns)
@@ -104,7 +104,7 @@ class KeptMeanings:
         compared = rephrase.compared  # the newest last: what this process compared
         older = {t: m for t, m in self._loaded.items() if t not in compared}
         newest = list({**older, **compared}.items())[-KEEP_MEANINGS:]
-        from orbital.service._kept import write_whole
+        from orbital.service._outputs import write_whole
 
         with contextlib.suppress(OSError):  # a cache: the next process works them out again
             write_whole(self.path, msgspec.msgpack.encode((_meanings_stamp(), dict(newest))))
@@ -125,7 +125,7 @@ def matcher_stamp() -> bytes:
 
 
 def _meanings_stamp() -> bytes:
-    from orbital.service._kept import code_stamp
+    from orbital.service._outputs import code_stamp
 
     return code_stamp() + matcher_stamp()
 

@@ -88,7 +88,8 @@ class MemoryFiles:
     ) -> Memory:
         """The memory files now (``at`` None) or as of position ``at``: the nearest state
         at or before the target (the in-process cache or a snapshot) plus the events after.
-        ``head``: the memory head now when the caller read it already (:class:`~._heads.Heads`)."""
+        ``head``: the memory head now when the caller read it already
+        (:class:`projections.Heads`)."""
         if at is not None:
             head = at
         elif head is None:

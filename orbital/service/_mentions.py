@@ -1,7 +1,7 @@
 """Mentions in the shell (issue 19): what a ``@file.<path>`` names on disk, the pointers a
 view shows, the warning a write gets for a mention that names nothing, and the content a
 reference resolves to (``orbital show --ref``, MCP ``memory_get``). The grammar is
-:mod:`orbital.grammar.mentions`, the pointers' rules :mod:`orbital.domain.mentions`.
+:mod:`orbital.grammar.mentions`, the pointers' rules :mod:`projections.mentions`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from orbital.domain.asks import Ask
-from orbital.domain.mentions import (
+from orbital.errors import InvalidInput, NotFound
+from orbital.files import check_size, inside_project
+from orbital.grammar.mentions import PATH
+from orbital.grammar.model import FileState
+from orbital.project import Project
+from projections.mentions import (
     Pointer,
     mentioned_paths,
     parse_mention,
@@ -21,12 +26,7 @@ from orbital.domain.mentions import (
     resolve_mention,
     unresolved_warning,
 )
-from orbital.domain.workbench import EntryRow
-from orbital.errors import InvalidInput, NotFound
-from orbital.files import check_size
-from orbital.grammar.mentions import PATH
-from orbital.grammar.model import FileState
-from orbital.project import Project
+from projections.workbench import EntryRow
 
 if TYPE_CHECKING:
     from orbital.service._service import Orbital
@@ -39,18 +39,9 @@ class MentionedFile(msgspec.Struct, frozen=True):
     content: str
 
 
-def inside(root: str, path: str) -> bool:
-    """``path`` names a file inside the project ``root`` (never outside it, even by a link)."""
-    if not path or path.startswith(("/", "~", "\\")) or "\x00" in path:
-        return False
-    base = Path(root).resolve()
-    target = (base / path).resolve()
-    return target.is_relative_to(base) and target.is_file()
-
-
 def paths_of(project: Project, texts: Iterable[str]) -> dict[str, bool]:
     """Each ``@file.<path>`` of ``texts`` -> whether it is a file inside the project."""
-    return {p: inside(project.root, p) for p in mentioned_paths(texts)}
+    return {p: inside_project(project.root, p) for p in mentioned_paths(texts)}
 
 
 class Mentions:
@@ -82,7 +73,7 @@ class Mentions:
         mention = parse_mention(ref)
         found = self.service.project_by_id(project)
         if mention.file == PATH:
-            if not inside(found.root, mention.id):
+            if not inside_project(found.root, mention.id):
                 raise NotFound(f"{mention.text} names no file inside the project")
             raw = (Path(found.root) / mention.id).read_bytes()
             check_size(raw)

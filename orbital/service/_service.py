@@ -33,8 +33,6 @@ from orbital.store import EventStore, StoreStatus
 from orbital.tokens import PYTHON_BUDGET, CachedCounter
 
 if TYPE_CHECKING:
-    from orbital.domain.entry_pages import EntryPage, EntryQuery
-    from orbital.domain.workbench import EntryRow, WorkbenchView
     from orbital.service._agents import AgentSessions
     from orbital.service._claude_code import ClaudeCodeHooks
     from orbital.service._conflicts import ConflictPreview
@@ -42,6 +40,8 @@ if TYPE_CHECKING:
     from orbital.service._editor import EditorReport
     from orbital.service._history import ConflictCopy, HistoryQuery, Revision
     from orbital.service._kept import KeptCounter
+    from projections.entry_pages import EntryPage, EntryQuery
+    from projections.workbench import EntryRow, WorkbenchView
 
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | dt.date | int | None
@@ -69,9 +69,7 @@ class Orbital(OnFirstUse):
         self.local = Checkouts(self.units)
         self.mentions = Mentions(self)
         self.workspaces = Workspaces(self)
-        self._memory = MemoryService(
-            self.units, counter or CachedCounter(), pointers=self.mentions.pointers
-        )
+        self._memory = MemoryService(self.units, counter or CachedCounter())
         self._kept_counter: KeptCounter | None = None
         self._writes = FileWrites(self.units, self._asks, self._memory, self.mentions)
         self.trust = Trust(self)
@@ -112,14 +110,15 @@ class Orbital(OnFirstUse):
         """Keep what a short-lived process (a hook, a CLI command) would otherwise compute
         again for the next one, in ``folder``: built meaning indexes of dropped asks, token
         counts, the current asks, and views and files at a head (:mod:`._kept`)."""
-        from orbital.service._kept import KeptAsks, KeptTexts
+        from orbital.service._kept import KeptAsks
         from orbital.service._meanings import KeptMeaningIndexes, KeptMeanings
+        from orbital.service._outputs import Outputs
 
         self.units.asks.build_index = KeptMeaningIndexes(folder / "meanings")
         self.units.meanings = KeptMeanings(folder / "entry-meanings.msgpack")
         self.units.asks.kept = KeptAsks(folder / "asks")
         self.keep_counts(folder, python_budget=PYTHON_BUDGET)
-        self._memory.kept = KeptTexts(folder / "texts")
+        self._memory.outputs = Outputs(folder / "outputs")
 
     def keep_counts(self, folder: Path, *, python_budget: int | None = None) -> None:
         """Keep only token counts (and the tokenizer's table) in ``folder``: what a
@@ -346,9 +345,12 @@ class Orbital(OnFirstUse):
     def view_today(self, project: Project) -> tuple[dt.date, str]:
         """Today in the view's time zone (the workspace's, else the project's) and that zone's
         IANA name ("" for the machine's local zone)."""
+        from orbital.service._view_outputs import zone_of
+
         with self.store.reader() as r:
-            zone = view_texts(r, project.project_id).timezone(project)[0]
-        return self.clock.now().astimezone(zone).date(), getattr(zone, "key", "")
+            setting = view_texts(r, project.project_id).zone_setting(project)
+        now = self.clock.now()
+        return now.astimezone(zone_of(setting, project, now)[0]).date(), setting
 
     def warm(self) -> None:
         """Render each project's agent view once (the token table loaded, the views cached):

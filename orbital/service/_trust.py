@@ -9,8 +9,6 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from orbital.domain.beliefs import TRUST_STATES, Belief, beliefs
-from orbital.domain.beliefs import in_force_at as in_force_at_day
 from orbital.domain.trust import (
     TrustAction,
     decide_restatements,
@@ -22,6 +20,8 @@ from orbital.errors import InvalidInput
 from orbital.events import Actor, Event
 from orbital.grammar.render import render_file
 from orbital.service._context import WriteOutcome
+from projections.beliefs import TRUST_STATES, Belief, beliefs
+from projections.beliefs import in_force_at as in_force_at_day
 
 if TYPE_CHECKING:
     from orbital.service._service import AsOf, Orbital

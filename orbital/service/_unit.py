@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 
 from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
 from orbital.domain.entries import stream_for
-from orbital.domain.history import summarize
 from orbital.events import Actor, Event, event_type
 from orbital.events.asks import ASK_EVENTS
 from orbital.events.asks import stream_of as ask_stream
@@ -41,9 +40,10 @@ from orbital.service._asks_file import AsksFile, Projection
 from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
 from orbital.service._context import Context, EventSummary
 from orbital.service._hand_edits import take_in_asks, take_in_memory
-from orbital.service._heads import Heads
 from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
 from orbital.store import Writer
+from projections import Heads
+from projections.history import summarize
 
 if TYPE_CHECKING:
     from orbital.service._meanings import KeptMeanings

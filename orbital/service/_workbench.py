@@ -6,7 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from orbital.domain.workbench import (
+from orbital.project import Project
+from orbital.service._asks import AsksService
+from projections.workbench import (
     ClosedAsk,
     OpenAsk,
     ProjectInfo,
@@ -18,8 +20,6 @@ from orbital.domain.workbench import (
     sort_closed,
     sort_open,
 )
-from orbital.project import Project
-from orbital.service._asks import AsksService
 
 
 def workbench_view(

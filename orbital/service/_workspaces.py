@@ -10,16 +10,12 @@ workspace (the project is out of reach: 404).
 
 from __future__ import annotations
 
-import datetime as dt
-import zoneinfo
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from orbital.catalogue import PROJECT_STREAM, WORKSPACE_PREFIX, WORKSPACES_OWNER, workspace_stream
-from orbital.domain.history import summarize
-from orbital.domain.mentions import Pointer, unresolved_warning
 from orbital.domain.workspaces import (
     ProjectTexts,
     WorkspaceState,
@@ -42,6 +38,9 @@ from orbital.grammar.text import without_nul
 from orbital.project import Project, check_timezone
 from orbital.service._context import EventSummary, WriteOutcome
 from orbital.store import Reader, Reducer, Writer
+from projections.history import summarize
+from projections.mentions import Pointer, unresolved_warning
+from projections.view import ZoneProjector
 
 if TYPE_CHECKING:
     from orbital.service._service import AsOf, Orbital
@@ -55,14 +54,10 @@ class ViewTexts(msgspec.Struct, frozen=True):
     project: ProjectTexts
     workspace: WorkspaceState | None
 
-    def timezone(self, project: Project) -> tuple[dt.tzinfo, str]:
-        """The zone dates are given in, and its name: the workspace's, else the project's
-        (its own setting, else the machine's local zone)."""
-        name = (self.workspace.timezone if self.workspace else "") or project.timezone
-        if name:
-            return zoneinfo.ZoneInfo(name), name
-        local = project.tz()
-        return local, dt.datetime.now(local).tzname() or "local time"
+    def zone_setting(self, project: Project) -> str:
+        """The IANA zone dates are given in: the workspace's, else the project's own ("":
+        the machine's local zone)."""
+        return ZoneProjector.render(self.workspace, project.timezone)
 
 
 def view_texts(r: Reader, project: str, at: int | None = None) -> ViewTexts:

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from orbital.catalogue import PROJECT_ID_FILE, PROJECT_STREAM, WORKSPACES_OWNER
 from orbital.errors import Refused, UnknownProject
@@ -16,12 +14,8 @@ from orbital.events import Actor, ProjectRegistered
 from orbital.project import Project, check_timezone, identity_in, this_machine
 from orbital.store._appends import Appends
 from orbital.store._base import Transaction, naive_utc
-from orbital.store._db import instant
-
-_JOINED = (
-    "SELECT p.project_id, k.root, p.timezone, p.registered_at, k.checkout_id, k.machine"
-    " FROM checkouts AS k JOIN projects AS p ON k.project_id = p.project_id"
-)
+from orbital.store._registry import JOINED, Registry, from_row
+from orbital.store._registry import resolved as resolved_path
 
 
 def _slug(name: str) -> str:
@@ -29,44 +23,27 @@ def _slug(name: str) -> str:
     return slug or "project"
 
 
-def _resolved(root: str | Path) -> str:
-    return str(Path(root).expanduser().resolve())
-
-
-def _from_row(row: Sequence[Any]) -> Project:
-    project_id, root, timezone, registered, checkout_id = row[:5]
-    return Project(project_id, root, timezone, instant(registered), checkout_id)
-
-
-class ProjectReads(Transaction):
+class ProjectReads(Transaction, Registry):
     def project(self, ref: str) -> Project:
         """A checkout by its id, or a project by its id in its first checkout on this
         machine (else its first checkout anywhere)."""
-        row = self._conn.first(f"{_JOINED} WHERE k.checkout_id = :ref", {"ref": ref})
+        row = self._conn.first(f"{JOINED} WHERE k.checkout_id = :ref", {"ref": ref})
         if row is None or row[0] == ref:
             rows = self._conn.execute(
-                f"{_JOINED} WHERE k.project_id = :ref ORDER BY k.registered_at, k.checkout_id",
+                f"{JOINED} WHERE k.project_id = :ref ORDER BY k.registered_at, k.checkout_id",
                 {"ref": ref},
             )
             local = [r for r in rows if r[5] == this_machine()]
             row = (local or rows)[0] if rows else row  # else a checkout's own id
         if row is None:
             raise UnknownProject(ref)
-        return _from_row(row)
-
-    def checkout_at(self, root: str | Path) -> Project | None:
-        """The checkout registered for exactly this directory on this machine."""
-        row = self._conn.first(
-            f"{_JOINED} WHERE k.machine = :machine AND k.root = :root",
-            {"machine": this_machine(), "root": _resolved(root)},
-        )
-        return None if row is None else _from_row(row)
+        return from_row(row)
 
     def project_for_root(self, root: str | Path) -> Project:
         """The checkout registered for exactly this directory on this machine."""
         found = self.checkout_at(root)
         if found is None:
-            raise UnknownProject(_resolved(root))
+            raise UnknownProject(resolved_path(root))
         return found
 
     def projects(self) -> list[Project]:
@@ -81,24 +58,10 @@ class ProjectReads(Transaction):
     def checkouts(self) -> list[Project]:
         """Every checkout on this machine, by id."""
         rows = self._conn.execute(
-            f"{_JOINED} WHERE k.machine = :machine ORDER BY k.checkout_id",
+            f"{JOINED} WHERE k.machine = :machine ORDER BY k.checkout_id",
             {"machine": this_machine()},
         )
-        return [_from_row(r) for r in rows]
-
-    def unclaimed_at(self, root: str | Path) -> Project | None:
-        """A checkout at this path under another machine name, of a project from before
-        identities (no id file anywhere): this machine under a new host name."""
-        row = self._conn.first(
-            f"{_JOINED} WHERE k.root = :root AND p.identity IS NULL", {"root": _resolved(root)}
-        )
-        return None if row is None else _from_row(row)
-
-    def project_with_identity(self, identity: str) -> str | None:
-        found = self._conn.scalar(
-            "SELECT project_id FROM projects WHERE identity = :identity", {"identity": identity}
-        )
-        return None if found is None else str(found)
+        return [from_row(r) for r in rows]
 
     def identity(self, project: str) -> str | None:
         found = self._conn.scalar(
@@ -114,7 +77,7 @@ class ProjectWrites(Appends, ProjectReads):
         """The checkout of ``root`` on this machine: the one registered there, else the
         project of ``identity`` (the folder's id file) joined — a checkout of it on this
         machine whose folder no longer holds that id moved here — else a new project."""
-        resolved = _resolved(root)
+        resolved = resolved_path(root)
         check_timezone(timezone)
         found = self.checkout_at(resolved)
         if found is not None:
@@ -146,10 +109,10 @@ class ProjectWrites(Appends, ProjectReads):
 
     def _checkouts_of(self, project_id: str) -> list[Project]:
         rows = self._conn.execute(
-            f"{_JOINED} WHERE k.project_id = :p AND k.machine = :machine ORDER BY k.checkout_id",
+            f"{JOINED} WHERE k.project_id = :p AND k.machine = :machine ORDER BY k.checkout_id",
             {"p": project_id, "machine": this_machine()},
         )
-        return [_from_row(r) for r in rows]
+        return [from_row(r) for r in rows]
 
     def _set_identity(self, project_id: str, identity: str) -> None:
         self._conn.run(

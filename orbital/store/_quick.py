@@ -21,9 +21,10 @@ from types import TracebackType
 from typing import Any
 
 from orbital.errors import OrbitalError
-from orbital.project import Project, this_machine
-from orbital.store._db import SELECT_HEADS, Params, default_url, instant, plain_sqlite_file
+from orbital.project import Project, locate
+from orbital.store._db import SELECT_HEADS, Params, default_url, plain_sqlite_file
 from orbital.store._migrate import at_newest_revision
+from orbital.store._registry import Registry
 from orbital.store._sqlite_db import SqliteDatabase
 
 
@@ -46,19 +47,11 @@ class QuickReader:
             return conn.execute(sql, params)
 
     def project_at(self, path: Path) -> Project | None:
-        """The registered project ``path`` is in (the nearest registered root above it)."""
-        rows = self._rows(
-            "SELECT p.project_id, k.root, p.timezone, p.registered_at, k.checkout_id "
-            "FROM checkouts k JOIN projects p ON p.project_id = k.project_id "
-            "WHERE k.machine = :machine",
-            {"machine": this_machine()},
-        )
-        known = {row[1]: row for row in rows}
-        for candidate in (path, *path.parents):
-            row = known.get(str(candidate))
-            if row is not None:
-                return Project(row[0], row[1], row[2], instant(row[3]), row[4])
-        return None
+        """The registered checkout ``path`` is in (:func:`orbital.project.locate`); None when
+        there is none, or when the folder must first be joined (a write: the full path's)."""
+        with self._db.begin() as conn:
+            found = locate(Registry(conn), path)
+        return found if isinstance(found, Project) else None
 
     def head(self, project: str) -> int:
         """The project's last position; 0 when it has no event (as ``Reader.head``)."""

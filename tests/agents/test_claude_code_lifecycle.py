@@ -16,10 +16,10 @@ from click.testing import CliRunner
 from orbital.agents.claude_code_hooks import view_position
 from orbital.cli import cli
 from orbital.clock import FixedClock
-from orbital.domain.view_order import NO_DESCRIPTION
 from orbital.events import Actor
 from orbital.service import Orbital
 from orbital.service._sessions import SessionMarks
+from projections.view_order import NO_DESCRIPTION
 from tests.conftest import NOW
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from orbital.clock import FixedClock
-from orbital.domain.asks_view import recently_closed
 from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.file_write import decide_file_write
 from orbital.events import Actor
@@ -18,6 +17,7 @@ from orbital.events.asks import AskClosed, AskOpened
 from orbital.grammar.asks_md import FORMAT_HEADER, parse_line, read_file, render_file
 from orbital.grammar.model import FileState
 from orbital.service import Orbital
+from projections.asks_view import recently_closed
 from tests.asks.helpers import PREV, TODAY, asks_of, minter
 
 

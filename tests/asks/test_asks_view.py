@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from orbital.domain.asks_view import (
+from projections.asks_view import (
     dropped_texts,
     recently_closed,
     runtime_block,

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from orbital.domain.workbench import (
+from orbital.events.files import Slot
+from orbital.grammar.model import Entry, FileState, Status
+from projections.workbench import (
     DONE_DAYS,
     TimelineItem,
     done_asks,
@@ -19,8 +21,6 @@ from orbital.domain.workbench import (
     sort_closed,
     sort_open,
 )
-from orbital.events.files import Slot
-from orbital.grammar.model import Entry, FileState, Status
 from tests.asks.helpers import TODAY, asks_of
 
 NOON = dt.datetime.combine(TODAY, dt.time(12, 0))

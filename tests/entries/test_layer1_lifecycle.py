@@ -8,10 +8,10 @@ from orbital.catalogue import ARCHIVE_OF, FILE_BUDGETS, FILE_NAMES, LAYER1_KEYS
 from orbital.domain.backstop import floor_state, plan_backstop
 from orbital.domain.budgets import consolidation_target
 from orbital.domain.measure import budget_text, measure_text
-from orbital.domain.views import trim_volatile
 from orbital.events.files import FileLayoutSet
 from orbital.grammar.memory_files import FORMAT_HEADERS
 from orbital.grammar.render import render_archive, render_body
+from projections.views import trim_volatile
 from tests.entries.entry_helpers import TODAY, Memory, est
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from orbital.domain.backstop import demote_durable, floor_state, plan_backstop
 from orbital.domain.measure import measure_state
-from orbital.domain.views import head_trim, state_view, trim_volatile
 from orbital.events.entries import EntryArchived, EntryPointerDropped, EntryRestored
 from orbital.events.files import FileLayoutSet
 from orbital.grammar.render import render_archive
 from orbital.grammar.state_blocks import parse_blocks
+from projections.views import head_trim, state_view, trim_volatile
 from tests.entries.entry_helpers import TODAY, Memory, est
 
 

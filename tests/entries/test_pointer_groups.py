@@ -8,11 +8,11 @@ import re
 from orbital.domain.backstop import demote_durable, plan_backstop
 from orbital.domain.entry_actions import decide_entry_action
 from orbital.domain.measure import measure_state, measure_text
-from orbital.domain.views import durable_note, file_view
 from orbital.events.entries import EntryArchived, EntryPointerSet, EntryRestored
 from orbital.events.files import FileLayoutSet
 from orbital.grammar.pointers import pointer_ids
 from orbital.grammar.render import render_archive
+from projections.views import durable_note, file_view
 from tests.entries.entry_helpers import TODAY, Memory, est
 
 #: One-line lessons: each is shorter than a pointer line naming it alone.

@@ -7,7 +7,6 @@ import datetime as dt
 
 import pytest
 
-from orbital.domain.beliefs import beliefs, view_state
 from orbital.domain.trust import (
     TRUST_ACTIONS,
     TrustAction,
@@ -29,6 +28,7 @@ from orbital.events.trust import (
 from orbital.grammar.model import FileState, Trust
 from orbital.grammar.render import render_archive, render_body
 from orbital.grammar.supersedes import SupersedesLine, supersedes_lines
+from projections.beliefs import beliefs, view_state
 from tests.entries.entry_helpers import TODAY, Memory
 
 D1, D2, D3 = dt.date(2026, 9, 1), dt.date(2026, 9, 10), dt.date(2026, 9, 15)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from orbital.catalogue import FILE_BUDGETS
 from orbital.domain.budgets import budgets_for_window
-from orbital.domain.view_order import (
+from projections.view_order import (
     NO_DESCRIPTION,
     ViewParts,
     assemble,
@@ -12,7 +12,7 @@ from orbital.domain.view_order import (
     head_cost,
     today_line,
 )
-from orbital.domain.views import durable_view, file_view, frame_cost
+from projections.views import durable_view, file_view, frame_cost
 from tests.entries.entry_helpers import TODAY, Memory, est
 
 ENTRY = "## Decision {i}\n" + "Chose: option {i}. " * 20 + "\n\n"

@@ -7,9 +7,9 @@ import datetime as dt
 import pytest
 
 from orbital.domain.asks import Ask
-from orbital.domain.mentions import Mention, parse_mention, resolve_mention
-from orbital.domain.workbench import EntryRow
 from orbital.errors import InvalidInput, UnknownAsk, UnknownEntry
+from projections.mentions import Mention, parse_mention, resolve_mention
+from projections.workbench import EntryRow
 
 DAY = dt.date(2026, 9, 19)
 

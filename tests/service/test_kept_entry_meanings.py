@@ -74,7 +74,7 @@ def test_meanings_kept_by_another_orbital_are_not_read(
     compared_in_a_process(path)
 
     new_process(monkeypatch, fresh)
-    monkeypatch.setattr("orbital.service._kept.code_stamp", lambda: b"another Orbital")
+    monkeypatch.setattr("orbital.service._outputs.code_stamp", lambda: b"another Orbital")
     KeptMeanings(path).load()
     assert rephrase.restated(NEW, FILE) == "d-1"
     assert sorted(fresh) == sorted([NEW, *FILE.values()])

@@ -9,7 +9,6 @@ import pytest
 
 from orbital.clock import FixedClock
 from orbital.domain.budgets import est_tokens
-from orbital.domain.view_order import NO_DESCRIPTION
 from orbital.errors import (
     InvalidEncoding,
     Refused,
@@ -21,6 +20,7 @@ from orbital.errors import (
 from orbital.events import Actor
 from orbital.grammar.memory_files import FORMAT_HEADERS
 from orbital.service import Orbital, WriteOutcome
+from projections.view_order import NO_DESCRIPTION
 from tests.seeded import seeded_project
 from tests.service.conftest import TODAY, Env
 

@@ -13,8 +13,8 @@ import pytest
 from orbital.clock import FixedClock
 from orbital.events import Actor
 from orbital.service import Orbital
-from orbital.service import _memory as memory_service
-from orbital.service._heads import Heads
+from orbital.service import _outputs as output_store
+from projections import Heads
 from tests.service.conftest import TODAY, Env
 
 USER = Actor.USER
@@ -88,7 +88,7 @@ def test_each_change_shows_in_the_very_next_view(env: Env, store_url: str, write
 def test_views_stay_right_past_the_number_a_process_keeps(
     env: Env, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(memory_service, "VIEWS_KEPT", 3)
+    monkeypatch.setattr(output_store, "KEEP", 3)
     service, project = env.orbital, env.project
     windows = (None, 100_000, 150_000, 200_000, 250_000)  # more than it keeps
     for i in range(4):  # each change: the views by their head and by the commit count
@@ -108,14 +108,14 @@ def test_the_heads_read_at_once_are_those_read_one_by_one(env: Env) -> None:
     change(service, project, "ask", "One more ask")
     change(service, project, "memory", "One more decision")
     with service.store.reader() as r:
-        heads = Heads.read(r, project)
+        heads = Heads(r.category_heads(project))
         assert heads.event() == r.head_event(project)
         for prefix in ("ask", "ask:", "asks", "entry:", "file:", "project", "project:", "x:"):
             assert heads.of(prefix) == r.prefix_head(project, prefix), prefix
         assert heads.of("entry:", "file:") == max(
             r.prefix_head(project, "entry:"), r.prefix_head(project, "file:")
         )
-        assert Heads.read(r, "no-such-project").event() == (0, "")
+        assert Heads(r.category_heads("no-such-project")).event() == (0, "")
 
 
 def test_a_write_of_one_file_keeps_the_others_mentions_and_views(env: Env, store_url: str) -> None:

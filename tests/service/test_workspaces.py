@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from orbital.clock import FixedClock
-from orbital.domain.view_order import NO_DESCRIPTION
 from orbital.errors import NoWorkspace, Refused, TextTooLong, UnknownWorkspace, VersionConflict
 from orbital.events import Actor
 from orbital.service import Orbital
 from orbital.tokens import CachedCounter
+from projections.view_order import NO_DESCRIPTION
 from tests.service.conftest import Env
 
 DECISIONS = """## use-postgres

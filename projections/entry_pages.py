@@ -2,7 +2,7 @@
 stable order, a window at a time. A project of 20,000 entries is shown and served a page at a
 time (the whole list was 30 MB of HTML), so what a request costs is bounded by its page.
 
-The order is :func:`orbital.domain.workbench.ordered_entries` (files in catalogue order; live
+The order is :func:`projections.workbench.ordered_entries` (files in catalogue order; live
 entries in file order, then the rest as first created); ``offset`` walks it. A change between
 two requests can shift an entry across a page boundary, never reorder the rest.
 """
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import msgspec
 
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES
-from orbital.domain.workbench import EntryRow, entry_title, ordered_entries
 from orbital.errors import InvalidInput
 from orbital.grammar.model import Entry, FileState
+from projections.workbench import EntryRow, entry_title, ordered_entries
 
 #: The files that hold entries, in the order pages walk them.
 ENTRY_FILES: tuple[str, ...] = tuple(key for key in MEMORY_FILES if key != ASKS_KEY)

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 import msgspec
 
 from orbital.domain.asks import Ask, Asks
-from orbital.domain.asks_view import recently_closed
 from orbital.grammar.model import Entry, FileState
+from projections.asks_view import recently_closed
 
 #: Done asks stay on the page (with Reopen) this long; the API can reopen any close.
 DONE_DAYS = 30

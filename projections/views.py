@@ -21,6 +21,7 @@ from orbital.catalogue import (
     WORKSPACE_LESSONS_BUDGET,
 )
 from orbital.domain.budgets import PROTECT_OLDEST, TokenCounter, budgets_for_window
+from orbital.domain.line_trims import head_lines, trim_index_lines
 from orbital.grammar.durable import split_entries
 from orbital.grammar.pointers import is_pointer_line, pointer_date, pointer_ids
 from orbital.grammar.state_blocks import segments, strip_mem_comments
@@ -47,25 +48,12 @@ def state_note(omitted: int) -> str:
     )
 
 
-def _head_lines(text: str, limit: float, count: TokenCounter) -> list[str]:
-    kept: list[str] = []
-    used = 0.0
-    newline = count("\n")
-    for line in text.splitlines():
-        cost = count(line) + newline
-        if used + cost > limit:
-            break
-        kept.append(line)
-        used += cost
-    return kept
-
-
 def head_trim(text: str, hard: float, count: TokenCounter) -> str:
     """The top lines that fit ``hard`` tokens, then the trim note (``text`` if it fits)."""
     if count(text) <= hard:
         return text
     limit = max(hard - count(TRIM_NOTE), count("x"))
-    return "\n".join(_head_lines(text, limit, count)) + TRIM_NOTE
+    return "\n".join(head_lines(text, limit, count)) + TRIM_NOTE
 
 
 #: At most this many ids in the view's line about a file's archived entries.
@@ -190,29 +178,6 @@ def file_view(key: str, text: str, hard: float, count: TokenCounter) -> str:
     return head_trim(text, hard, count)
 
 
-def trim_index_lines(text: str, budget: float, count: TokenCounter) -> str | None:
-    """INDEX cut to ``budget``: archive-pointer lines (``_ARCHIVE.md``) are pinned and other
-    lines go tail first. None when it cannot fit; ``text`` itself when it already fits."""
-    if count(text) <= budget:
-        return text
-    lines = text.splitlines()
-    if not any("_ARCHIVE.md" in line for line in lines):
-        return "\n".join(_head_lines(text, budget, count))
-    newline = count("\n")
-    costs = [count(line) + newline for line in lines]
-    used = sum(costs)
-    keep = [True] * len(lines)
-    for i in range(len(lines) - 1, -1, -1):
-        if used <= budget:
-            break
-        if "_ARCHIVE.md" not in lines[i]:
-            keep[i] = False
-            used -= costs[i]
-    if used > budget:
-        return None
-    return "\n".join(line for line, k in zip(lines, keep, strict=True) if k)
-
-
 def trim_volatile(text: str, budget: float, count: TokenCounter) -> str:
     """The reference's INDEX trim as a view: the cut text plus the trim note."""
     if count(strip_mem_comments(text)) <= budget:
@@ -280,4 +245,4 @@ def workspace_lessons_view(text: str, hard: float, count: TokenCounter) -> str:
     if count(text) <= hard:
         return text
     limit = max(hard - count(WORKSPACE_LESSONS_NOTE), count("x"))
-    return "\n".join(_head_lines(text, limit, count)) + WORKSPACE_LESSONS_NOTE
+    return "\n".join(head_lines(text, limit, count)) + WORKSPACE_LESSONS_NOTE

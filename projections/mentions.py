@@ -15,11 +15,11 @@ import msgspec
 
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.domain.asks import Ask
-from orbital.domain.asks_view import clip
-from orbital.domain.workbench import EntryRow, entry_title
 from orbital.errors import UnknownAsk, UnknownEntry
 from orbital.grammar.mentions import KIND_OF, PATH, Mention, find_mentions, parse_mention
 from orbital.grammar.model import FileState
+from projections.asks_view import clip
+from projections.workbench import EntryRow, entry_title
 
 __all__ = [
     "Mention",

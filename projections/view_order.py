@@ -12,7 +12,7 @@ the view is written.
 A sub-agent gets the narrowed brief in the same order without the memory block: 1 to 3, the line
 naming what the person dropped, and the pointers. Every part counts in the token budget: the
 parts before the memory block are counted first and the memory block is scaled to what is left
-of the window's share (:func:`orbital.domain.views.memory_block`).
+of the window's share (:func:`projections.views.memory_block`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from orbital.domain.budgets import TokenCounter
-from orbital.domain.views import memory_block
+from projections.views import memory_block
 
 #: The parts' names, in the order the view shows them (tests and ARCHITECTURE.md name them).
 VIEW_ORDER = ("workspace", "description", "today", "asks", "mentions", "memory")

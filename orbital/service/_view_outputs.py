@@ -1,0 +1,88 @@
+"""Finding and keeping a view in the output store: the one way every process (a hook, a CLI
+command's quick lane, the full service, a server) gets the injection view of a project's heads.
+
+A view's key needs its facts, and two of them come from what the view holds: the day is
+reckoned in the view's zone (the workspace's or the project's setting) and the mentioned files
+are the view's own mentions. So a render keeps three outputs — the zone setting, the mentioned
+paths and the view — and :func:`find_view` reads them in that order, checking today's date and
+the disk itself in between: a file created since is found, a new day is a new key.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Iterable
+
+from orbital.domain.budgets import TokenCounter
+from orbital.files import inside_project
+from orbital.project import Project
+from orbital.service._outputs import Outputs
+from projections import VIEW_MENTIONS, VIEW_ZONE, VIEWS, Heads, ViewFacts, ViewMemo, ViewState
+
+
+def zone_of(setting: str, project: Project, now: dt.datetime) -> tuple[dt.tzinfo, str]:
+    """The view's zone and the name it shows for it: the IANA ``setting``, else the
+    machine's local zone (named as it is called at ``now``)."""
+    if setting:
+        return zoneinfo.ZoneInfo(setting), setting
+    local = project.tz()
+    return local, now.astimezone(local).tzname() or "local time"
+
+
+def view_facts(project: Project, setting: str, paths: Iterable[str], now: dt.datetime) -> ViewFacts:
+    """The view's facts now: today in its zone, the zone's name, each path on disk."""
+    zone, name = zone_of(setting, project, now)
+    files = tuple((p, inside_project(project.root, p)) for p in paths)
+    return ViewFacts(now.astimezone(zone).date(), name, files)
+
+
+def find_view(
+    outputs: Outputs,
+    project: Project,
+    heads: Heads,
+    now: dt.datetime,
+    window: int | None,
+    audience: str,
+) -> str | None:
+    """The view at ``heads`` now, if a process kept it under today's facts; else None."""
+    pid = project.project_id
+    setting = outputs.get(VIEW_ZONE.key(pid, heads))
+    if setting is None:
+        return None
+    zone = zone_of(setting, project, now)[0]
+    today = now.astimezone(zone).date()
+    paths = outputs.get(VIEW_MENTIONS.key(pid, heads, {"today": today.isoformat()}))
+    if paths is None:
+        return None
+    facts = view_facts(project, setting, paths.splitlines(), now)
+    return outputs.get(VIEWS[audience].key_of(pid, heads, facts, window))
+
+
+def render_view(
+    outputs: Outputs | None,
+    project: Project,
+    heads: Heads | None,
+    state: ViewState,
+    setting: str,
+    now: dt.datetime,
+    *,
+    count: TokenCounter,
+    window: int | None,
+    audience: str,
+    memo: ViewMemo,
+) -> str:
+    """The view of ``state`` at ``now`` in the zone ``setting``, rendered with the caller's
+    ``memo``; kept under its key (with the zone and the mentioned paths :func:`find_view`
+    reads first) when ``outputs`` and ``heads`` are given."""
+    pid = project.project_id
+    zone = zone_of(setting, project, now)[0]
+    today = now.astimezone(zone).date()
+    paths = VIEW_MENTIONS.render(state, today, memo)
+    facts = view_facts(project, setting, paths.splitlines(), now)
+    view = VIEWS[audience].render(state, facts, count, window, memo)
+    if outputs is not None and heads is not None:
+        outputs.put(VIEW_ZONE.key(pid, heads), setting)
+        outputs.put(VIEW_MENTIONS.key(pid, heads, {"today": today.isoformat()}), paths)
+        outputs.put(VIEWS[audience].key_of(pid, heads, facts, window), view)
+    return view

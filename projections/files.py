@@ -1,0 +1,72 @@
+"""The projected files' projectors: the four memory files, their archives and ASKS.md.
+
+Their renders import the grammar when called: a process that only looks an output up by its
+key (a hook, a quick CLI read) never loads it.
+
+A memory file and its archive are functions of the memory streams alone (entries and file
+layout), so an ask's change keeps them; ASKS.md is a function of the asks' events alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from orbital.catalogue import ARCHIVE_FILES, LAYER1_KEYS, MEMORY_FILES, MEMORY_PREFIXES
+from projections._contract import Projector
+
+if TYPE_CHECKING:
+    from orbital.events import Event
+    from orbital.grammar.model import FileState
+
+
+class MemoryFileProjector(Projector):
+    """A memory file (DECISIONS.md, …) as Orbital writes it."""
+
+    reads = MEMORY_PREFIXES
+
+    def __init__(self, key: str, name: str) -> None:
+        self.file = key
+        self.name = name
+
+    @staticmethod
+    def render(state: FileState) -> str:
+        from orbital.grammar.render import render_file
+
+        return render_file(state)
+
+
+class ArchiveProjector(Projector):
+    """A memory file's archive (DECISIONS_ARCHIVE.md, …)."""
+
+    reads = MEMORY_PREFIXES
+
+    def __init__(self, key: str, name: str) -> None:
+        self.file = key
+        self.name = name
+
+    @staticmethod
+    def render(state: FileState) -> str:
+        from orbital.grammar.render import render_archive
+
+        return render_archive(state)
+
+
+class AsksFileProjector(Projector):
+    """ASKS.md: one line per ask event, in the log's order (the file writer appends the new
+    lines of a write instead of writing it whole; what it appends is this render's tail)."""
+
+    name = "ASKS.md"
+    reads = ("ask:",)
+
+    @staticmethod
+    def render(events: Iterable[Event]) -> str:
+        from orbital.grammar import asks_md
+
+        return asks_md.render_file(events)
+
+
+#: The memory files' projectors by key (``decisions``…) and their archives' by live key.
+MEMORY_FILE_PROJECTORS = {key: MemoryFileProjector(key, MEMORY_FILES[key]) for key in LAYER1_KEYS}
+ARCHIVE_PROJECTORS = {key: ArchiveProjector(key, name) for key, name in ARCHIVE_FILES.items()}
+ASKS_FILE_PROJECTOR = AsksFileProjector()
