@@ -66,6 +66,21 @@ class AsksFileProjector(Projector):
         return asks_md.render_file(events)
 
 
+def render_memory_file(state: FileState) -> str:
+    """A memory file's text as Orbital projects it (its projector's render)."""
+    return MEMORY_FILE_PROJECTORS[state.key].render(state)
+
+
+def render_archive_file(state: FileState) -> str:
+    """A memory file's archive as Orbital projects it (its projector's render)."""
+    return ARCHIVE_PROJECTORS[state.key].render(state)
+
+
+def render_asks_file(events: Iterable[Event]) -> str:
+    """ASKS.md as Orbital projects it for ``events`` in log order (its projector's render)."""
+    return ASKS_FILE_PROJECTOR.render(events)
+
+
 #: The memory files' projectors by key (``decisions``…) and their archives' by live key.
 MEMORY_FILE_PROJECTORS = {key: MemoryFileProjector(key, MEMORY_FILES[key]) for key in LAYER1_KEYS}
 ARCHIVE_PROJECTORS = {key: ArchiveProjector(key, name) for key, name in ARCHIVE_FILES.items()}

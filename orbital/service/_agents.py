@@ -31,7 +31,6 @@ from orbital.catalogue import ask_stream
 from orbital.errors import UnknownProject
 from orbital.events import Actor
 from orbital.files import memory_file
-from orbital.grammar.render import render_file
 from orbital.project import Project
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
@@ -39,6 +38,7 @@ from orbital.service._held import unlanded
 from orbital.service._memory import SessionEndReport
 from orbital.service._sessions import SessionMarks, write_atomic
 from projections.changes import describe_changes
+from projections.files import render_memory_file
 
 if TYPE_CHECKING:
     from orbital.service._service import Orbital
@@ -187,7 +187,7 @@ class AgentSessions:
             def render(name: str) -> str:
                 if name == ASKS_FILE:
                     return units.asks.render(r, pid)
-                return render_file(units.memory.load(r, pid).files[memory_file(name).key])
+                return render_memory_file(units.memory.load(r, pid).files[memory_file(name).key])
 
             return unlanded(r, project, units.ctx.files(project), names, render)
 

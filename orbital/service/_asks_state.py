@@ -18,10 +18,10 @@ from orbital.domain.asks import (
 from orbital.domain.layered import Layered
 from orbital.domain.lazy_meanings import IndexBuilder, build_meaning_index
 from orbital.events import RecordedEvent
-from orbital.grammar.asks_md import render_file
 from orbital.service._ask_rows import decode_ask, decode_asks, encode_ask, encode_asks
 from orbital.service._context import Context
 from orbital.store import Reader, Reducer, Writer
+from projections.files import render_asks_file
 
 if TYPE_CHECKING:
     from orbital.service._kept import KeptAsks
@@ -255,4 +255,4 @@ class AsksState:
     def render(r: Reader, project: str) -> str:
         """The whole ASKS.md rendered from the log."""
         events = r.read_project(project, stream_prefix=ASKS_PREFIX)
-        return render_file(e.event for e in events)
+        return render_asks_file(e.event for e in events)

@@ -17,7 +17,6 @@ from orbital.errors import InvalidInput, Refused, UnmergedEdits
 from orbital.events import Actor
 from orbital.events.files import HandEditConflict, HandEditResolved
 from orbital.files import check_size, decode_utf8, memory_file, sha256
-from orbital.grammar.render import render_file
 from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks import AsksService
@@ -29,6 +28,7 @@ from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
 from orbital.store import Reader
+from projections.files import render_memory_file
 
 
 class _Preview(Exception):
@@ -54,7 +54,7 @@ def _diff(before: str, after: str, old: str, new: str) -> str:
 def _text(u: Unit, key: str) -> str:
     """The file as the unit now has it."""
     if key != ASKS_KEY:
-        return render_file(u.memory.files[key])
+        return render_memory_file(u.memory.files[key])
     return u.units.asks.render(u.w, u.pid)
 
 
@@ -123,7 +123,7 @@ class Conflicts:
         if key == ASKS_KEY:
             return WriteOutcome(u.asks_text, written.warnings, written.events, refused=u.refused)
         assert u.memory_after is not None  # set when the unit ended
-        content = render_file(u.memory_after.files[key])
+        content = render_memory_file(u.memory_after.files[key])
         version = u.memory_after.changed_at[key]
         return WriteOutcome(
             content, written.warnings, written.events, version, refused=written.refused

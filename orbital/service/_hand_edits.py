@@ -25,13 +25,13 @@ from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.files import ABSENT, decode_utf8, sha256
 from orbital.grammar.asks_md import decode_asks_bytes, parse_line, read_file
-from orbital.grammar.render import render_file
 from orbital.grammar.text import norm, same_text, to_lf, without_nul
 from orbital.service._asks_file import ASKS_FILE, Changed, Projection
 from orbital.service._held import memory_not_landed, not_landed_warning
 from orbital.service._memory_state import MEMORY_KEYS
 from orbital.service._proposals import decide_memory_write, decide_proposal
 from orbital.service._trust import decide_trust_of_write
+from projections.files import render_memory_file
 
 if TYPE_CHECKING:
     from orbital.service._unit import Unit
@@ -60,7 +60,7 @@ def take_in_memory(u: Unit) -> None:
         u.seen[name] = sha256(raw)  # what is decided on: a save after it is never overwritten
         if u.proposal == (key, raw):
             continue  # the write being made is this very content (``orbital ingest``)
-        ours = render_file(u.memory.files[key])
+        ours = render_memory_file(u.memory.files[key])
         if checkpoint is not None and same_text(raw, ours):
             # Orbital's text under a new stat (touched, or written by an agent's own file
             # tool from a held write): adopt the stat and the bytes' hash (line endings are

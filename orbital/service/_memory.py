@@ -25,7 +25,6 @@ from orbital.errors import StaleWrite
 from orbital.events import Actor
 from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
-from orbital.grammar.render import render_archive, render_file
 from orbital.project import Project
 from orbital.service._asks_state import ASKS_PREFIX
 from orbital.service._context import EventSummary, WriteOutcome
@@ -35,6 +34,7 @@ from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
 from projections import PROJECTORS, Heads, ViewMemo, ViewState
+from projections.files import render_archive_file, render_memory_file
 
 if TYPE_CHECKING:
     from orbital.service._workspaces import ViewTexts
@@ -133,19 +133,21 @@ class MemoryService:
     def read(self, project: Project, key: str, *, at: int | None = None) -> str:
         """The file as Orbital renders it now, or as of position ``at``."""
         if at is not None:
-            return render_file(self.load(project, at=at).files[key])
-        return self._kept_read(project, MEMORY_FILES[key], lambda m: render_file(m.files[key]))
+            return render_memory_file(self.load(project, at=at).files[key])
+        return self._kept_read(
+            project, MEMORY_FILES[key], lambda m: render_memory_file(m.files[key])
+        )
 
     def read_versioned(self, project: Project, key: str) -> tuple[str, int]:
         """The file now and the position of the last event that changed it."""
         memory = self.load(project)
-        return render_file(memory.files[key]), memory.changed_at[key]
+        return render_memory_file(memory.files[key]), memory.changed_at[key]
 
     def read_archive(self, project: Project, key: str, *, at: int | None = None) -> str:
         if at is not None:
-            return render_archive(self.load(project, at=at).files[key])
+            return render_archive_file(self.load(project, at=at).files[key])
         name = ARCHIVE_FILES[key]
-        return self._kept_read(project, name, lambda m: render_archive(m.files[key]))
+        return self._kept_read(project, name, lambda m: render_archive_file(m.files[key]))
 
     def _kept_read(self, project: Project, name: str, render: Callable[[Memory], str]) -> str:
         """A projected file now, from the output store by its key, else rendered and kept."""
@@ -179,7 +181,7 @@ class MemoryService:
     @staticmethod
     def _text(memory: Memory | None, key: str) -> str:
         assert memory is not None  # set when the unit ended
-        return render_file(memory.files[key])
+        return render_memory_file(memory.files[key])
 
     def view(
         self,

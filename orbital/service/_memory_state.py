@@ -18,12 +18,12 @@ from orbital.domain.entries import fold_file
 from orbital.events import Event
 from orbital.files import ABSENT, FileGateway
 from orbital.grammar.model import FileState
-from orbital.grammar.render import render_archive, render_file
 from orbital.grammar.text import same_text, uses_crlf, with_line_endings
 from orbital.project import Project
 from orbital.service._context import Context
 from orbital.service._held import memory_not_landed
 from orbital.store import Checkpoint, Reader, Writer
+from projections.files import render_archive_file, render_memory_file
 
 MEMORY_KEYS = LAYER1_KEYS
 SNAPSHOT_NAME = "memory"
@@ -185,8 +185,8 @@ class MemoryFiles:
         for key in MEMORY_KEYS:
             archive_name = ARCHIVE_FILES.get(key)
             if archive_name is not None:
-                text = render_archive(after.files[key])
-                changed = text != render_archive(before.files[key])
+                text = render_archive_file(after.files[key])
+                changed = text != render_archive_file(before.files[key])
                 # An empty archive is never written, so its checkpoint is not even read.
                 if text and (
                     changed or _behind(w.checkpoint(project, archive_name), after.changed_at[key])
@@ -204,7 +204,7 @@ class MemoryFiles:
                 and w.checkpoint(project, name) is None
             ):
                 continue
-            text = render_file(after.files[key])
+            text = render_memory_file(after.files[key])
             if texts is not None:
                 texts[key] = text
             expect = (seen or {}).get(name)
@@ -263,7 +263,7 @@ class MemoryFiles:
                     w,
                     project,
                     name,
-                    render_file(memory.files[key]),
+                    render_memory_file(memory.files[key]),
                     memory.changed_at[key],
                     expect=ABSENT,
                     displaced=displaced,
@@ -281,7 +281,10 @@ class MemoryFiles:
                 checkpoint is not None and stat == (checkpoint.size, checkpoint.mtime_ns)
             ):
                 continue
-            raw, ours = files.read_bytes(name) or b"", render_file(self.load(r, pid).files[key])
+            raw, ours = (
+                files.read_bytes(name) or b"",
+                render_memory_file(self.load(r, pid).files[key]),
+            )
             if same_text(raw, ours) or memory_not_landed(r, pid, name, checkpoint, raw, ours):
                 continue
             changed.append(name)

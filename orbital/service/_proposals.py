@@ -28,8 +28,8 @@ from orbital.events.entries import EntryCreated, EntryRetired, EntryRevised
 from orbital.events.files import FileLayoutSet, Slot
 from orbital.grammar.model import FileState, ParsedEntry
 from orbital.grammar.parse import parse_proposed
-from orbital.grammar.render import render_file
 from orbital.service._memory_state import MERGE_BASES
+from projections.files import render_memory_file
 
 if TYPE_CHECKING:
     from orbital.service._unit import Unit
@@ -89,7 +89,7 @@ def likeliest_base(u: Unit, key: str, text: str) -> int:
     now = u.memory.changed_at[key]
     written = u.w.written_versions(u.pid, MEMORY_FILES[key]).values()
     positions = [now, *sorted({p for p in written if p < now}, reverse=True)][:MERGE_BASES]
-    texts = [render_file(state_at(u, key, p)) for p in positions]
+    texts = [render_memory_file(state_at(u, key, p)) for p in positions]
     return positions[closest(text, texts)]
 
 

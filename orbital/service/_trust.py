@@ -18,10 +18,10 @@ from orbital.domain.trust import (
 )
 from orbital.errors import InvalidInput
 from orbital.events import Actor, Event
-from orbital.grammar.render import render_file
 from orbital.service._context import WriteOutcome
 from projections.beliefs import TRUST_STATES, Belief, beliefs
 from projections.beliefs import in_force_at as in_force_at_day
+from projections.files import render_memory_file
 
 if TYPE_CHECKING:
     from orbital.service._service import AsOf, Orbital
@@ -67,7 +67,9 @@ class Trust:
         assert u.memory_after is not None
         entry = find(u.memory_after.files, entry_id)
         assert entry is not None  # the decider refuses an unknown id
-        return WriteOutcome(render_file(u.memory_after.files[entry.file]), u.warnings, u.events)
+        return WriteOutcome(
+            render_memory_file(u.memory_after.files[entry.file]), u.warnings, u.events
+        )
 
     def beliefs(
         self,

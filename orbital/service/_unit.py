@@ -31,9 +31,7 @@ from orbital.events.asks import stream_of as ask_stream
 from orbital.events.editor import EDITOR_EVENTS
 from orbital.events.files import HandEditConflict
 from orbital.files import FileStamp, HeldGateway, projected_file, sha256
-from orbital.grammar.asks_md import render_file as render_asks
 from orbital.grammar.asks_md import render_lines
-from orbital.grammar.render import render_file
 from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
@@ -43,6 +41,7 @@ from orbital.service._hand_edits import take_in_asks, take_in_memory
 from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
 from orbital.store import Writer
 from projections import Heads
+from projections.files import render_asks_file, render_memory_file
 from projections.history import summarize
 
 if TYPE_CHECKING:
@@ -292,7 +291,7 @@ class Unit:
         """Memory file ``key`` as it stands after the unit (rendered once)."""
         assert self.memory_after is not None  # set when the unit ended
         text = self._texts.get(key)
-        return text if text is not None else render_file(self.memory_after.files[key])
+        return text if text is not None else render_memory_file(self.memory_after.files[key])
 
     # -- what the projections become -----------------------------------------------------
 
@@ -306,7 +305,7 @@ class Unit:
         """Take ASKS.md in and write it again if missing or stale (a project without asks
         gets the file with its format contract)."""
         if self.asks_file.disk is None and not self.asks_file.rendered:
-            self.asks_file.rendered = render_asks([])
+            self.asks_file.rendered = render_asks_file([])
 
     def rewrite_all(self) -> None:
         """Write every projection again from events, whatever is on disk (nothing taken in)."""
