@@ -35,14 +35,6 @@ DEFAULT_BUSY_TIMEOUT_MS = 5000
 Params = Mapping[str, Any]
 
 
-#: Each stream category of a project, its last position and that event's id (the full
-#: reader's and the quick reader's one statement for every head).
-SELECT_HEADS = (
-    "SELECT h.category, h.last_position, e.event_id FROM heads AS h"
-    " JOIN events AS e ON e.position = h.last_position WHERE h.project_id = :p"
-)
-
-
 class Conn(Protocol):
     """One open transaction's statements."""
 

@@ -14,8 +14,8 @@ from orbital.events import Actor, ProjectRegistered
 from orbital.project import Project, check_timezone, identity_in, this_machine
 from orbital.store._appends import Appends
 from orbital.store._base import Transaction, naive_utc
-from orbital.store._registry import JOINED, Registry, from_row
-from orbital.store._registry import resolved as resolved_path
+from orbital.store._first_reads import JOINED, FirstReads, from_row
+from orbital.store._first_reads import resolved as resolved_path
 
 
 def _slug(name: str) -> str:
@@ -23,7 +23,7 @@ def _slug(name: str) -> str:
     return slug or "project"
 
 
-class ProjectReads(Transaction, Registry):
+class ProjectReads(Transaction, FirstReads):
     def project(self, ref: str) -> Project:
         """A checkout by its id, or a project by its id in its first checkout on this
         machine (else its first checkout anywhere)."""

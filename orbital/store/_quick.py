@@ -15,16 +15,14 @@ missing or older schema, an unsafe SQLite, any driver error) gives :func:`quick_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from orbital.errors import OrbitalError
 from orbital.project import Project, locate
-from orbital.store._db import SELECT_HEADS, Params, default_url, plain_sqlite_file
+from orbital.store._db import default_url, plain_sqlite_file
+from orbital.store._first_reads import FirstReads
 from orbital.store._migrate import at_newest_revision
-from orbital.store._registry import Registry
 from orbital.store._sqlite_db import SqliteDatabase
 
 
@@ -42,35 +40,29 @@ class QuickReader:
     ) -> None:
         self._db.dispose()
 
-    def _rows(self, sql: str, params: Params) -> list[Sequence[Any]]:
-        with self._db.begin() as conn:
-            return conn.execute(sql, params)
-
     def project_at(self, path: Path) -> Project | None:
         """The registered checkout ``path`` is in (:func:`orbital.project.locate`); None when
         there is none, or when the folder must first be joined (a write: the full path's)."""
         with self._db.begin() as conn:
-            found = locate(Registry(conn), path)
+            found = locate(FirstReads(conn), path)
         return found if isinstance(found, Project) else None
 
     def head(self, project: str) -> int:
         """The project's last position; 0 when it has no event (as ``Reader.head``)."""
-        rows = self._rows("SELECT max(position) FROM events WHERE project_id = :p", {"p": project})
-        return int(rows[0][0] or 0)
+        with self._db.begin() as conn:
+            return FirstReads(conn).head(project)
 
     def category_heads(self, project: str) -> dict[str, tuple[int, str]]:
         """Each stream category's last position and event id (as ``Reader.category_heads``)."""
-        rows = self._rows(SELECT_HEADS, {"p": project})
-        return {str(c): (int(last), str(event_id)) for c, last, event_id in rows}
+        with self._db.begin() as conn:
+            return FirstReads(conn).category_heads(project)
 
     def checkpoint(self, checkout: str, name: str) -> tuple[int, int] | None:
         """``(size, mtime_ns)`` of projection ``name`` as Orbital last wrote it in a
         checkout, if it did."""
-        rows = self._rows(
-            "SELECT size, mtime_ns FROM checkpoints WHERE checkout_id = :c AND name = :n",
-            {"c": checkout, "n": name},
-        )
-        return None if not rows else (int(rows[0][0]), int(rows[0][1]))
+        with self._db.begin() as conn:
+            row = FirstReads(conn).checkpoint_row(checkout, name)
+        return None if row is None else (row[1], row[2])
 
 
 def quick_reader(url: str | None = None, timeout_ms: int = 5000) -> QuickReader | None:

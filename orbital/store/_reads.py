@@ -13,7 +13,7 @@ from typing import Any
 from orbital.events import Actor, RecordedEvent, decode_event
 from orbital.store._base import AFTER, category, naive_utc
 from orbital.store._credentials import CredentialReads
-from orbital.store._db import SELECT_HEADS, instant
+from orbital.store._db import instant
 from orbital.store._projects import ProjectReads
 from orbital.store._snapshots import SnapshotReads
 
@@ -87,16 +87,6 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
     """
 
     # -- the log --------------------------------------------------------------------------
-
-    def head(self, project: str | None = None) -> int:
-        """The last position (of the project, or of the whole store); 0 when empty: one
-        indexed max()."""
-        if project is None:
-            return int(self._conn.scalar("SELECT max(position) FROM events") or 0)
-        found = self._conn.scalar(
-            "SELECT max(position) FROM events WHERE project_id = :p", {"p": project}
-        )
-        return int(found or 0)
 
     def head_event(self, project: str) -> tuple[int, str]:
         """The project's last position and that event's id ((0, "") when it has none): the
@@ -272,13 +262,6 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
             values = {"p": project, "lo": prefix, "hi": prefix + AFTER}
             head = self._conn.scalar(_SELECT_CATEGORIES_HEAD, values)
         return int(head or 0)
-
-    def category_heads(self, project: str) -> dict[str, tuple[int, str]]:
-        """Each stream category of the project -> its last position and that event's id, in
-        one statement: the newest is :meth:`head_event`, and any :meth:`prefix_head` is the
-        newest of the categories it covers, so a reader that needs several asks once."""
-        rows = self._conn.execute(SELECT_HEADS, {"p": project})
-        return {str(c): (int(last), str(event_id)) for c, last, event_id in rows}
 
     def _decode_state(self, stream: str, raw: str | None) -> Any:
         reducer = self._store.reducers.get(category(stream))

@@ -9,10 +9,8 @@ import msgspec
 
 from orbital.project import Project
 from orbital.store._base import Transaction, naive_utc
+from orbital.store._first_reads import FirstReads
 
-_SELECT_CHECKPOINT = (
-    "SELECT position, size, mtime_ns, sha256 FROM checkpoints WHERE checkout_id = :c AND name = :n"
-)
 _UPDATE_CHECKPOINT = (
     "UPDATE checkpoints SET position = :at, sha256 = :hash, size = :bytes, mtime_ns = :mtime,"
     " written_at = :when WHERE checkout_id = :c AND name = :n"
@@ -33,7 +31,7 @@ class Checkpoint(msgspec.Struct, frozen=True):
     sha256: str | None
 
 
-class SnapshotReads(Transaction):
+class SnapshotReads(Transaction, FirstReads):
     def snapshot(
         self, project: str, name: str, at_or_before: int | None = None
     ) -> tuple[int, bytes] | None:
@@ -68,11 +66,8 @@ class SnapshotReads(Transaction):
 
     def checkpoint(self, checkout: Project, name: str) -> Checkpoint | None:
         """What was last written for projection ``name`` in this checkout (folder)."""
-        row = self._conn.first(_SELECT_CHECKPOINT, {"c": checkout.checkout, "n": name})
-        if row is None:
-            return None
-        position, size, mtime_ns, sha256 = row
-        return Checkpoint(position, size, mtime_ns, sha256)
+        row = self.checkpoint_row(checkout.checkout, name)
+        return None if row is None else Checkpoint(*row)
 
     def written_versions(self, project: str, name: str) -> dict[str, int]:
         """Every content hash written for projection ``name``, with its position."""
