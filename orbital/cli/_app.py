@@ -19,6 +19,7 @@ import click
 
 from orbital import errors
 from orbital.cli._output import exit_with
+from orbital.cli._run import PROJECT_DEFAULT
 
 if TYPE_CHECKING:
     from orbital.project import Project
@@ -29,7 +30,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 project_option = click.option(
     "--project",
     "project_path",
-    default=".",
+    default=PROJECT_DEFAULT,
     show_default=True,
     type=click.Path(file_okay=False, path_type=Path),
     help="The project directory (or any directory inside it).",

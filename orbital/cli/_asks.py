@@ -88,7 +88,7 @@ _CHANGE_HELP = {
 def _change(command: str) -> Callable[..., None]:
     @project_option
     @click.argument("ask_id")
-    @click.option("--quote", default="", help="The user's own words (quoted in the log).")
+    @click.option("--quote", default=None, help="The user's own words (quoted in the log).")
     @click.option("--session", default=None, help="The agent session this change belongs to.")
     @transcript_option
     @click.option("--json", "as_json", is_flag=True)
@@ -98,7 +98,7 @@ def _change(command: str) -> Callable[..., None]:
         ctx: click.Context,
         project_path: Path,
         ask_id: str,
-        quote: str,
+        quote: str | None,
         session: str | None,
         transcript: Path | None,
         as_json: bool,

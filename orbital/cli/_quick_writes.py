@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from orbital.cli._quick import plain_line
+from orbital.cli._run import PROJECT_DEFAULT
 
 _CHANGE_OPTIONS = ("--project", "--quote", "--session", "--transcript")
 #: Each command taken (``write`` and the ``ask`` subcommands) and the options it takes here.
@@ -33,7 +34,7 @@ def quick_write(args: list[str]) -> bool:
     if line is None or not _utf8_streams():
         return False
     command, options, argument = line
-    project = Path(options.get("--project", "."))
+    project = Path(options.get("--project", PROJECT_DEFAULT))
     transcript = options.get("--transcript")
     if not project.is_dir() or (transcript is not None and Path(transcript).is_dir()):
         return False  # click's usage error (or its path to the service's error)
@@ -92,7 +93,7 @@ def _run(command: str, options: dict[str, str], argument: str, project_path: Pat
                     pid,
                     command,
                     argument,
-                    options.get("--quote", ""),
+                    options.get("--quote"),
                     Actor.AGENT,
                     session=session,
                     transcript=path,

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from orbital.events import Actor
     from orbital.service import Orbital
 
+#: ``--project``'s default: the directory the command runs in (or one inside the project).
+PROJECT_DEFAULT = "."
 #: The close kind of each ``ask`` subcommand that closes.
 CLOSES: dict[str, Literal["done", "dropped"]] = {"done": "done", "drop": "dropped"}
 
@@ -84,7 +86,7 @@ def ask_change(
     pid: str,
     command: str,
     ask_id: str,
-    quote: str,
+    quote: str | None,
     actor: Actor,
     *,
     session: str | None,
@@ -92,10 +94,11 @@ def ask_change(
     as_json: bool = False,
 ) -> None:
     """``orbital ask done|drop|reopen ID`` (``command``): the agent's ``--quote`` is kept as
-    its note in quotation marks, the person's as typed."""
+    its note in quotation marks, the person's as typed (none given: no note)."""
     from orbital.domain.asks import agent_note
     from orbital.events import Actor
 
+    quote = quote or ""
     note = agent_note(quote) if actor is Actor.AGENT else quote
     if command == "reopen":
         outcome = service.ask_reopen(
