@@ -25,7 +25,7 @@ from orbital.domain.entry_pages import (
     entry_query,
 )
 from orbital.domain.workbench import WorkbenchView
-from orbital.http._auth import BEARER_SCHEME, person_caller, target_project
+from orbital.http._auth import BEARER_SCHEME, gate
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
     AskDone,
@@ -38,7 +38,7 @@ from orbital.http._schemas import (
 )
 from orbital.http._texts import person_text_routes
 from orbital.http._trust import trust_routes
-from orbital.service import ConflictPreview, Credential, Orbital, Project
+from orbital.service import Audience, ConflictPreview, Credential, Orbital, Project
 
 #: What ``file`` may be (documented; a name in another case is accepted too): none (every
 #: file), a key or a file name.
@@ -289,7 +289,7 @@ def workbench_router() -> Router:
             preview_conflict,
             resolve_conflict,
         ],
-        dependencies={"caller": person_caller, "target": target_project},
+        dependencies=gate(Audience.WORKBENCH),
         security=[{BEARER_SCHEME: []}],
         tags=["workbench"],
     )
