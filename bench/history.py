@@ -61,6 +61,7 @@ from orbital.grammar.asks_md import render_file as render_asks
 from orbital.grammar.render import render_file
 from orbital.service import HistoryQuery, Orbital, Revision
 from orbital.service._memory_state import MEMORY_KEYS
+from orbital.service._view_outputs import zone_of
 from orbital.service._workspaces import ViewTexts
 from orbital.tokens import CachedCounter
 from projections.asks_view import runtime_block
@@ -287,7 +288,9 @@ def naive_view(orb: Orbital, pid: str, position: int, today: dt.date, count: Cac
     texts = {key: render_file(fold_file(key, events)) for key in MEMORY_KEYS}
     asks = fold_asks((e.position, e.event) for e in recorded if e.stream.startswith(ASK_PREFIX))
     block = runtime_block(asks, today, empty_cue=True)
-    zone = ViewTexts(ProjectTexts(), None).timezone(orb.project_by_id(pid))[1]
+    project = orb.project_by_id(pid)
+    setting = ViewTexts(ProjectTexts(), None).zone_setting(project)
+    zone = zone_of(setting, project, dt.datetime.now(dt.UTC))[1]
     return assemble(ViewParts(today, zone, asks_block=block, files=texts), count)
 
 

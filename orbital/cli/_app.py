@@ -19,6 +19,7 @@ import click
 
 from orbital import errors
 from orbital.cli._output import exit_with
+from orbital.cli._run import PROJECT_DEFAULT
 
 if TYPE_CHECKING:
     from orbital.project import Project
@@ -29,7 +30,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 project_option = click.option(
     "--project",
     "project_path",
-    default=".",
+    default=PROJECT_DEFAULT,
     show_default=True,
     type=click.Path(file_okay=False, path_type=Path),
     help="The project directory (or any directory inside it).",
@@ -50,8 +51,8 @@ SERVERS = frozenset({"serve", "mcp"})
 
 def service_of(ctx: click.Context) -> Orbital:
     """The service of this invocation: opened on first use, closed when the command ends."""
+    from orbital.cli._run import open_service
     from orbital.service import Orbital
-    from orbital.service._sessions import state_dir
 
     service = ctx.obj.get("service")
     if service is None:
@@ -59,14 +60,7 @@ def service_of(ctx: click.Context) -> Orbital:
         creates = ctx.command.name in {"init", "upgrade"} or ctx.command_path.endswith(
             "workspace create"
         )
-        service = Orbital.open(ctx.obj["db"], create=creates)
-        # A command is a new process: what the last one computed is kept for the next (a
-        # server keeps its caches in memory and would only pay for the writes; it keeps token
-        # counts for its next start, and counts in Python, without the encoder's memory).
-        if ctx.command.name not in SERVERS:
-            service.keep_caches(state_dir() / "cache")
-        else:
-            service.keep_counts(state_dir() / "cache")
+        service = open_service(ctx.obj["db"], create=creates, server=ctx.command.name in SERVERS)
         ctx.obj["service"] = service
         ctx.call_on_close(service.close)
     assert isinstance(service, Orbital)

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 import msgspec
 
+from orbital.cli import _run as run
 from orbital.cli._app import (
     cli,
     project_of,
@@ -17,9 +18,7 @@ from orbital.cli._app import (
     reports_errors,
     transcript_option,
 )
-from orbital.cli._output import print_outcome
 from orbital.cli._person import caller_actor, person_options
-from orbital.events import Actor
 
 
 @cli.command("asks")
@@ -76,21 +75,20 @@ def ask_open(
     """Open an ask (the agent is refused a repeat of an open or dropped ask)."""
     service, project = project_of(ctx, project_path)
     pid = project.project_id
-    actor = caller_actor(ctx, service, pid)
-    print_outcome(service.ask_open(pid, text, due, actor=actor), as_json)
+    run.ask_open(service, pid, text, due, caller_actor(ctx, service, pid), as_json)
 
 
 _CHANGE_HELP = {
     "done": "Mark an ask done (as the agent: stamped by:agent; quote the user's words).",
-    "dropped": "Drop an ask (as the agent: stamped by:agent; quote the user's words).",
+    "drop": "Drop an ask (as the agent: stamped by:agent; quote the user's words).",
     "reopen": "Reopen a closed ask.",
 }
 
 
-def _change(kind: str) -> Callable[..., None]:
+def _change(command: str) -> Callable[..., None]:
     @project_option
     @click.argument("ask_id")
-    @click.option("--quote", default="", help="The user's own words (quoted in the log).")
+    @click.option("--quote", default=None, help="The user's own words (quoted in the log).")
     @click.option("--session", default=None, help="The agent session this change belongs to.")
     @transcript_option
     @click.option("--json", "as_json", is_flag=True)
@@ -100,7 +98,7 @@ def _change(kind: str) -> Callable[..., None]:
         ctx: click.Context,
         project_path: Path,
         ask_id: str,
-        quote: str,
+        quote: str | None,
         session: str | None,
         transcript: Path | None,
         as_json: bool,
@@ -108,26 +106,24 @@ def _change(kind: str) -> Callable[..., None]:
         service, project = project_of(ctx, project_path)
         pid = project.project_id
         actor = caller_actor(ctx, service, pid)
-        from orbital.domain.asks import agent_note
+        run.ask_change(
+            service,
+            pid,
+            command,
+            ask_id,
+            quote,
+            actor,
+            session=session,
+            transcript=transcript,
+            as_json=as_json,
+        )
 
-        note = agent_note(quote) if actor is Actor.AGENT else quote
-        if kind == "reopen":
-            outcome = service.ask_reopen(
-                pid, ask_id, note, actor=actor, session=session, transcript=transcript
-            )
-        else:
-            outcome = service.ask_close(
-                pid, ask_id, kind, note, actor=actor, session=session, transcript=transcript
-            )
-        print_outcome(outcome, as_json)
-
-    change.__doc__ = _CHANGE_HELP[kind]
+    change.__doc__ = _CHANGE_HELP[command]
     return change
 
 
-ask.command("done")(_change("done"))
-ask.command("drop")(_change("dropped"))
-ask.command("reopen")(_change("reopen"))
+for _command in _CHANGE_HELP:
+    ask.command(_command)(_change(_command))
 
 
 @cli.command("migrate-retractions")

@@ -11,6 +11,7 @@ import click
 import msgspec
 
 from orbital.catalogue import LAYER1_KEYS, MEMORY_FILES
+from orbital.cli import _run as run
 from orbital.cli._app import (
     cli,
     project_of,
@@ -18,7 +19,7 @@ from orbital.cli._app import (
     reports_errors,
     transcript_option,
 )
-from orbital.cli._output import REFUSED, base_version, print_events, print_outcome
+from orbital.cli._output import REFUSED, print_events, print_outcome
 from orbital.clock import parse_as_of
 from orbital.errors import InvalidInput
 from orbital.events import Actor
@@ -181,18 +182,16 @@ def write(
 ) -> None:
     """Apply the agent's proposed full content of orbital/FILE, read from stdin."""
     service, project = project_of(ctx, project_path)
-    content = sys.stdin.buffer.read()
-    outcome = service.write_file(
+    run.write(
+        service,
         project.project_id,
         file,
-        content,
-        actor=Actor.AGENT,
         session=session,
         transcript=transcript,
-        base=base_version(base),
+        base=base,
         remove=remove,
+        as_json=as_json,
     )
-    print_outcome(outcome, as_json)
 
 
 @cli.command()

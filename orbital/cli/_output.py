@@ -81,16 +81,3 @@ def print_events(
         echo(f"warning: {warning}", err=True)
     for event in events:
         echo(f"{prefix}{event.position} {event.stream} {event.summary}")
-
-
-def base_version(base: str | None) -> int | None:
-    """A ``--base`` as a position (``42``, ``@42`` or an ETag ``"42"``)."""
-    if base is None:
-        return None
-    tag = base.strip().removeprefix("@").strip('"')
-    if not tag.isdigit():
-        raise errors.InvalidInput(
-            f"--base {base!r} is not a version: pass the `version` that "
-            "`orbital show FILE --json` printed"
-        )
-    return int(tag)

@@ -4,7 +4,7 @@ where importing click costs more than parsing the line.
 
 Only the plainest command lines are taken (the options below, each once with a value); any
 other (``--json``, ``--as-user``, ``--remove``, ``--help``, an extra argument…) goes to click.
-Both paths call the same use case and print and exit through :mod:`orbital.cli._output`, so a
+Both paths parse apart and then call the same functions (:mod:`orbital.cli._run`), so a
 line prints the same bytes and exits the same way whichever takes it (a test holds them equal).
 """
 
@@ -14,12 +14,9 @@ import codecs
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from orbital.cli._quick import plain_line
-
-if TYPE_CHECKING:
-    from orbital.service import Orbital, WriteOutcome
+from orbital.cli._run import PROJECT_DEFAULT
 
 _CHANGE_OPTIONS = ("--project", "--quote", "--session", "--transcript")
 #: Each command taken (``write`` and the ``ask`` subcommands) and the options it takes here.
@@ -28,8 +25,6 @@ _OPTIONS: dict[str, tuple[str, ...]] = {
     "open": ("--project", "--due"),
     **dict.fromkeys(("done", "drop", "reopen"), _CHANGE_OPTIONS),
 }
-#: The close kind of each ``ask`` subcommand that closes.
-_CLOSES = {"done": "done", "drop": "dropped"}
 
 
 def quick_write(args: list[str]) -> bool:
@@ -39,7 +34,7 @@ def quick_write(args: list[str]) -> bool:
     if line is None or not _utf8_streams():
         return False
     command, options, argument = line
-    project = Path(options.get("--project", "."))
+    project = Path(options.get("--project", PROJECT_DEFAULT))
     transcript = options.get("--transcript")
     if not project.is_dir() or (transcript is not None and Path(transcript).is_dir()):
         return False  # click's usage error (or its path to the service's error)
@@ -72,50 +67,36 @@ def _utf8_streams() -> bool:
 
 def _run(command: str, options: dict[str, str], argument: str, project_path: Path) -> None:
     from orbital import errors
-    from orbital.cli._output import base_version, exit_with, print_outcome
-    from orbital.events import Actor
-    from orbital.service import Orbital
-    from orbital.service._sessions import state_dir
-
-    transcript = options.get("--transcript")
-    try:
-        with Orbital.open(os.environ.get("ORBITAL_DB") or None, create=False) as service:
-            service.keep_caches(state_dir() / "cache")
-            pid = service.project(project_path).project_id
-            if command == "write":
-                content = sys.stdin.buffer.read()
-                outcome = service.write_file(
-                    pid,
-                    argument,
-                    content,
-                    actor=Actor.AGENT,
-                    session=options.get("--session"),
-                    transcript=None if transcript is None else Path(transcript),
-                    base=base_version(options.get("--base")),
-                )
-            elif command == "open":
-                outcome = service.ask_open(pid, argument, options.get("--due"), actor=Actor.AGENT)
-            else:
-                outcome = _change(service, pid, command, argument, options)
-            print_outcome(outcome, as_json=False)
-    except errors.OrbitalError as exc:
-        exit_with(exc)
-
-
-def _change(
-    service: Orbital, pid: str, kind: str, ask_id: str, options: dict[str, str]
-) -> WriteOutcome:
-    """``ask done|drop|reopen`` as the agent: the quote kept as the agent's note."""
-    from orbital.domain.asks import agent_note
+    from orbital.cli import _run as run
+    from orbital.cli._output import exit_with
     from orbital.events import Actor
 
-    note = agent_note(options.get("--quote", ""))
     session, transcript = options.get("--session"), options.get("--transcript")
     path = None if transcript is None else Path(transcript)
-    if kind == "reopen":
-        return service.ask_reopen(
-            pid, ask_id, note, actor=Actor.AGENT, session=session, transcript=path
-        )
-    return service.ask_close(
-        pid, ask_id, _CLOSES[kind], note, actor=Actor.AGENT, session=session, transcript=path
-    )
+    try:
+        with run.open_service(os.environ.get("ORBITAL_DB") or None) as service:
+            pid = service.project(project_path).project_id
+            if command == "write":
+                run.write(
+                    service,
+                    pid,
+                    argument,
+                    session=session,
+                    transcript=path,
+                    base=options.get("--base"),
+                )
+            elif command == "open":
+                run.ask_open(service, pid, argument, options.get("--due"), Actor.AGENT)
+            else:
+                run.ask_change(
+                    service,
+                    pid,
+                    command,
+                    argument,
+                    options.get("--quote"),
+                    Actor.AGENT,
+                    session=session,
+                    transcript=path,
+                )
+    except errors.OrbitalError as exc:
+        exit_with(exc)

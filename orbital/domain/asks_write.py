@@ -5,9 +5,11 @@ are not new; each genuinely new line is decided by the agent deciders of orbital
 What a write appends is the accepted lines, so a write that appends nothing leaves the
 previous text byte-for-byte.
 
-Two entries: :func:`decide_agent_write` takes the whole previous and proposed texts (any
-proposal); :func:`decide_agent_append` takes only what a proposal adds after the previous
-file, and costs the size of that addition, not of the file.
+One decision (:func:`_decide_lines`: candidate lines against the state), two entries that
+only find the candidates: :func:`decide_agent_append` takes what a proposal adds after the
+previous file, and costs the size of that addition, not of the file;
+:func:`decide_agent_write` takes the whole previous and proposed texts (any proposal), and
+hands a pure append to :func:`decide_agent_append`, diffing only what is not one.
 """
 
 from __future__ import annotations
@@ -78,23 +80,18 @@ def _summary(event: Event) -> str:
     return f"reopened [{event.ask_id}]"
 
 
-def _added_lines(added: str, prev_lines: Container[str]) -> list[str]:
-    """The candidate lines of an append: the added lines that are not lines of the file
-    already (those were moved or repeated, not written)."""
-    return [line for line in added.split("\n") if line and line not in prev_lines]
-
-
-def _appended(prev: str, new: str) -> list[str] | None:
-    """The new lines of a pure append (``new`` starts with the whole of ``prev``, which is
-    empty or ends with a newline), else ``None``: what :func:`_diff` returns, without it.
+def _added(prev: str, new: str) -> str | None:
+    """What ``new`` adds after ``prev`` when it is a pure append (``new`` starts with the whole
+    of ``prev``, which is empty or ends with a newline), else ``None``.
 
     Every previous line is then in ``new``, so none is restored, and a line of ``new`` can be
     new only if it is absent from ``prev``, which holds for no line of the common prefix: the
-    candidates are the appended lines not in ``prev``, whatever the matcher pairs up.
+    append's decision (:func:`decide_agent_append`) is what :func:`_diff` would find, whatever
+    the matcher pairs up.
     """
     if not new.startswith(prev) or (prev and not prev.endswith("\n")):
         return None
-    return _added_lines(new[len(prev) :], set(prev.split("\n")))
+    return new[len(prev) :]
 
 
 def _diff(prev: list[str], new: list[str]) -> tuple[int, list[str]]:
@@ -233,12 +230,24 @@ def decide_agent_write(
     reopens against (``None``: no transcript given).
     """
     prev_text, new_text = normalize_newlines(prev)[0], normalize_newlines(new)[0]
-    appended = _appended(prev_text, new_text)
-    if appended is not None:
-        restored, candidates = 0, appended
+    added = _added(prev_text, new_text)
+    if added is not None:
+        result = decide_agent_append(
+            asks,
+            set(prev_text.split("\n")),
+            added,
+            today,
+            mint,
+            dropped,
+            opened,
+            actor=actor,
+            words=words,
+        )
     else:
         restored, candidates = _diff(prev_text.split("\n"), new_text.split("\n"))
-    result = _decide_lines(asks, candidates, restored, today, mint, dropped, opened, actor, words)
+        result = _decide_lines(
+            asks, candidates, restored, today, mint, dropped, opened, actor, words
+        )
     return WriteResult(
         result.events,
         result.audit,
@@ -267,5 +276,7 @@ def decide_agent_append(
     Nothing of the file was removed, so nothing is restored; an added line that repeats a
     line of the file was moved, not written, so it is not new.
     """
-    candidates = _added_lines(normalize_newlines(added)[0], prev_lines)
+    candidates = [
+        line for line in normalize_newlines(added)[0].split("\n") if line and line not in prev_lines
+    ]
     return _decide_lines(asks, candidates, 0, today, mint, dropped, opened, actor, words)

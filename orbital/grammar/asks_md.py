@@ -168,12 +168,18 @@ def render_file(events: Iterable[Event]) -> str:
     return "\n".join([FORMAT_HEADER, *render_lines(events)]) + "\n"
 
 
+def line_block(lines: Iterable[str]) -> str:
+    """``lines`` as ASKS.md holds them: each ended by a newline (what an append adds after a
+    file that ends with one)."""
+    return "".join(line + "\n" for line in lines)
+
+
 def append_lines(text: str, lines: Iterable[str]) -> str:
     """``text`` with ``lines`` appended, one per line (a missing final newline is added first).
 
     Empty ``text`` (no file yet) gets the format header first.
     """
-    new = "".join(line + "\n" for line in lines)
+    new = line_block(lines)
     if not new:
         return text
     if not text:

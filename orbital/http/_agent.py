@@ -20,7 +20,7 @@ from orbital.clock import parse_as_of, parse_instant
 from orbital.errors import InvalidInput
 from orbital.events import event_type
 from orbital.files import projected_file
-from orbital.http._auth import BEARER_SCHEME, agent_caller, agent_reach, reached, target_project
+from orbital.http._auth import BEARER_SCHEME, gate, project_hook, reached
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
     ContextView,
@@ -33,7 +33,7 @@ from orbital.http._schemas import (
 )
 from orbital.http._texts import agent_text_routes
 from orbital.http._views import EncodedViews
-from orbital.service import Credential, HistoryQuery, Orbital, Project
+from orbital.service import Audience, Credential, HistoryQuery, Orbital, Project
 from projections.history import summarize
 
 _NAME = "A memory file's name (any case is accepted)."
@@ -217,7 +217,8 @@ _CONTEXT_ETAG = ResponseHeader(
 
 def _context_route(service: Orbital, views: EncodedViews) -> HTTPRouteHandler:
     """``GET …/context`` over ``service``, its views kept as built responses in ``views``;
-    the credential and the project are checked by a hook, not four dependencies."""
+    the credential and the project are checked by a hook (the same check as the other
+    routes' ``target``), not by dependencies."""
 
     @get(
         "/context",
@@ -227,7 +228,7 @@ def _context_route(service: Orbital, views: EncodedViews) -> HTTPRouteHandler:
             304: ResponseSpec(None, description="The view is the one `If-None-Match` names."),
         },
         response_headers=[_CONTEXT_ETAG],
-        before_request=agent_reach(service),
+        before_request=project_hook(service, Audience.AGENT),
     )
     async def context(
         request: Request[Any, Any, Any],
@@ -312,7 +313,7 @@ def agent_router(service: Orbital, views: EncodedViews) -> Router:
             session_end,
             *agent_text_routes(),
         ],
-        dependencies={"caller": agent_caller, "target": target_project},
+        dependencies=gate(Audience.AGENT),
         security=[{BEARER_SCHEME: []}],
         tags=["agent"],
     )

@@ -16,7 +16,7 @@ from litestar.types import AnyCallable
 
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
-from orbital.http._auth import BEARER_SCHEME, person_caller, target_project
+from orbital.http._auth import BEARER_SCHEME, gate
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
     AskDone,
@@ -29,7 +29,7 @@ from orbital.http._schemas import (
 )
 from orbital.http._texts import person_text_routes
 from orbital.http._trust import trust_routes
-from orbital.service import ConflictPreview, Credential, Orbital, Project
+from orbital.service import Audience, ConflictPreview, Credential, Orbital, Project
 from projections.entry_pages import (
     DEFAULT_LIMIT,
     ENTRY_FILES,
@@ -289,7 +289,7 @@ def workbench_router() -> Router:
             preview_conflict,
             resolve_conflict,
         ],
-        dependencies={"caller": person_caller, "target": target_project},
+        dependencies=gate(Audience.WORKBENCH),
         security=[{BEARER_SCHEME: []}],
         tags=["workbench"],
     )

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import msgspec
 
 from orbital.files import ABSENT, FileGateway, decode_utf8, sha256
-from orbital.grammar.asks_md import append_lines
+from orbital.grammar.asks_md import append_lines, line_block
 from orbital.project import Project
 from orbital.service._asks_state import ASKS_PREFIX, AsksState
 from orbital.service._context import Context
@@ -254,7 +254,7 @@ class AsksFile:
             checkpoint = previous if unchanged else Checkpoint(0, disk.size, disk.mtime_ns, None)
             content = lambda: disk.text  # noqa: E731 - built only if the caller reads it
         elif disk is not None and disk.size:
-            added = "".join(f"{line}\n" for line in lines).encode()
+            added = line_block(lines).encode()
             appended = files.append_checked(ASKS_FILE, added, disk.stat)
             stamp = appended.stamp
             if stamp is None:  # a save landed since the file was looked at: it stays
