@@ -78,7 +78,7 @@ class EventStore:
         #: SQLite writers take turns on a lock file first (fair, unlike SQLite's busy wait).
         self._queue = None if path is None else WriterQueue(path)
         self._changes = ChangeCounter(path)
-        self._known_projects: set[str] = set()
+        self.known_projects: set[str] = set()
         self._projects: dict[str, Project] = {}
         #: Opened on a store that cannot be written: reads see it as immutable (SQLite cannot
         #: create the ``-shm`` beside it), writes are refused until it is writable again.
