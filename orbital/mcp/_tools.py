@@ -3,7 +3,7 @@
 Each tool's body is a call of :class:`._calls.Calls`; the SDK validates the arguments against
 the schema it derives from these signatures (bad arguments get its schema error) and lists
 them. The stdio server lists the same tools from the manifest written from here
-(:mod:`._manifest`), so a change here is followed by ``write()`` in :mod:`._manifest`.
+(:mod:`._manifest`), so a change here is followed by ``python -m orbital.mcp._describe``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The stdio server answers ``initialize`` and ``tools/list`` from ``manifest.json`` without
 the SDK: it must be what the SDK server answers (regenerate it with
-``orbital.mcp._manifest.write()`` after changing a tool), and the quick argument check must
+``python -m orbital.mcp._describe`` after changing a tool), and the quick argument check must
 never pass what the SDK's validation refuses."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from typing import Any
 import anyio
 import pytest
 
-from orbital.mcp._manifest import describe, load
+from orbital.mcp._describe import describe
+from orbital.mcp._manifest import load
 from orbital.mcp._schema import plainly_valid
 
 
