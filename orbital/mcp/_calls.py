@@ -106,15 +106,17 @@ def _versioned(content: str, version: int) -> tuple[str, str]:
 
 
 class Calls:
-    """The eleven tools over one service; each acts as the agent for its caller."""
+    """The eleven tools over one service; each acts as the agent for its caller. Every
+    argument is passed: its default is the tool's own (:mod:`._tools`), which the SDK applies
+    and the stdio server takes from the same schema (:func:`._schema.bound`)."""
 
     def __init__(self, service: Orbital) -> None:
         self.service = service
 
-    def memory_context(self, who: Caller, audience: str = "agent") -> Answer:
+    def memory_context(self, who: Caller, audience: str) -> Answer:
         return answer(lambda: text(self.service.context_view(who.project, audience=audience)))
 
-    def memory_read(self, who: Caller, file: str, as_of: str | None = None) -> Answer:
+    def memory_read(self, who: Caller, file: str, as_of: str | None) -> Answer:
         def work() -> Answer:
             key = projected_file(file).key
             if as_of is not None or key == ASKS_KEY or key not in MEMORY_FILES:
@@ -128,8 +130,8 @@ class Calls:
         who: Caller,
         file: str,
         content: str,
-        base: int | None = None,
-        remove: list[str] | None = None,
+        base: int | None,
+        remove: list[str] | None,
     ) -> Answer:
         return answer(
             lambda: outcome(
@@ -149,11 +151,11 @@ class Calls:
     def memory_history(
         self,
         who: Caller,
-        file: str | None = None,
-        entry: str | None = None,
-        ask: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
+        file: str | None,
+        entry: str | None,
+        ask: str | None,
+        since: str | None,
+        until: str | None,
     ) -> Answer:
         def work() -> Answer:
             query = HistoryQuery.from_filters(
@@ -184,7 +186,7 @@ class Calls:
 
         return answer(work)
 
-    def workspace_lessons_write(self, who: Caller, text: str, version: int | None = None) -> Answer:
+    def workspace_lessons_write(self, who: Caller, text: str, version: int | None) -> Answer:
         def work() -> Answer:
             saved = self.service.workspaces.set_lessons(
                 who.project, text, actor=Actor.AGENT, base=version
@@ -193,10 +195,10 @@ class Calls:
 
         return answer(work)
 
-    def asks_list(self, who: Caller, state: str = "open") -> Answer:
+    def asks_list(self, who: Caller, state: str) -> Answer:
         return answer(lambda: data({"asks": self.service.asks(who.project, state)}))  # type: ignore[arg-type]
 
-    def ask_open(self, who: Caller, text: str, due: str | None = None) -> Answer:
+    def ask_open(self, who: Caller, text: str, due: str | None) -> Answer:
         return answer(
             lambda: outcome(
                 self.service.ask_open(
@@ -206,7 +208,7 @@ class Calls:
             )
         )
 
-    def ask_close(self, who: Caller, id: str, state: str, quote: str = "") -> Answer:
+    def ask_close(self, who: Caller, id: str, state: str, quote: str) -> Answer:
         return answer(
             lambda: outcome(
                 self.service.ask_close(
@@ -221,7 +223,7 @@ class Calls:
             )
         )
 
-    def ask_reopen(self, who: Caller, id: str, quote: str = "") -> Answer:
+    def ask_reopen(self, who: Caller, id: str, quote: str) -> Answer:
         return answer(
             lambda: outcome(
                 self.service.ask_reopen(

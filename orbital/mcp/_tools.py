@@ -1,9 +1,11 @@
 """The MCP tools as the SDK sees them: names, descriptions for a model, argument schemas.
 
-Each tool's body is a call of :class:`._calls.Calls`; the SDK validates the arguments against
-the schema it derives from these signatures (bad arguments get its schema error) and lists
-them. The stdio server lists the same tools from the manifest written from here
-(:mod:`._manifest`), so a change here is followed by ``python -m orbital.mcp._describe``.
+Each tool's body is a call of :class:`._calls.Calls`. The signatures are the one definition of
+the tools' arguments: the SDK derives each schema from them and lists it, and a call's
+arguments are checked against that schema by :mod:`._schema` on both transports (the SDK's
+own model only sees arguments that passed). The stdio server lists the same tools from the
+manifest written from here (:mod:`._manifest`), so a change here is followed by
+``python -m orbital.mcp._describe``.
 """
 
 from __future__ import annotations
