@@ -10,7 +10,6 @@ or a refusal reaches the model as a tool error carrying exactly the lines the CL
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -23,35 +22,12 @@ from orbital.domain.workbench import EntryRow
 from orbital.errors import OrbitalError, error_line, warning_lines
 from orbital.events import Actor, RecordedEvent, event_type
 from orbital.files import projected_file
+from orbital.mcp._answer import Answer, data, error, text
 from orbital.mcp._caller import Caller
 from orbital.service import HistoryQuery, MentionedFile, Orbital, WriteOutcome
 
 #: How much of an entry's or ask's history ``memory_get`` returns (the latest events).
 RECENT = 10
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """A tool's answer: its text blocks, the structured value the first one encodes (if it
-    is JSON), and whether it is a tool error."""
-
-    texts: tuple[str, ...]
-    data: dict[str, Any] | None = None
-    is_error: bool = False
-
-
-def text(*blocks: str) -> Answer:
-    return Answer(blocks)
-
-
-def error(line: str) -> Answer:
-    return Answer((line,), is_error=True)
-
-
-def data(value: dict[str, Any]) -> Answer:
-    """JSON for the model to read, and the same as structured content."""
-    builtins: dict[str, Any] = msgspec.to_builtins(value)
-    return Answer((msgspec.json.encode(builtins).decode(),), builtins)
 
 
 def answer(work: Callable[[], Answer]) -> Answer:

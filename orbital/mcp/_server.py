@@ -12,15 +12,15 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.resources import FunctionResource
-from mcp.types import CallToolResult, TextContent
 
 import orbital
 from orbital.errors import OrbitalError, error_line
+from orbital.mcp._answer import error
 from orbital.mcp._caller import CALLER, Caller, caller, session_of
 from orbital.mcp._calls import Calls
 from orbital.mcp._manifest import INSTRUCTIONS, resources
 from orbital.mcp._schema import argument_error
-from orbital.mcp._tools import register_tools
+from orbital.mcp._tools import register_tools, result
 from orbital.service import Orbital
 
 ProjectOf = Callable[[ServerRequestContext[Any, Any]], str]
@@ -53,7 +53,7 @@ async def check_arguments(
     if ctx.method == "tools/call" and isinstance(arguments, dict):
         problem = argument_error(str(params.get("name", "")), arguments)
         if problem is not None:
-            return CallToolResult(content=[TextContent(type="text", text=problem)], is_error=True)
+            return result(error(problem))
     return await call_next(ctx)
 
 

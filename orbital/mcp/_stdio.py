@@ -22,12 +22,14 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import msgspec
 
 from orbital.errors import OrbitalError, error_line
+from orbital.mcp._answer import error, wire
 from orbital.mcp._caller import Caller, session_of
 from orbital.mcp._manifest import load, resources
 from orbital.mcp._schema import argument_error, bound, prepare
 
 if TYPE_CHECKING:
-    from orbital.mcp._calls import Answer, Calls
+    from orbital.mcp._answer import Answer
+    from orbital.mcp._calls import Calls
     from orbital.service import Orbital
 
 #: JSON-RPC error codes the server answers with.
@@ -152,23 +154,17 @@ class StdioServer:
         name, arguments = str(params.get("name", "")), params.get("arguments") or {}
         tool = self.tools.get(name)
         if tool is None:
-            return {"content": [_block(f"Unknown tool: {name}")], "isError": True}
+            return wire(error(f"Unknown tool: {name}"))
         try:
             calls = self.warm.ready()
         except OrbitalError as exc:
-            return {"content": [_block(error_line(exc))], "isError": True}
+            return wire(error(error_line(exc)))
         problem = argument_error(name, arguments)
         if problem is not None:
-            return {"content": [_block(problem)], "isError": True}
+            return wire(error(problem))
         who = Caller(self.warm.project, session_of(params.get("_meta")))
         answer: Answer = getattr(calls, name)(who, **bound(name, arguments))
-        result: dict[str, Any] = {
-            "content": [_block(text) for text in answer.texts],
-            "isError": answer.is_error,
-        }
-        if answer.data is not None:
-            result["structuredContent"] = answer.data
-        return result
+        return wire(answer)
 
     def _read(self, uri: str) -> dict[str, Any]:
         listed = self.uris.get(uri)
@@ -183,10 +179,6 @@ class StdioServer:
     def _send(self, message: dict[str, Any]) -> None:
         self.output.write(msgspec.json.encode(message) + b"\n")
         self.output.flush()
-
-
-def _block(text: str) -> dict[str, str]:
-    return {"type": "text", "text": text}
 
 
 def _error(code: int, message: str, data: Any = None) -> dict[str, Any]:

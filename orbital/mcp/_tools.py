@@ -13,12 +13,13 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from orbital.catalogue import MEMORY_FILES
+from orbital.mcp._answer import Answer, wire
 from orbital.mcp._caller import caller
-from orbital.mcp._calls import Answer, Calls
+from orbital.mcp._calls import Calls
 
 _FILES = ", ".join(MEMORY_FILES.values())
 
@@ -44,12 +45,8 @@ Quote = Annotated[
 
 
 def result(answer: Answer) -> CallToolResult:
-    """The SDK's form of an answer."""
-    return CallToolResult(
-        content=[TextContent(type="text", text=block) for block in answer.texts],
-        structured_content=answer.data,
-        is_error=answer.is_error,
-    )
+    """The SDK's form of an answer: the stdio server's, validated into the SDK's model."""
+    return CallToolResult.model_validate(wire(answer))
 
 
 def register_tools(server: MCPServer, calls: Calls) -> None:
