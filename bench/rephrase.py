@@ -140,7 +140,7 @@ def synonyms_without(keys: set[str]) -> Iterator[None]:
     lex.SYNONYMS = [line for line in kept if "=" + line.split("|")[0].replace(" ", "_") not in keys]
 
     @functools.cache
-    def phrases(german: bool) -> tuple[rephrase.Phrases, int]:
+    def phrases(german: bool) -> tuple[lex.Phrases, int]:
         table = rephrase_source.phrase_table(lex.SYNONYMS, german)
         return table, max(map(len, table))
 

@@ -26,6 +26,7 @@ import msgspec
 
 from orbital.domain import rephrase_lexicon as lex
 from orbital.domain.layered import Layered
+from orbital.domain.rephrase_lexicon import Phrases
 from orbital.lazy import submodule_alone
 
 K = TypeVar("K")
@@ -144,10 +145,6 @@ def _stemmer(german: bool) -> Stemmer:
     else:
         stemmer = submodule_alone("snowballstemmer", "english_stemmer").EnglishStemmer()
     return stemmer
-
-
-#: A synonym table: stemmed word sequences of the synonym groups -> the groups' keys.
-Phrases = dict[tuple[str, ...], frozenset[str]]
 
 
 @functools.lru_cache(maxsize=2)

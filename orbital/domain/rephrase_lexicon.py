@@ -8,6 +8,10 @@ way it stems a text, so one entry covers every inflection.
 
 from __future__ import annotations
 
+#: A synonym table: stemmed word sequences of the synonym groups -> the groups' keys (the
+#: type of :mod:`rephrase_phrases`, which imports it from here, not from :mod:`rephrase`).
+Phrases = dict[tuple[str, ...], frozenset[str]]
+
 
 def _words(text: str) -> list[str]:
     return text.split()

@@ -10,7 +10,6 @@ or a refusal reaches the model as a tool error carrying exactly the lines the CL
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -21,6 +20,7 @@ from orbital.domain.asks import agent_note
 from orbital.errors import OrbitalError, error_line, warning_lines
 from orbital.events import Actor, RecordedEvent, event_type
 from orbital.files import projected_file
+from orbital.mcp._answer import Answer, data, error, text
 from orbital.mcp._caller import Caller
 from orbital.service import HistoryQuery, MentionedFile, Orbital, WriteOutcome
 from projections.history import summarize
@@ -28,30 +28,6 @@ from projections.workbench import EntryRow
 
 #: How much of an entry's or ask's history ``memory_get`` returns (the latest events).
 RECENT = 10
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """A tool's answer: its text blocks, the structured value the first one encodes (if it
-    is JSON), and whether it is a tool error."""
-
-    texts: tuple[str, ...]
-    data: dict[str, Any] | None = None
-    is_error: bool = False
-
-
-def text(*blocks: str) -> Answer:
-    return Answer(blocks)
-
-
-def error(line: str) -> Answer:
-    return Answer((line,), is_error=True)
-
-
-def data(value: dict[str, Any]) -> Answer:
-    """JSON for the model to read, and the same as structured content."""
-    builtins: dict[str, Any] = msgspec.to_builtins(value)
-    return Answer((msgspec.json.encode(builtins).decode(),), builtins)
 
 
 def answer(work: Callable[[], Answer]) -> Answer:
@@ -106,15 +82,17 @@ def _versioned(content: str, version: int) -> tuple[str, str]:
 
 
 class Calls:
-    """The eleven tools over one service; each acts as the agent for its caller."""
+    """The eleven tools over one service; each acts as the agent for its caller. Every
+    argument is passed: its default is the tool's own (:mod:`._tools`), which the SDK applies
+    and the stdio server takes from the same schema (:func:`._schema.bound`)."""
 
     def __init__(self, service: Orbital) -> None:
         self.service = service
 
-    def memory_context(self, who: Caller, audience: str = "agent") -> Answer:
+    def memory_context(self, who: Caller, audience: str) -> Answer:
         return answer(lambda: text(self.service.context_view(who.project, audience=audience)))
 
-    def memory_read(self, who: Caller, file: str, as_of: str | None = None) -> Answer:
+    def memory_read(self, who: Caller, file: str, as_of: str | None) -> Answer:
         def work() -> Answer:
             key = projected_file(file).key
             if as_of is not None or key == ASKS_KEY or key not in MEMORY_FILES:
@@ -128,8 +106,8 @@ class Calls:
         who: Caller,
         file: str,
         content: str,
-        base: int | None = None,
-        remove: list[str] | None = None,
+        base: int | None,
+        remove: list[str] | None,
     ) -> Answer:
         return answer(
             lambda: outcome(
@@ -149,11 +127,11 @@ class Calls:
     def memory_history(
         self,
         who: Caller,
-        file: str | None = None,
-        entry: str | None = None,
-        ask: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
+        file: str | None,
+        entry: str | None,
+        ask: str | None,
+        since: str | None,
+        until: str | None,
     ) -> Answer:
         def work() -> Answer:
             query = HistoryQuery.from_filters(
@@ -184,7 +162,7 @@ class Calls:
 
         return answer(work)
 
-    def workspace_lessons_write(self, who: Caller, text: str, version: int | None = None) -> Answer:
+    def workspace_lessons_write(self, who: Caller, text: str, version: int | None) -> Answer:
         def work() -> Answer:
             saved = self.service.workspaces.set_lessons(
                 who.project, text, actor=Actor.AGENT, base=version
@@ -193,10 +171,10 @@ class Calls:
 
         return answer(work)
 
-    def asks_list(self, who: Caller, state: str = "open") -> Answer:
+    def asks_list(self, who: Caller, state: str) -> Answer:
         return answer(lambda: data({"asks": self.service.asks(who.project, state)}))  # type: ignore[arg-type]
 
-    def ask_open(self, who: Caller, text: str, due: str | None = None) -> Answer:
+    def ask_open(self, who: Caller, text: str, due: str | None) -> Answer:
         return answer(
             lambda: outcome(
                 self.service.ask_open(
@@ -206,7 +184,7 @@ class Calls:
             )
         )
 
-    def ask_close(self, who: Caller, id: str, state: str, quote: str = "") -> Answer:
+    def ask_close(self, who: Caller, id: str, state: str, quote: str) -> Answer:
         return answer(
             lambda: outcome(
                 self.service.ask_close(
@@ -221,7 +199,7 @@ class Calls:
             )
         )
 
-    def ask_reopen(self, who: Caller, id: str, quote: str = "") -> Answer:
+    def ask_reopen(self, who: Caller, id: str, quote: str) -> Answer:
         return answer(
             lambda: outcome(
                 self.service.ask_reopen(

@@ -3,9 +3,10 @@
 Importing the SDK (pydantic models of every protocol revision) costs seconds of CPU, far past
 the half second an agent should wait for its memory server to start. So ``manifest.json``
 beside this module holds what the SDK server built by :func:`orbital.mcp.build_server`
-answers to ``initialize`` and ``tools/list``, written by :func:`write` (call it after
-changing a tool); ``tests/mcp/test_manifest.py`` checks it still equals the SDK's answers.
-The resources and the instructions are plain data and live here.
+answers to ``initialize`` and ``tools/list``, written by :func:`._describe.write` (run
+``python -m orbital.mcp._describe`` after changing a tool); ``tests/mcp/test_manifest.py``
+checks it still equals the SDK's answers. The resources and the instructions are plain data
+and live here, below both servers (the SDK server imports them; the writer imports it).
 """
 
 from __future__ import annotations
@@ -49,33 +50,3 @@ def load() -> dict[str, Any]:
     listed) and ``protocolVersions`` (the handshake revisions the SDK negotiates)."""
     manifest: dict[str, Any] = json.loads(MANIFEST.read_text(encoding="utf-8"))
     return manifest
-
-
-async def describe() -> dict[str, Any]:
-    """The manifest as the SDK server answers now (an in-memory client asks it)."""
-    from mcp import Client
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-
-    from orbital.mcp._server import build_server
-
-    server = build_server(None, lambda _ctx: "")  # type: ignore[arg-type]  # nothing is called
-    async with Client(server, mode="legacy") as client:
-        initialized = client.session.initialize_result
-        assert initialized is not None
-        tools = (await client.list_tools()).tools
-    dump: dict[str, Any] = {"by_alias": True, "exclude_none": True, "mode": "json"}
-    answer = initialized.model_dump(**dump)
-    del answer["protocolVersion"]
-    return {
-        "initialize": answer,
-        "tools": [tool.model_dump(**dump) for tool in tools],
-        "protocolVersions": list(HANDSHAKE_PROTOCOL_VERSIONS),
-    }
-
-
-def write() -> None:
-    """Write ``manifest.json`` from the SDK server."""
-    import anyio
-
-    manifest = anyio.run(describe)
-    MANIFEST.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", "utf-8")

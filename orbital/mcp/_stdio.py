@@ -5,11 +5,11 @@ pydantic models of every protocol revision) costs seconds of CPU. So this server
 initialize-handshake revisions of the protocol itself (newline-delimited JSON-RPC, MCP's
 stdio transport): ``initialize`` and ``tools/list`` are answered from the manifest the SDK
 server wrote (:mod:`._manifest`) before the store is open, while a thread opens the service;
-tool calls run the same :class:`._calls.Calls` the SDK server runs (the thread renders the
-injection view once, so the first ``memory_context`` finds it cached). Arguments the tool's
-schema does not plainly accept go to the SDK server itself (loaded then, once), so bad
-arguments get the SDK's own schema error. A ``server/discover`` probe (the stateless
-2026 revision) is "method not found", on which clients fall back to ``initialize``.
+tool calls run the same :class:`._calls.Calls` the SDK server runs, after the same argument
+check (:mod:`._schema`: the tool's schema, by the JSON Schema validator), so the SDK is never
+loaded here (the thread renders the injection view once, so the first ``memory_context``
+finds it cached, and loads the validator). A ``server/discover`` probe (the stateless 2026
+revision) is "method not found", on which clients fall back to ``initialize``.
 """
 
 from __future__ import annotations
@@ -22,12 +22,14 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import msgspec
 
 from orbital.errors import OrbitalError, error_line
-from orbital.mcp._caller import CALLER, Caller, session_of
+from orbital.mcp._answer import error, wire
+from orbital.mcp._caller import Caller, session_of
 from orbital.mcp._manifest import load, resources
-from orbital.mcp._schema import plainly_valid
+from orbital.mcp._schema import argument_error, bound, prepare
 
 if TYPE_CHECKING:
-    from orbital.mcp._calls import Answer, Calls
+    from orbital.mcp._answer import Answer
+    from orbital.mcp._calls import Calls
     from orbital.service import Orbital
 
 #: JSON-RPC error codes the server answers with.
@@ -64,7 +66,9 @@ class _Warm:
 
             service, self.project = self._opener()
             calls = Calls(service)
-            calls.memory_context(Caller(self.project, None))  # the view cached for the first call
+            first = Caller(self.project, None)
+            calls.memory_context(first, **bound("memory_context", {}))  # cached for the first call
+            prepare()
             self.calls = calls
         except BaseException as exc:  # reported to each call, and at the end
             self.failure = exc
@@ -89,7 +93,6 @@ class StdioServer:
         self.manifest = load()
         self.tools = {tool["name"]: tool for tool in self.manifest["tools"]}
         self.uris = {r["uri"]: r for r in resources()}
-        self._sdk: Any = None
 
     def serve(self, lines: BinaryIO) -> None:
         for line in lines:
@@ -151,43 +154,17 @@ class StdioServer:
         name, arguments = str(params.get("name", "")), params.get("arguments") or {}
         tool = self.tools.get(name)
         if tool is None:
-            return {"content": [_block(f"Unknown tool: {name}")], "isError": True}
+            return wire(error(f"Unknown tool: {name}"))
         try:
             calls = self.warm.ready()
         except OrbitalError as exc:
-            return {"content": [_block(error_line(exc))], "isError": True}
+            return wire(error(error_line(exc)))
+        problem = argument_error(name, arguments)
+        if problem is not None:
+            return wire(error(problem))
         who = Caller(self.warm.project, session_of(params.get("_meta")))
-        if not isinstance(arguments, dict) or not plainly_valid(tool["inputSchema"], arguments):
-            return self._by_sdk(who, name, arguments)
-        answer: Answer = getattr(calls, name)(who, **arguments)
-        result: dict[str, Any] = {
-            "content": [_block(text) for text in answer.texts],
-            "isError": answer.is_error,
-        }
-        if answer.data is not None:
-            result["structuredContent"] = answer.data
-        return result
-
-    def _by_sdk(self, who: Caller, name: str, arguments: Any) -> dict[str, Any]:
-        """The SDK server's answer to a call (its schema error for bad arguments)."""
-        import anyio
-        from mcp.shared.exceptions import MCPError
-
-        from orbital.mcp._server import build_server
-
-        if self._sdk is None:
-            self._sdk = build_server(self.warm.ready().service, lambda _ctx: who.project)
-        token = CALLER.set(who)
-        try:
-            result = anyio.run(self._sdk.call_tool, name, arguments)
-        except MCPError as exc:
-            raise RpcError(exc.error.code, exc.error.message, exc.error.data) from exc
-        except Exception as exc:  # as the SDK's tools/call handler answers any other failure
-            return {"content": [_block(str(exc))], "isError": True}
-        finally:
-            CALLER.reset(token)
-        dumped: dict[str, Any] = result.model_dump(by_alias=True, exclude_none=True, mode="json")
-        return dumped
+        answer: Answer = getattr(calls, name)(who, **bound(name, arguments))
+        return wire(answer)
 
     def _read(self, uri: str) -> dict[str, Any]:
         listed = self.uris.get(uri)
@@ -202,10 +179,6 @@ class StdioServer:
     def _send(self, message: dict[str, Any]) -> None:
         self.output.write(msgspec.json.encode(message) + b"\n")
         self.output.flush()
-
-
-def _block(text: str) -> dict[str, str]:
-    return {"type": "text", "text": text}
 
 
 def _error(code: int, message: str, data: Any = None) -> dict[str, Any]:

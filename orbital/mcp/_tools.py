@@ -1,9 +1,11 @@
 """The MCP tools as the SDK sees them: names, descriptions for a model, argument schemas.
 
-Each tool's body is a call of :class:`._calls.Calls`; the SDK validates the arguments against
-the schema it derives from these signatures (bad arguments get its schema error) and lists
-them. The stdio server lists the same tools from the manifest written from here
-(:mod:`._manifest`), so a change here is followed by ``write()`` in :mod:`._manifest`.
+Each tool's body is a call of :class:`._calls.Calls`. The signatures are the one definition of
+the tools' arguments: the SDK derives each schema from them and lists it, and a call's
+arguments are checked against that schema by :mod:`._schema` on both transports (the SDK's
+own model only sees arguments that passed). The stdio server lists the same tools from the
+manifest written from here (:mod:`._manifest`), so a change here is followed by
+``python -m orbital.mcp._describe``.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from orbital.catalogue import MEMORY_FILES
+from orbital.mcp._answer import Answer, wire
 from orbital.mcp._caller import caller
-from orbital.mcp._calls import Answer, Calls
+from orbital.mcp._calls import Calls
 
 _FILES = ", ".join(MEMORY_FILES.values())
 
@@ -42,12 +45,8 @@ Quote = Annotated[
 
 
 def result(answer: Answer) -> CallToolResult:
-    """The SDK's form of an answer."""
-    return CallToolResult(
-        content=[TextContent(type="text", text=block) for block in answer.texts],
-        structured_content=answer.data,
-        is_error=answer.is_error,
-    )
+    """The SDK's form of an answer: the stdio server's, validated into the SDK's model."""
+    return CallToolResult.model_validate(wire(answer))
 
 
 def register_tools(server: MCPServer, calls: Calls) -> None:

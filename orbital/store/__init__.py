@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from orbital.store._follow import LogWatch
     from orbital.store._reads import Reader
     from orbital.store._snapshots import Checkpoint
-    from orbital.store._sqlite_db import has_wal_reset_fix
+    from orbital.store._sqlite_lib import has_wal_reset_fix
     from orbital.store._store import EventStore, StoreStatus
     from orbital.store._writer import Writer
 
@@ -35,7 +35,7 @@ _WHERE = {
     "StoredCredential": "orbital.store._credentials",
     "StoredPageSession": "orbital.store._credentials",
     "Writer": "orbital.store._writer",
-    "has_wal_reset_fix": "orbital.store._sqlite_db",
+    "has_wal_reset_fix": "orbital.store._sqlite_lib",
 }
 
 __all__ = [

@@ -1,11 +1,12 @@
-"""What the store's modules share: the transaction a read or write runs in, stream categories
-and their reducers, and how instants are kept (naive UTC)."""
+"""What the store's modules share: the transaction a read or write runs in, what it uses of
+the store that opened it, stream categories and their reducers, and how instants are kept
+(naive UTC)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -14,7 +15,7 @@ from orbital.events import RecordedEvent
 from orbital.store._db import Conn
 
 if TYPE_CHECKING:
-    from orbital.store._store import EventStore
+    from orbital.clock import Clock
 
 #: Above every character: ``name < prefix + AFTER`` for every name that starts with prefix.
 AFTER = "\U0010ffff"
@@ -59,18 +60,40 @@ def naive_utc(value: dt.datetime) -> dt.datetime:
     return value.astimezone(dt.UTC).replace(tzinfo=None)
 
 
+class Host(Protocol):
+    """What a transaction uses of the store that opened it (an
+    :class:`~orbital.store._store.EventStore`), named here so the table modules below the
+    store never import it: the store imports them."""
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def reducers(self) -> Mapping[str, Reducer]: ...
+
+    @property
+    def known_projects(self) -> set[str]:
+        """Project ids found registered (projects are never removed)."""
+        ...
+
+    @property
+    def integrity_errors(self) -> tuple[type[BaseException], ...]: ...
+
+    def clock_behind(self, now: dt.datetime, last: dt.datetime) -> None: ...
+
+
 class Transaction:
     """One open transaction of an :class:`EventStore`: the connection every read and write of
     a :class:`Reader` or :class:`Writer` goes through, and the store (clock, reducers)."""
 
-    def __init__(self, store: EventStore, conn: Conn) -> None:
+    def __init__(self, store: Host, conn: Conn) -> None:
         self._store = store
         self._conn = conn
 
     def _require_project(self, project: str) -> None:
         """Raise :class:`UnknownProject` unless registered (projects are never removed, so a
         found one is remembered for the store's lifetime)."""
-        known = self._store._known_projects
+        known = self._store.known_projects
         if project in known:
             return
         found = self._conn.scalar(

@@ -13,7 +13,8 @@ of :meth:`Database.begin` (commit on success, rollback on any error).
   process pays the import once, and its pool (pre-ping, reconnects) earns its keep there.
 
 Alembic's migrations use SQLAlchemy on both (:mod:`orbital.store._engine`), imported only
-when the schema is behind.
+when the schema is behind. Which backend a URL names, and opening it: :mod:`orbital.store._open`
+(above both backends; this module is below them).
 """
 
 from __future__ import annotations
@@ -125,36 +126,6 @@ def plain_sqlite_file(url: str) -> Path | None:
     return Path(database)
 
 
-def sqlite_database(url: str) -> tuple[str, bool] | None:
-    """A SQLite URL's database (a path, ``:memory:`` or a ``file:`` URI) and whether it is a
-    URI; None for any other backend. A plain ``sqlite:///PATH`` is read without SQLAlchemy,
-    anything else (a query, an escape) as SQLAlchemy reads it."""
-    if not url.startswith("sqlite"):
-        return None
-    plain = plain_sqlite_file(url)
-    if plain is not None:
-        return str(plain), False
-    from orbital.store._engine import parse_url
-
-    parsed = parse_url(url)
-    if parsed.get_backend_name() != "sqlite":
-        return None
-    database = parsed.database or ":memory:"
-    query = {k: v for k, v in parsed.query.items() if k != "uri" and isinstance(v, str)}
-    uri = parsed.query.get("uri") == "true" or database.startswith("file:")
-    if uri and query:
-        database += "?" + "&".join(f"{k}={v}" for k, v in query.items())
-    return database, uri
-
-
-def sqlite_path(url: str) -> Path | None:
-    """The file of a SQLite store (None for PostgreSQL, an in-memory or a URI database)."""
-    found = sqlite_database(url)
-    if found is None or found[1] or found[0] == ":memory:":
-        return None
-    return Path(found[0]).expanduser()
-
-
 def prepare_sqlite_file(database: str) -> None:
     """The default store's directory is created; a directory named in ``ORBITAL_DB`` or
     ``--db`` must exist, so a typo is reported instead of starting a second, empty store."""
@@ -170,35 +141,3 @@ def prepare_sqlite_file(database: str) -> None:
             f"the store's directory {directory} does not exist: check ORBITAL_DB / --db, "
             "or create the directory first"
         )
-
-
-def open_database(
-    url: str, *, immediate: bool, timeout_ms: int, immutable: bool = False
-) -> Database:
-    """The store at ``url``: ``immediate`` writers take SQLite's write lock at ``BEGIN``;
-    ``immutable``: a SQLite store on a read-only filesystem, read without a ``-shm``."""
-    found = sqlite_database(url)
-    if found is not None:
-        from orbital.store._sqlite_db import SqliteDatabase
-
-        database, uri = found
-        return SqliteDatabase(
-            url,
-            database,
-            uri=uri,
-            immediate=immediate,
-            timeout_ms=timeout_ms,
-            immutable=immutable,
-        )
-    from orbital.store._pg_db import PgDatabase
-
-    return PgDatabase(url, timeout_ms=timeout_ms)
-
-
-def display_url(url: str) -> str:
-    """The URL as shown to the person (a password hidden)."""
-    if url.startswith("sqlite") and "@" not in url:
-        return url
-    from orbital.store._engine import parse_url
-
-    return parse_url(url).render_as_string(hide_password=True)

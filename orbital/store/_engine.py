@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 
 from orbital.errors import InvalidInput
 from orbital.store._db import busy_timeout_ms, prepare_sqlite_file
-from orbital.store._sqlite_db import check_sqlite, set_pragmas
+from orbital.store._sqlite_lib import check_sqlite, set_pragmas
 
 
 def _sqlite_pragmas(engine: Engine, timeout_ms: int, *, immediate: bool) -> None:
@@ -48,7 +48,7 @@ def create_engine(url: str, *, immediate: bool, timeout_ms: int | None) -> Engin
     timeout = busy_timeout_ms() if timeout_ms is None else timeout_ms
     backend = parsed.get_backend_name()
     if backend == "sqlite":
-        check_sqlite()
+        check_sqlite(sqlite_dbapi)
         prepare_sqlite_file(parsed.database or ":memory:")
         engine = sa.create_engine(
             parsed, module=sqlite_dbapi, connect_args={"timeout": timeout / 1000}

@@ -11,7 +11,8 @@
 * the SQLite library is pysqlite3's (a wheel with SQLite built in), not the Python build's: a
   store is written by a server, CLI runs and hooks at once, exactly the trigger of the
   WAL-reset corruption bug fixed in 3.51.3 (backports 3.50.7, 3.44.6). A SQLite without the
-  fix is refused unless ``ORBITAL_ALLOW_UNFIXED_SQLITE=1``;
+  fix is refused unless ``ORBITAL_ALLOW_UNFIXED_SQLITE=1`` (the check and the pragmas:
+  :mod:`orbital.store._sqlite_lib`, which Alembic's engine uses too);
 * instants are written as SQLAlchemy writes a ``DateTime`` on SQLite
   (``YYYY-MM-DD HH:MM:SS.ffffff``, text that sorts as time does), so stores written before
   read back and compare alike; they come back as that text (:func:`~._base.instant` reads it).
@@ -20,7 +21,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -28,40 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 import pysqlite3.dbapi2 as sqlite_dbapi
 
-from orbital.errors import UnsafeSqlite
 from orbital.store._db import Params, prepare_sqlite_file
+from orbital.store._sqlite_lib import check_sqlite, set_pragmas
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
 #: Idle connections kept for the next transaction.
 _KEEP = 5
-#: The lines that got the WAL-reset fix as a backport, and the release that has it.
-_BACKPORTS: dict[tuple[int, ...], tuple[int, ...]] = {(3, 50): (3, 50, 7), (3, 44): (3, 44, 6)}
-
-
-def has_wal_reset_fix(version: tuple[int, ...]) -> bool:
-    """Whether a SQLite version has the WAL-reset fix: 3.51.3 on, or the 3.50.7 and 3.44.6
-    backports within their own lines."""
-    if version >= (3, 51, 3):
-        return True
-    backport = _BACKPORTS.get(version[:2])
-    return backport is not None and version >= backport
-
-
-def check_sqlite() -> None:
-    if has_wal_reset_fix(sqlite_dbapi.sqlite_version_info):
-        return
-    if os.environ.get("ORBITAL_ALLOW_UNFIXED_SQLITE", "").strip() != "1":
-        raise UnsafeSqlite(sqlite_dbapi.sqlite_version)
-
-
-def set_pragmas(conn: Any, timeout_ms: int) -> None:
-    """The store's pragmas, on every connection opened to it (also Alembic's)."""
-    conn.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = FULL")
-    conn.execute("PRAGMA foreign_keys = ON")
 
 
 def _bound(params: Params | None) -> Params:
@@ -127,7 +101,7 @@ class SqliteDatabase:
         timeout_ms: int,
         immutable: bool,
     ) -> None:
-        check_sqlite()
+        check_sqlite(sqlite_dbapi)
         self._url = url
         prepare_sqlite_file(database)
         if immutable and not uri and database != ":memory:":

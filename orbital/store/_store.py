@@ -16,17 +16,11 @@ from orbital.errors import StoreReadOnly
 from orbital.project import Project
 from orbital.store._base import Reducer
 from orbital.store._changes import ChangeCounter
-from orbital.store._db import (
-    Database,
-    busy_timeout_ms,
-    default_url,
-    display_url,
-    open_database,
-    sqlite_path,
-)
+from orbital.store._db import Database, busy_timeout_ms, default_url
 from orbital.store._faults import fault
 from orbital.store._file import StoreFile
 from orbital.store._migrate import at_newest_revision, upgrade_schema
+from orbital.store._open import display_url, open_database, sqlite_path
 from orbital.store._queue import WriterQueue
 from orbital.store._reads import Reader
 from orbital.store._writer import Writer
@@ -44,7 +38,8 @@ class StoreStatus(msgspec.Struct, frozen=True):
 
 
 class EventStore:
-    """The event store (SQLite default, PostgreSQL for teams; :mod:`orbital.store._db`).
+    """The event store (SQLite default, PostgreSQL for teams; :mod:`orbital.store._db`,
+    opened by :mod:`orbital.store._open`).
 
     Every read goes through a :class:`Reader` (:meth:`reader`) and every write through a
     :class:`Writer` (:meth:`writing`), one transaction each."""
@@ -78,7 +73,7 @@ class EventStore:
         #: SQLite writers take turns on a lock file first (fair, unlike SQLite's busy wait).
         self._queue = None if path is None else WriterQueue(path)
         self._changes = ChangeCounter(path)
-        self._known_projects: set[str] = set()
+        self.known_projects: set[str] = set()
         self._projects: dict[str, Project] = {}
         #: Opened on a store that cannot be written: reads see it as immutable (SQLite cannot
         #: create the ``-shm`` beside it), writes are refused until it is writable again.

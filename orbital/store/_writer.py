@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from orbital.store._base import category
+from orbital.store._base import Host, category
 from orbital.store._credentials import CredentialWrites
 from orbital.store._db import Conn
 from orbital.store._projects import ProjectWrites
@@ -14,7 +14,6 @@ from orbital.store._snapshots import Checkpoint, SnapshotWrites
 
 if TYPE_CHECKING:
     from orbital.project import Project
-    from orbital.store._store import EventStore
 
 
 class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, Reader):
@@ -25,7 +24,7 @@ class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, Reader):
     load → decide → append cannot interleave with another writer.
     """
 
-    def __init__(self, store: EventStore, conn: Conn) -> None:
+    def __init__(self, store: Host, conn: Conn) -> None:
         super().__init__(store, conn)
         self._on_commit: list[Callable[[], None]] = []
         self._on_rollback: list[Callable[[], None]] = []

@@ -20,6 +20,7 @@ from mcp.types import CallToolResult, TextContent, TextResourceContents
 from orbital.cli import cli
 from orbital.clock import FixedClock
 from orbital.events import Actor
+from orbital.mcp._schema import argument_error
 from orbital.service import HistoryQuery, Orbital
 from tests.conftest import NOW
 from tests.mcp.mcp_helpers import session_meta
@@ -200,7 +201,8 @@ def test_every_tool_through_the_stdio_client(
         assert still_open.is_error
         assert text_of(still_open) == f"warning: ASKS.md: [{ask_id}] is already open."
 
-        # Orbital's errors are the CLI's error line; bad arguments the SDK's schema error.
+        # Orbital's errors are the CLI's error line; bad arguments the schema check's error
+        # (the same the SDK server answers, tests/mcp/test_manifest.py).
         unknown = await client.call_tool("ask_close", {"id": "ffffff", "state": "done"})
         assert unknown.is_error
         seen["unknown"] = text_of(unknown)
@@ -208,6 +210,7 @@ def test_every_tool_through_the_stdio_client(
         assert bad.is_error
         assert "validation error" in text_of(bad)
         assert "Traceback" not in text_of(bad)
+        assert text_of(bad) == argument_error("ask_close", {"id": ask_id, "state": "maybe"})
         missing = await client.call_tool("memory_write", {"file": "DECISIONS.md"})
         assert missing.is_error
         assert "content" in text_of(missing)
