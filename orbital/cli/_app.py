@@ -62,7 +62,7 @@ def service_of(ctx: click.Context) -> Orbital:
         service = Orbital.open(ctx.obj["db"], create=creates)
         # A command is a new process: what the last one computed is kept for the next (a
         # server keeps its caches in memory and would only pay for the writes; it keeps token
-        # counts for its next start, and counts in Python, without the encoder's memory).
+        # counts for its next start).
         if ctx.command.name not in SERVERS:
             service.keep_caches(state_dir() / "cache")
         else:
