@@ -15,7 +15,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from orbital.service._quick_hooks import HookResult
 
 
 def executable() -> str:
@@ -38,24 +41,37 @@ def log(message: str) -> None:
         pass
 
 
-def start_editor(db: str | None, root: str, sessions: Path | None) -> None:
-    """A memory-editor pass in its own session, detached: Claude Code never waits for it."""
+def start_detached(db: str | None, args: list[str]) -> None:
+    """``orbital ARGS`` in a session of its own, detached: Claude Code never waits for it."""
     import subprocess
 
-    command = [executable(), "editor", "run", "--project", root]
-    if sessions is not None:
-        command += ["--sessions", str(sessions)]
     env = dict(os.environ)
     if db:
         env["ORBITAL_DB"] = db
     subprocess.Popen(
-        command,
+        [executable(), *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
         env=env,
     )
+
+
+def start_after(db: str | None, result: HookResult) -> None:
+    """What a hook leaves to detached processes: the view file brought up to date (rendering
+    the view counts tokens, and loading the tokenizer alone takes ≈ 0.2 s) and a
+    memory-editor pass."""
+    if result.project is None:
+        return
+    root = result.project.root
+    if result.view_file:
+        start_detached(db, ["editor", "view-file", "--project", root])
+    if result.editor:
+        command = ["editor", "run", "--project", root]
+        if result.editor_sessions is not None:
+            command += ["--sessions", str(result.editor_sessions)]
+        start_detached(db, command)
 
 
 def run_hook(event: str, db: str | None) -> None:
@@ -73,9 +89,7 @@ def run_hook(event: str, db: str | None) -> None:
             with Orbital.open(db, create=False) as service:
                 service.keep_caches(state_dir() / "cache")
                 result = service.claude_code.handle(event, payload)
-        if result.editor_sessions is not None or result.project is not None:
-            assert result.project is not None
-            start_editor(db, result.project.root, result.editor_sessions)
+        start_after(db, result)
     except Exception as exc:
         import traceback
 
