@@ -119,14 +119,15 @@ class AgentSessions:
             return StartReport(view, head)
         lines, head = self.changes(project, loaded, session)
         self._seen(project, session, head, transcript)
-        day, zone, today = self.today(project)
+        day, zone, shown = self.today(project)
         name = view_path.name
         parts = []
         other_day = (view_day(before), view_zone(before)) != (day.isoformat(), zone)
         if other_day:
             rendered = view_day(before) or "an earlier day"
             parts.append(
-                f"The memory view above ({name}) was rendered on {rendered}; as of today:\n{today}"
+                f"The memory view above ({name}) was rendered on {rendered}; as of today:\n"
+                + self.day_parts(project, day, shown)
             )
         if lines:
             parts.append(
@@ -141,20 +142,25 @@ class AgentSessions:
 
     def today(self, project: Project) -> tuple[dt.date, str, str]:
         """Today in the view's time zone (the workspace's, else the project's), that zone's
-        IANA name ("" for the machine's local zone), and the parts of the view that depend on
-        the day, as the view shows them: today's line and the asks (overdue marks, what the
+        IANA name ("" for the machine's local zone) and the name the view shows for it."""
+        from orbital.service._workspaces import view_texts
+
+        with self.service.store.reader() as r:
+            zone, shown = view_texts(r, project.project_id).timezone(project)
+        return self.service.clock.now().astimezone(zone).date(), getattr(zone, "key", ""), shown
+
+    def day_parts(self, project: Project, day: dt.date, shown: str) -> str:
+        """The parts of the view that depend on the day, as the view shows them on ``day``
+        (in the zone named ``shown``): today's line and the asks (overdue marks, what the
         person settled in the last days, what was dropped). No token is counted."""
         from orbital.domain.asks_view import runtime_block
         from orbital.domain.view_order import today_line
-        from orbital.service._workspaces import view_texts
 
         pid = project.project_id
         with self.service.store.reader() as r:
-            zone, shown = view_texts(r, pid).timezone(project)
             asks = self.service.units.asks.now(r, pid).asks.merged
-        day = self.service.clock.now().astimezone(zone).date()
         parts = (today_line(day, shown), runtime_block(asks, day, empty_cue=True))
-        return day, getattr(zone, "key", ""), "\n\n".join(p for p in parts if p)
+        return "\n\n".join(p for p in parts if p)
 
     def current_view(self, project: Project) -> tuple[int, str, dt.date, str]:
         """The project's head, the view, today and the zone today is in (the view's: the

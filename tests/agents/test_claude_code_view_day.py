@@ -192,3 +192,30 @@ def test_a_view_file_behind_is_rendered_by_a_detached_process_not_the_hook(
         assert time.monotonic() < deadline, "the detached process never wrote the view"
         time.sleep(0.2)
     assert "## Ship on Fridays" in view.read_text(encoding="utf-8")
+
+
+def test_a_detached_process_that_cannot_start_loses_nothing_of_the_answer(
+    project: Path,
+    orbital_db: str,
+    clock: FixedClock,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    day1 = _install(project)
+
+    def cannot(db: str | None, args: list[str]) -> None:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr("orbital.cli._hook.start_detached", cannot)
+    monkeypatch.setenv("ORBITAL_NOW", DAY2.isoformat())
+    code, out = _hook("session-start", _start(project, "s1"))
+    assert code == 0
+    assert _context(out) == (
+        "The memory view above (orbital-view.md) was rendered on 2026-09-19; as of today:\n"
+        "Today is 2026-09-20 (Sunday); dates and times are in Europe/Berlin.\n"
+        "\n"
+        "Open asks: none (orbital/ASKS.md)"
+    )
+    assert (project / ".claude" / "orbital-view.md").read_text(encoding="utf-8") == day1
+    log = (tmp_path / "state" / "hooks.log").read_text(encoding="utf-8")
+    assert "session-start: OSError: [Errno 24] Too many open files\n" in log
