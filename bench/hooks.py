@@ -17,7 +17,9 @@ One round, in order (each step a new process, timed whole, wall clock):
    ``Edit`` of ASKS.md adding an open ask;
 3. ``prompt`` of session A again: B's writes are reported;
 4. ``session-start`` of a new session with the view file behind (B wrote since it was
-   rendered), then ``session-start`` of another new session with the view file current.
+   rendered), then, once the detached process that hook started has brought the view file to
+   the head (untimed wait), ``session-start`` of another new session with the view file
+   current.
 
 Each answer is checked (nothing / context / allow), so the bench times the path it names.
 Prints p50 and p90 per step and the ratio of each p50 to ``-c pass``'s. Targets (issue 14):
@@ -48,6 +50,8 @@ from pathlib import Path
 from asks import asks_log, new_line
 from context import TECH, WORDS, decision, fill, index_part, lesson, sentence, state_line
 
+from orbital.agents.claude_code import VIEW_FILE
+from orbital.agents.claude_code_hooks import view_position
 from orbital.catalogue import FILE_BUDGETS
 from orbital.events import Actor
 from orbital.service import Orbital
@@ -199,9 +203,23 @@ def one_round(run: Runner, hooks: Mapping[str, str], i: int, baseline: str) -> N
     assert "Bench decision" in context_of(
         run.run("session-start, view behind", hooks["SessionStart"], start)
     )
+    view_rendered(root, run.env["ORBITAL_DB"])
     start = Session(root, f"start-current-{i}").payload("SessionStart", source="startup")
     answer = run.run("session-start, view current", hooks["SessionStart"], start)
     assert answer is None, answer
+
+
+def view_rendered(root: Path, db_url: str, timeout: float = 120.0) -> None:
+    """Wait until the view file is at the project's head: a session start whose file was
+    behind leaves its render to a detached process (``orbital editor view-file``)."""
+    with Orbital.open(db_url) as orb:
+        head = orb.head(orb.project(root).project_id)
+    view = root / VIEW_FILE
+    deadline = time.monotonic() + timeout
+    while view_position(view.read_text(encoding="utf-8")) != head:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the view file never reached @{head}")
+        time.sleep(0.05)
 
 
 def cli_round(run: Runner, hooks: Mapping[str, str], orbital: str, i: int) -> None:

@@ -47,6 +47,30 @@ def _own_state_dir(_state_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ORBITAL_STATE_DIR", str(_state_dir))
 
 
+@pytest.fixture(autouse=True)
+def detached(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
+    """What a hook leaves to a detached process (``orbital.cli._hook.start_detached``: the
+    view file's refresh, an editor pass) runs here, to its end, before the hook returns: a
+    test sees what it did, and ``sys.argv[0]``, which names pytest here, is never started.
+    Each command is listed; one that fails fails the test."""
+    from click.testing import CliRunner
+
+    from orbital.cli import cli
+
+    started: list[list[str]] = []
+    failed: list[str] = []
+
+    def inline(db: str | None, args: list[str]) -> None:
+        started.append(args)
+        done = CliRunner().invoke(cli, args, env={"ORBITAL_DB": db} if db else None)
+        if done.exit_code != 0:
+            failed.append(f"{args}: {done.exit_code} {done.output} {done.exception!r}")
+
+    monkeypatch.setattr("orbital.cli._hook.start_detached", inline)
+    yield started
+    assert not failed, failed
+
+
 def _pg_schema_url(schema: str) -> str:
     url = sa.make_url(PG_URL)
     return url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(

@@ -1,4 +1,5 @@
-"""The memory editor's commands: a model pass, or a choices document applied without a model."""
+"""The memory editor's commands: a model pass, or a choices document applied without a model;
+and the view file's refresh, which a hook starts detached as it starts the editor's pass."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import IO
 import click
 import msgspec
 
+from orbital.agents.claude_code import VIEW_FILE
 from orbital.cli._app import cli, project_of, project_option, reports_errors
 from orbital.cli._output import print_events
 from orbital.service import EditorReport
@@ -90,3 +92,14 @@ def editor_apply(
     service, project = project_of(ctx, project_path)
     report = service.editor_apply(project.project_id, choices.read(), sessions=sessions)
     _print_editor(report, as_json)
+
+
+@editor.command("view-file", hidden=True)
+@project_option
+@click.pass_context
+@reports_errors
+def editor_view_file(ctx: click.Context, project_path: Path) -> None:
+    """Bring Claude Code's imported view file up to date: what a session-start hook leaves
+    to a detached process (rendering the view counts tokens, so no one should wait for it)."""
+    service, project = project_of(ctx, project_path)
+    service.agents.refresh_view(project, Path(project.root) / VIEW_FILE)

@@ -5,17 +5,23 @@ what a hook costs. The ``orbital`` entry point (:func:`orbital.cli.main`) sends 
 command line (exactly ``hook claude-code <event>``) here before click is imported; the click
 command of the same name calls :func:`run_hook` too, so both behave alike. The quick paths
 (:mod:`orbital.service._quick_hooks`) answer first; only when they cannot is the service
-opened. Hooks are fail-open: whatever goes wrong is logged (stderr and
-``<state dir>/hooks.log``) and the hook answers nothing, exit 0, so Orbital down, slow or
-broken never holds the agent; only the write path's refusals reach it.
+opened. What no one should wait for (the view file's render, which counts tokens; a memory
+editor's pass) is left to a detached process (:func:`start_after`). Hooks are fail-open:
+whatever goes wrong is logged (stderr and ``<state dir>/hooks.log``) and the hook answers
+nothing, exit 0, so Orbital down, slow or broken never holds the agent; only the write path's
+refusals reach it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from orbital.service._quick_hooks import HookResult
 
 
 def executable() -> str:
@@ -38,24 +44,45 @@ def log(message: str) -> None:
         pass
 
 
-def start_editor(db: str | None, root: str, sessions: Path | None) -> None:
-    """A memory-editor pass in its own session, detached: Claude Code never waits for it."""
+#: The niceness of a detached process: it yields the CPU to the hooks and commands someone
+#: waits for (on two cores, the view file's render slowed the exit of the hook that started it).
+DETACHED_NICENESS = 10
+
+
+def start_detached(db: str | None, args: list[str]) -> None:
+    """``orbital ARGS`` in a session of its own, detached and at a lower priority: Claude Code
+    never waits for it."""
     import subprocess
 
-    command = [executable(), "editor", "run", "--project", root]
-    if sessions is not None:
-        command += ["--sessions", str(sessions)]
     env = dict(os.environ)
     if db:
         env["ORBITAL_DB"] = db
-    subprocess.Popen(
-        command,
+    child = subprocess.Popen(
+        [executable(), *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
         env=env,
     )
+    with contextlib.suppress(OSError):  # its own priority, if it already exited
+        os.setpriority(os.PRIO_PROCESS, child.pid, DETACHED_NICENESS)
+
+
+def start_after(db: str | None, result: HookResult) -> None:
+    """What a hook leaves to detached processes: the view file brought up to date (rendering
+    the view counts tokens, and loading the tokenizer alone takes ≈ 0.2 s) and a
+    memory-editor pass."""
+    if result.project is None:
+        return
+    root = result.project.root
+    if result.view_file:
+        start_detached(db, ["editor", "view-file", "--project", root])
+    if result.editor:
+        command = ["editor", "run", "--project", root]
+        if result.editor_sessions is not None:
+            command += ["--sessions", str(result.editor_sessions)]
+        start_detached(db, command)
 
 
 def run_hook(event: str, db: str | None) -> None:
@@ -73,17 +100,23 @@ def run_hook(event: str, db: str | None) -> None:
             with Orbital.open(db, create=False) as service:
                 service.keep_caches(state_dir() / "cache")
                 result = service.claude_code.handle(event, payload)
-        if result.editor_sessions is not None or result.project is not None:
-            assert result.project is not None
-            start_editor(db, result.project.root, result.editor_sessions)
     except Exception as exc:
-        import traceback
-
-        log(f"{event}: {type(exc).__name__}: {exc}")
-        log(traceback.format_exc().rstrip())
+        _failed(event, exc)
         return
     if result.answer is not None:
         sys.stdout.write(json.dumps(result.answer, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    try:  # after the answer: a process that cannot be started loses nothing of it
+        start_after(db, result)
+    except Exception as exc:
+        _failed(event, exc)
+
+
+def _failed(event: str, exc: Exception) -> None:
+    import traceback
+
+    log(f"{event}: {type(exc).__name__}: {exc}")
+    log(traceback.format_exc().rstrip())
 
 
 def run_agent_hook(agent: str, event: str, db: str | None) -> None:

@@ -33,7 +33,7 @@ def open_service(db: str | None, *, create: bool = False, server: bool = False) 
 
     A command is a new process: what the last one computed is kept for the next. A server
     keeps its caches in memory and would only pay for the writes; it keeps token counts for
-    its next start, and counts in Python, without the encoder's memory.
+    its next start.
     """
     from orbital.service import Orbital
     from orbital.service._sessions import state_dir

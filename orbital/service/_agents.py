@@ -2,8 +2,11 @@
 
 * **Session start**: the whole view reaches the model through a file that the agent's memory
   file imports (hook context is cut past 10,000 characters); that file is read *before* the
-  start hook runs, so the hook rewrites it for next time and returns what changed since the
-  position it was rendered at.
+  start hook runs, so the hook returns what changed since the position it was rendered at and,
+  when it was rendered on another day, today's date and the asks as they stand today (their
+  overdue marks and the recent closes shown depend on the day). Rendering the view counts
+  tokens, so the file is brought up to date for next time by a process no one waits for
+  (:meth:`AgentSessions.refresh_view`, started detached by the hook).
 * **Each prompt**: what moved since the position the session last saw, leaving out its own
   writes; nothing when nothing moved.
 * **File tools**: the agent's write goes through the write path as ``agent`` with its
@@ -26,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orbital.agents.claude_code_hooks import view_file, view_position
+from orbital.agents.claude_code_hooks import view_day, view_position, view_zone
 from orbital.catalogue import ask_stream
 from orbital.errors import UnknownProject
 from orbital.events import Actor
@@ -39,6 +42,7 @@ from orbital.service._memory import SessionEndReport
 from orbital.service._sessions import SessionMarks, write_atomic
 from projections.changes import describe_changes
 from projections.files import render_memory_file
+from projections.view_file import VIEW_FILE_PROJECTOR
 
 if TYPE_CHECKING:
     from orbital.service._service import Orbital
@@ -46,10 +50,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class StartReport:
-    """Session start: the context for the model ("" for none) and where the view stands."""
+    """Session start: the context for the model ("" for none), where the view stands, and
+    whether the view file is to be brought up to date (:meth:`AgentSessions.refresh_view`)."""
 
     context: str
     position: int
+    behind: bool = False
 
 
 class AgentSessions:
@@ -96,33 +102,69 @@ class AgentSessions:
     def start(
         self, project: Project, session: str, view_path: Path | None, transcript: str = ""
     ) -> StartReport:
-        """Session start: the view file rewritten at the head; the context is what changed
-        since the position of the view file the agent just loaded (the whole view when there
-        was none, or for an agent without a view file: ``view_path`` None)."""
+        """Session start: the context is what changed since the position of the view file
+        the agent just loaded and, when that file was rendered on another day (or in another
+        zone), today's date and the asks as they stand today; the whole view when there was
+        no file (then written here), or for an agent without one (``view_path`` None). The
+        view is not rendered otherwise: the report says whether the file is behind."""
         before: str | None = None
         if view_path is not None:
             with contextlib.suppress(OSError):
                 before = view_path.read_text(encoding="utf-8")
         loaded = view_position(before)
-        head, view, day, zone = self.current_view(project)
-        if loaded is None:
-            lines = [view]
-        else:
-            lines, head = self.changes(project, loaded, session)
-        if view_path is not None:
-            self.write_view(project, view_path, head, view, day, zone)
+        if view_path is None or loaded is None:
+            head, view, day, zone = self.current_view(project)
+            if view_path is not None:
+                self.write_view(project, view_path, head, view, day, zone)
+            self._seen(project, session, head, transcript)
+            return StartReport(view, head)
+        lines, head = self.changes(project, loaded, session)
+        self._seen(project, session, head, transcript)
+        day, zone, shown = self.today(project)
+        name = view_path.name
+        parts = []
+        other_day = (view_day(before), view_zone(before)) != (day.isoformat(), zone)
+        if other_day:
+            rendered = view_day(before) or "an earlier day"
+            parts.append(
+                f"The memory view above ({name}) was rendered on {rendered}; as of today:\n"
+                + self.day_parts(project, day, shown)
+            )
+        if lines:
+            parts.append(
+                f"Orbital memory changed after {name} (the memory view above, as of "
+                f"@{loaded}) was loaded; now @{head}:\n" + "\n".join(lines)
+            )
+        return StartReport("\n\n".join(parts), head, behind=other_day or head != loaded)
+
+    def _seen(self, project: Project, session: str, head: int, transcript: str) -> None:
         mark = self.marks.get(project.project_id, session)
         self.marks.put(project.project_id, session, replace(mark, seen=head, transcript=transcript))
-        if loaded is None or view_path is None:
-            return StartReport(view, head)
-        if not lines:
-            return StartReport("", head)
-        name = view_path.name
-        text = (
-            f"Orbital memory changed after {name} (the memory view above, as of @{loaded}) "
-            f"was loaded; now @{head}:\n" + "\n".join(lines)
-        )
-        return StartReport(text, head)
+
+    def today(self, project: Project) -> tuple[dt.date, str, str]:
+        """Today in the view's time zone (the workspace's, else the project's), that zone's
+        IANA name ("" for the machine's local zone) and the name the view shows for it."""
+        from orbital.service._view_outputs import zone_of
+        from orbital.service._workspaces import view_texts
+
+        with self.service.store.reader() as r:
+            setting = view_texts(r, project.project_id).zone_setting(project)
+        now = self.service.clock.now()
+        zone, shown = zone_of(setting, project, now)
+        return now.astimezone(zone).date(), setting, shown
+
+    def day_parts(self, project: Project, day: dt.date, shown: str) -> str:
+        """The parts of the view that depend on the day, as the view shows them on ``day``
+        (in the zone named ``shown``): today's line and the asks (overdue marks, what the
+        person settled in the last days, what was dropped). No token is counted."""
+        from projections.asks_view import runtime_block
+        from projections.view_order import today_line
+
+        pid = project.project_id
+        with self.service.store.reader() as r:
+            asks = self.service.units.asks.now(r, pid).asks.merged
+        parts = (today_line(day, shown), runtime_block(asks, day, empty_cue=True))
+        return "\n\n".join(p for p in parts if p)
 
     def current_view(self, project: Project) -> tuple[int, str, dt.date, str]:
         """The project's head, the view, today and the zone today is in (the view's: the
@@ -137,13 +179,20 @@ class AgentSessions:
     ) -> None:
         """The imported view file at ``head`` rendered on ``day`` in ``zone`` (left alone
         when it holds those bytes)."""
-        text = view_file(view, head, day.isoformat(), zone)
+        text = VIEW_FILE_PROJECTOR.render(view, head, day, zone)
         try:
             if view_path.read_text(encoding="utf-8") == text:
                 return
         except OSError:
             pass
         write_atomic(view_path, text)
+
+    def refresh_view(self, project: Project, view_path: Path) -> None:
+        """The imported view file brought up to date (the view rendered, its tokens counted):
+        what a session start leaves to a detached process, so that no one waits for it. A
+        missing file is left missing (Claude Code's install was undone since)."""
+        if view_path.exists():
+            self.write_view(project, view_path, *self.current_view(project))
 
     def prompt(self, project: Project, session: str) -> str:
         """What changed since the session last looked ("" when nothing did, and for a session
@@ -269,8 +318,8 @@ class AgentSessions:
         report = self.service.backstop(pid)
         mark = self.marks.get(pid, session)
         self.marks.put(pid, session, replace(mark, transcript=transcript or mark.transcript))
-        if view_path is not None and view_path.exists():
-            self.write_view(project, view_path, *self.current_view(project))
+        if view_path is not None:
+            self.refresh_view(project, view_path)
         return report
 
 

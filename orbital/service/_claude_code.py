@@ -76,10 +76,13 @@ class ClaudeCodeHooks:
     def _session_start(self, project: Project, p: Payload) -> HookResult:
         agents = self.service.agents
         report = agents.start(project, p.session_id, self._view_path(project), p.transcript_path)
-        if not report.context:
-            return HookResult()
-        text = fit(report.context, f"… (cut to fit) {_READ_VIEW}")
-        return HookResult(context_answer("SessionStart", text))
+        answer = None
+        if report.context:
+            text = fit(report.context, f"… (cut to fit) {_READ_VIEW}")
+            answer = context_answer("SessionStart", text)
+        if report.behind:  # rendered by a detached process (the view counts tokens)
+            return HookResult(answer, project=project, view_file=True)
+        return HookResult(answer)
 
     def _prompt(self, project: Project, p: Payload) -> HookResult:
         text = self.service.agents.prompt(project, p.session_id)
@@ -160,5 +163,5 @@ class ClaudeCodeHooks:
         self.service.agents.end(project, p.session_id, view, p.transcript_path)
         sessions = Path(p.transcript_path).parent if p.transcript_path else None
         if self.service.editor.configured():
-            return HookResult(editor_sessions=sessions, project=project)
+            return HookResult(editor_sessions=sessions, project=project, editor=True)
         return HookResult()

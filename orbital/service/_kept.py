@@ -65,13 +65,11 @@ class KeptAsks:
 
 class KeptCounter:
     """A token counter whose counts outlive the process: read from ``path`` at the first
-    count, written back by :meth:`save` when this process counted a new text; the tokenizer's
-    rank table is kept beside it (``cl100k.ranks``, mapped, not decoded) for the next process
-    that counts."""
+    count, written back by :meth:`save` when this process counted a new text (tiktoken's
+    encoder is loaded only then, by :class:`~orbital.tokens.CachedCounter`)."""
 
-    def __init__(self, path: Path, python_budget: int | None) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self._python_budget = python_budget
         self._counter: CachedCounter | None = None
 
     def _loaded(self) -> CachedCounter:
@@ -80,10 +78,7 @@ class KeptCounter:
 
             from orbital.tokens import CachedCounter
 
-            table = self.path.with_name("cl100k.ranks")
-            self._counter = CachedCounter(
-                max_entries=KEEP_COUNTS, kept_table=table, python_budget=self._python_budget
-            )
+            self._counter = CachedCounter(max_entries=KEEP_COUNTS)
             try:
                 known = msgspec.msgpack.decode(self.path.read_bytes(), type=dict[bytes, int])
             except (OSError, msgspec.DecodeError, msgspec.ValidationError):

@@ -40,12 +40,16 @@ WRITABLE = frozenset(MEMORY_FILES.values())
 
 @dataclass(frozen=True)
 class HookResult:
-    """The answer to print (None: nothing), and the transcripts folder of a memory-editor
-    pass to start in the background (None: none)."""
+    """The answer to print (None: nothing), and what a detached process is to do in
+    ``project`` after it (:mod:`orbital.cli._hook`): a memory-editor pass (``editor``, over
+    the transcripts in ``editor_sessions``, None: the default folder) and the view file
+    brought up to date (``view_file``)."""
 
     answer: Json | None = None
     editor_sessions: Path | None = None
     project: Project | None = None
+    editor: bool = False
+    view_file: bool = False
 
 
 NOTHING = HookResult()

@@ -30,7 +30,7 @@ from orbital.service._trust import Trust
 from orbital.service._unit import Units
 from orbital.service._workspaces import WORKSPACE_REDUCER, Workspaces, view_texts
 from orbital.store import EventStore, StoreStatus
-from orbital.tokens import PYTHON_BUDGET, CachedCounter
+from orbital.tokens import CachedCounter
 
 if TYPE_CHECKING:
     from orbital.service._agents import AgentSessions
@@ -117,16 +117,15 @@ class Orbital(OnFirstUse):
         self.units.asks.build_index = KeptMeaningIndexes(folder / "meanings")
         self.units.meanings = KeptMeanings(folder / "entry-meanings.msgpack")
         self.units.asks.kept = KeptAsks(folder / "asks")
-        self.keep_counts(folder, python_budget=PYTHON_BUDGET)
+        self.keep_counts(folder)
         self._memory.outputs = Outputs(folder / "outputs")
 
-    def keep_counts(self, folder: Path, *, python_budget: int | None = None) -> None:
-        """Keep only token counts (and the tokenizer's table) in ``folder``: what a
-        long-running server, which keeps its views in memory, still gains at its next start.
-        ``python_budget``: as :class:`CachedCounter`'s (a server counts in Python only)."""
+    def keep_counts(self, folder: Path) -> None:
+        """Keep only token counts in ``folder``: what a long-running server, which keeps its
+        views in memory, still gains at its next start."""
         from orbital.service._kept import KeptCounter
 
-        self._kept_counter = KeptCounter(folder / "tokens.msgpack", python_budget)
+        self._kept_counter = KeptCounter(folder / "tokens.msgpack")
         self._memory.count = self._kept_counter
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ from orbital.domain.asks import Ask
 from orbital.events import Actor
 from orbital.service import Orbital
 from orbital.service._kept import KeptAsks, KeptCounter
-from orbital.tokens import CachedCounter, load_encoding, offline_data_path
+from orbital.tokens import CachedCounter
 
 #: What a kept read may not import (the store's library, the tokenizer, the rephrase index).
 HEAVY = ("sqlalchemy", "alembic", "tiktoken", "litestar", "httpx", "snowballstemmer", "click")
@@ -149,7 +149,7 @@ def test_a_line_the_quick_read_does_not_take_goes_to_click(
 
 def test_token_counts_outlive_the_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "tokens.msgpack"
-    counter = KeptCounter(path, None)
+    counter = KeptCounter(path)
     texts = ["Chose: kept texts.", "Reason: every command is a new process. " * 40]
     counts = [counter(t) for t in texts]
     assert counts == [CachedCounter()(t) for t in texts]
@@ -159,11 +159,11 @@ def test_token_counts_outlive_the_process(tmp_path: Path, monkeypatch: pytest.Mo
         raise AssertionError("the tokenizer was loaded again")
 
     monkeypatch.setattr("orbital.tokens.default_encoding", no_encoding)
-    again = KeptCounter(path, None)
+    again = KeptCounter(path)
     assert [again(t) for t in texts] == counts
     path.write_bytes(b"not counts")
     monkeypatch.undo()
-    assert [KeptCounter(path, None)(t) for t in texts] == counts  # unreadable: counted again
+    assert [KeptCounter(path)(t) for t in texts] == counts  # unreadable: counted again
 
 
 def test_kept_asks_are_read_back_only_for_the_same_log(
@@ -214,21 +214,3 @@ def test_an_ask_write_keeps_the_asks_after_it(
             kept = KeptAsks(folder).get(pid, lambda at: r.event_id(pid, at))
     assert kept is not None and kept[0] == opened.position  # the next process reads no ask
     assert kept[1][opened.stream.removeprefix("ask:")].text == "Move cron off Heroku"
-
-
-def test_the_tokenizer_table_is_kept_whole_or_not_at_all(tmp_path: Path) -> None:
-    kept = tmp_path / "cl100k.ranks"
-    text = "Reason: every command is a new process, so it keeps what it decoded."
-    official = load_encoding(offline_data_path())
-    first = load_encoding(offline_data_path(), kept)  # decodes the file, keeps the table
-    assert kept.is_file()
-    assert first.encode_ordinary(text) == official.encode_ordinary(text)
-    assert load_encoding(offline_data_path(), kept).encode_ordinary(text) == (
-        official.encode_ordinary(text)
-    )
-    data = bytearray(kept.read_bytes())
-    data[-3] ^= 0xFF  # damaged: its own digest no longer matches, so the file is decoded again
-    kept.write_bytes(bytes(data))
-    again = load_encoding(offline_data_path(), kept)
-    assert again.encode_ordinary(text) == official.encode_ordinary(text)
-    assert kept.read_bytes() != bytes(data)  # and kept again, whole
