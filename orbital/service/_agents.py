@@ -31,7 +31,7 @@ from orbital.catalogue import ask_stream
 from orbital.domain.changes import describe_changes
 from orbital.errors import UnknownProject
 from orbital.events import Actor
-from orbital.files import memory_file
+from orbital.files import FileGateway, memory_file
 from orbital.grammar.render import render_file
 from orbital.project import Project
 from orbital.service._asks_file import ASKS_FILE
@@ -41,7 +41,11 @@ from orbital.service._memory import SessionEndReport
 from orbital.service._sessions import SessionMarks, write_atomic
 
 if TYPE_CHECKING:
-    from orbital.service._service import Orbital
+    from orbital.service._checkouts import Checkouts
+    from orbital.service._file_writes import FileWrites
+    from orbital.service._memory import MemoryService
+    from orbital.service._unit import Units
+    from orbital.service._workspaces import Workspaces
 
 
 @dataclass(frozen=True)
@@ -53,17 +57,29 @@ class StartReport:
 
 
 class AgentSessions:
-    """The session use cases, over the service's own use cases."""
+    """The session use cases, over the parts that own each rule: the checkouts (which
+    project a folder is, its files kept current), the whole-file writes, the memory (view and
+    backstop) and the workspaces (the view's day)."""
 
-    def __init__(self, service: Orbital, marks: SessionMarks | None = None) -> None:
-        self.service = service
+    def __init__(
+        self,
+        units: Units,
+        checkouts: Checkouts,
+        writes: FileWrites,
+        memory: MemoryService,
+        workspaces: Workspaces,
+        marks: SessionMarks | None = None,
+    ) -> None:
+        self.units, self.checkouts, self.writes = units, checkouts, writes
+        self.memory, self.workspaces = memory, workspaces
+        self.store = units.ctx.store
         self._marks = marks
 
     def project_at(self, cwd: str | None) -> Project | None:
         """The project an agent's hook runs in (its payload's ``cwd``), or None: a folder
         outside every registered project is none of Orbital's business."""
         try:
-            return self.service.project(Path(cwd or "."))
+            return self.checkouts.find(Path(cwd or "."))
         except UnknownProject:
             return None
 
@@ -78,9 +94,8 @@ class AgentSessions:
     def changes(self, project: Project, after: int, session: str | None) -> tuple[list[str], int]:
         """Lines for what changed after position ``after`` (not by ``session``), and the
         head they reach."""
-        store = self.service.store
         pid = project.project_id
-        with store.reader() as r:
+        with self.store.reader() as r:
             head = r.head(pid)
             if head <= after:
                 return [], head
@@ -128,9 +143,9 @@ class AgentSessions:
         """The project's head, the view, today and the zone today is in (the view's: the
         workspace's, else the project's). Today is read first: a view rendered across
         midnight is marked with the earlier day, so the quick session start re-renders it."""
-        day, zone = self.service.view_today(project)
-        head = self.service.head(project.project_id)
-        return head, self.service.context_view(project.project_id), day, zone
+        day, zone = self.workspaces.today(project)
+        head = self._head(project)
+        return head, self.view(project), day, zone
 
     def write_view(
         self, project: Project, view_path: Path, head: int, view: str, day: dt.date, zone: str
@@ -151,7 +166,7 @@ class AgentSessions:
         mark = self.marks.get(project.project_id, session)
         notes = self.settle_pending(project, session)[1] if mark.pending else []
         if mark.seen is None:
-            head = self.service.head(project.project_id)
+            head = self._head(project)
             self.marks.put(project.project_id, session, replace(mark, seen=head, pending=()))
             return "\n".join(notes)
         lines, head = self.changes(project, mark.seen, session)
@@ -181,8 +196,8 @@ class AgentSessions:
             self.marks.put(project.project_id, session, replace(mark, pending=pending))
 
     def _unlanded(self, project: Project, names: Sequence[str]) -> list[str]:
-        pid, units = project.project_id, self.service.units
-        with self.service.store.reader() as r:
+        pid, units = project.project_id, self.units
+        with self.store.reader() as r:
 
             def render(name: str) -> str:
                 if name == ASKS_FILE:
@@ -201,7 +216,7 @@ class AgentSessions:
             return [], []
         names = self._unlanded(project, mark.pending)
         if names:
-            self.service.sync(pid)
+            self.checkouts.sync(self.store.project(pid))
         self.marks.put(pid, session, replace(self.marks.get(pid, session), pending=()))
         return names, [_not_applied(name) for name in names]
 
@@ -220,7 +235,7 @@ class AgentSessions:
         ``agent`` in ``session``; with ``hold`` the file's new bytes are not written but
         returned as the outcome's content, for the agent's own tool to write. The quotes of its
         ask closes and reopens are checked against the session's ``transcript``."""
-        return self.service.write_file(
+        return self.writes.write(
             project.project_id,
             name,
             content,
@@ -228,6 +243,8 @@ class AgentSessions:
             session=session,
             hold=hold,
             transcript=transcript,
+            base=None,
+            remove=(),
         )
 
     def take_in(
@@ -241,20 +258,28 @@ class AgentSessions:
         agent's writes in ``session`` (quotes checked against its ``transcript``); a file
         holding Orbital's bytes only gets its stat recorded. Returns the warnings."""
         pid = project.project_id
-        changed = self.service.unmerged(pid)
+        changed = self.unmerged(project)
         wanted = {memory_file(n).name for n in names} if names else None
         warnings: list[str] = []
         for name in changed:
             if wanted is not None and name not in wanted:
                 continue
-            raw = self.service.files_of(project).read_bytes(name)
+            raw = FileGateway(project.root).read_bytes(name)
             if raw is None:
                 continue
-            outcome = self.service.write_file(
-                pid, name, raw, actor=Actor.AGENT, session=session, transcript=transcript
+            outcome = self.writes.write(
+                pid,
+                name,
+                raw,
+                actor=Actor.AGENT,
+                session=session,
+                hold=False,
+                transcript=transcript,
+                base=None,
+                remove=(),
             )
             warnings += outcome.warnings
-        self.service.settle(pid)
+        self.checkouts.sync(self.store.project(pid))
         return warnings
 
     # -- session end ----------------------------------------------------------------------
@@ -266,12 +291,27 @@ class AgentSessions:
         up to date; the transcript's path kept."""
         pid = project.project_id
         self.settle_pending(project, session)
-        report = self.service.backstop(pid)
+        report = self.memory.session_end(self.store.project(pid))
         mark = self.marks.get(pid, session)
         self.marks.put(pid, session, replace(mark, transcript=transcript or mark.transcript))
         if view_path is not None and view_path.exists():
             self.write_view(project, view_path, *self.current_view(project))
         return report
+
+    # -- reads the hooks share --------------------------------------------------------------
+
+    def view(self, project: Project, audience: str = "agent") -> str:
+        """The project's injection view now, for ``audience`` (``agent`` or ``subagent``)."""
+        found = self.store.project(project.project_id)
+        return self.memory.view(found, window=None, audience=audience, at=None)
+
+    def unmerged(self, project: Project) -> list[str]:
+        """The project's projected files changed on disk and not taken in yet."""
+        return self.checkouts.unmerged(self.store.project(project.project_id))
+
+    def _head(self, project: Project) -> int:
+        with self.store.reader() as r:
+            return r.head(project.project_id)
 
 
 def _not_applied(name: str) -> str:

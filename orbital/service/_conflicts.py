@@ -22,13 +22,13 @@ from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks import AsksService
 from orbital.service._asks_file import ASKS_FILE
+from orbital.service._checkouts import unmerged_files
 from orbital.service._context import WriteOutcome
 from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
-from orbital.store import Reader
 
 
 class _Preview(Exception):
@@ -56,12 +56,6 @@ def _text(u: Unit, key: str) -> str:
     if key != ASKS_KEY:
         return render_file(u.memory.files[key])
     return u.units.asks.render(u.w, u.pid)
-
-
-def unmerged_files(units: Units, r: Reader, project: Project) -> list[str]:
-    """Projected files changed on disk and not taken in yet."""
-    asks = [ASKS_FILE] if units.asks_file.unmerged(r, project) else []
-    return units.memory.unmerged(r, project) + asks
 
 
 @dataclass

@@ -32,6 +32,7 @@ from orbital.service._held import memory_not_landed, not_landed_warning
 from orbital.service._memory_state import MEMORY_KEYS
 from orbital.service._proposals import decide_memory_write, decide_proposal
 from orbital.service._trust import decide_trust_of_write
+from orbital.service._unit import Intake
 
 if TYPE_CHECKING:
     from orbital.service._unit import Unit
@@ -284,3 +285,7 @@ def _represented(line: str, events: Sequence[Event]) -> bool:
         and e.ask_id == parsed.ask_id
         for e in events
     )
+
+
+#: The intake every unit runs before it decides (:class:`Intake`).
+HAND_EDITS = Intake(memory=take_in_memory, asks=take_in_asks)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
 from orbital.domain.entries import stream_for
@@ -40,13 +40,23 @@ from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
 from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
 from orbital.service._context import Context, EventSummary
-from orbital.service._hand_edits import take_in_asks, take_in_memory
 from orbital.service._heads import Heads
 from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
 from orbital.store import Writer
 
 if TYPE_CHECKING:
     from orbital.service._meanings import KeptMeanings
+
+
+class Intake(NamedTuple):
+    """How a unit takes in what changed on disk before it decides (step 2): given to
+    :class:`Units` by the service, since those functions (:mod:`._hand_edits`) work on a unit
+    and would otherwise be imported by the module that defines it."""
+
+    #: Each memory file changed on disk becomes events.
+    memory: Callable[[Unit], None]
+    #: ASKS.md taken in (the bytes of the write being made, if any: not a hand edit).
+    asks: Callable[[Unit, bytes | None], Projection]
 
 
 def stream_of(event: Event) -> str:
@@ -126,7 +136,7 @@ class Unit:
         """The memory files now, hand edits of them taken in first."""
         if self._before is None:
             self._before = self._memory = self._load_memory()
-            take_in_memory(self)
+            self.units.intake.memory(self)
         if self._memory is None:
             self._memory = self._load_memory()
         elif self._folding:
@@ -149,7 +159,7 @@ class Unit:
         """The ASKS.md the asks decision is made against (taken in on first use)."""
         if self._asks_file is None:
             proposal = self.proposal[1] if self.proposal and self.proposal[0] == "asks" else None
-            self._asks_file = take_in_asks(self, proposal)
+            self._asks_file = self.units.intake.asks(self, proposal)
         return self._asks_file
 
     def ever_used(self) -> frozenset[str]:
@@ -360,8 +370,8 @@ class Unit:
 class Units:
     """Opens units of work; holds the state loaders and projections they share."""
 
-    def __init__(self, ctx: Context) -> None:
-        self.ctx = ctx
+    def __init__(self, ctx: Context, intake: Intake) -> None:
+        self.ctx, self.intake = ctx, intake
         self.memory = MemoryFiles(ctx)
         self.asks = AsksState(ctx)
         self.asks_file = AsksFile(ctx, self.asks)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from orbital.catalogue import PROJECT_STREAM, WORKSPACE_PREFIX, WORKSPACES_OWNER, workspace_stream
+from orbital.clock import Clock
 from orbital.domain.history import summarize
 from orbital.domain.mentions import Pointer, unresolved_warning
 from orbital.domain.workspaces import (
@@ -40,11 +41,12 @@ from orbital.events.project import ProjectWorkspaceChanged
 from orbital.files import check_size
 from orbital.grammar.text import without_nul
 from orbital.project import Project, check_timezone
+from orbital.service._as_of import AsOf, resolve_as_of
 from orbital.service._context import EventSummary, WriteOutcome
-from orbital.store import Reader, Reducer, Writer
+from orbital.store import EventStore, Reader, Reducer, Writer
 
 if TYPE_CHECKING:
-    from orbital.service._service import AsOf, Orbital
+    from orbital.service._mentions import Mentions
 
 WORKSPACE_REDUCER = Reducer(WorkspaceState, fold_workspace)
 
@@ -88,11 +90,11 @@ class TextRead(msgspec.Struct, frozen=True):
 
 
 class Workspaces:
-    """The workspace use cases of one :class:`Orbital`."""
+    """The workspace use cases: each write one transaction of the store, and its reads;
+    ``mentions`` warns about what a text's mentions name nothing of."""
 
-    def __init__(self, service: Orbital) -> None:
-        self.service = service
-        self.store = service.store
+    def __init__(self, store: EventStore, clock: Clock, mentions: Mentions) -> None:
+        self.store, self.clock, self.mentions = store, clock, mentions
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -123,7 +125,7 @@ class Workspaces:
             current = fold_project(w.read_stream(found.project_id, PROJECT_STREAM))
             events = decide_description(current, found.project_id, text)
             done = _appended(w, found.project_id, PROJECT_STREAM, events, actor)
-        warned += self.service.mentions.warnings(found, "project description", [text])
+        warned += self.mentions.warnings(found, "project description", [text])
         return WriteOutcome(normal_text(text), warned, done)
 
     def set_context(self, project: str, text: str, *, actor: Actor) -> WriteOutcome:
@@ -162,9 +164,16 @@ class Workspaces:
 
     def texts(self, project: str, as_of: AsOf = None) -> ViewTexts:
         found = self.store.project(project)
-        at = self.service.as_of(project, as_of)
+        at = resolve_as_of(self.store, self.clock, project, as_of)
         with self.store.reader() as r:
             return view_texts(r, found.project_id, None if at is None else at[0])
+
+    def today(self, project: Project) -> tuple[dt.date, str]:
+        """Today in the view's time zone (the workspace's, else the project's) and that zone's
+        IANA name ("" for the machine's local zone)."""
+        with self.store.reader() as r:
+            zone = view_texts(r, project.project_id).timezone(project)[0]
+        return self.clock.now().astimezone(zone).date(), getattr(zone, "key", "")
 
     def read(self, project: str, part: str, as_of: AsOf = None) -> TextRead:
         """``description``, ``context`` or ``lessons`` of ``project`` (the two last of its
@@ -213,7 +222,7 @@ class Workspaces:
         """A workspace text's mentions that name nothing in any of its projects."""
         missing: list[Pointer] | None = None
         for member in state.members:
-            here = self.service.mentions.unresolved(self.store.project(member), [text])
+            here = self.mentions.unresolved(self.store.project(member), [text])
             missing = here if missing is None else [p for p in missing if p in here]
         return unresolved_warning(where, missing or [])
 
