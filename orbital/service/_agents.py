@@ -164,7 +164,7 @@ class AgentSessions:
         """What changed since the session last looked ("" when nothing did, and for a session
         never seen: it starts from now)."""
         mark = self.marks.get(project.project_id, session)
-        notes = self.settle_pending(project, session)[1] if mark.pending else []
+        notes = self.sync_unlanded(project, session)[1] if mark.pending else []
         if mark.seen is None:
             head = self._head(project)
             self.marks.put(project.project_id, session, replace(mark, seen=head, pending=()))
@@ -206,7 +206,7 @@ class AgentSessions:
 
             return unlanded(r, project, units.ctx.files(project), names, render)
 
-    def settle_pending(self, project: Project, session: str) -> tuple[list[str], list[str]]:
+    def sync_unlanded(self, project: Project, session: str) -> tuple[list[str], list[str]]:
         """Held writes of the session that never reached their file (Claude Code refused
         the tool after Orbital recorded the write; no hook says so): the files written again
         from the store. Returns their names and a note for the agent on each."""
@@ -257,30 +257,18 @@ class AgentSessions:
         """Memory files changed on disk (by the agent's shell or its own file tool) become the
         agent's writes in ``session`` (quotes checked against its ``transcript``); a file
         holding Orbital's bytes only gets its stat recorded. Returns the warnings."""
-        pid = project.project_id
         changed = self.unmerged(project)
         wanted = {memory_file(n).name for n in names} if names else None
-        warnings: list[str] = []
+        files = FileGateway(project.root)
+        found: dict[str, bytes] = {}
         for name in changed:
-            if wanted is not None and name not in wanted:
-                continue
-            raw = FileGateway(project.root).read_bytes(name)
-            if raw is None:
-                continue
-            outcome = self.writes.write(
-                pid,
-                name,
-                raw,
-                actor=Actor.AGENT,
-                session=session,
-                hold=False,
-                transcript=transcript,
-                base=None,
-                remove=(),
-            )
-            warnings += outcome.warnings
-        self.checkouts.sync(self.store.project(pid))
-        return warnings
+            raw = files.read_bytes(name) if wanted is None or name in wanted else None
+            if raw is not None:
+                found[name] = raw
+        checkout = self.store.project(project.project_id)
+        return self.writes.take_in(
+            checkout, found, actor=Actor.AGENT, session=session, transcript=transcript
+        )
 
     # -- session end ----------------------------------------------------------------------
 
@@ -290,7 +278,7 @@ class AgentSessions:
         """Held writes that never landed written again; the backstop; the view file brought
         up to date; the transcript's path kept."""
         pid = project.project_id
-        self.settle_pending(project, session)
+        self.sync_unlanded(project, session)
         report = self.memory.session_end(self.store.project(pid))
         mark = self.marks.get(pid, session)
         self.marks.put(pid, session, replace(mark, transcript=transcript or mark.transcript))

@@ -117,6 +117,6 @@ class Checkouts:
     def sync(self, checkout: Project) -> SyncReport:
         """Take in the checkout's hand edits and rewrite its stale files."""
         with self.units.begin(checkout, Actor.SYSTEM) as u:
-            u.refresh_memory()
-            u.refresh_asks()
+            u.sync_memory()
+            u.sync_asks()
         return SyncReport(u.warnings, u.events, u.conflicts)

@@ -107,7 +107,7 @@ class ClaudeCodeHooks:
         name = self._target(project, p)
         if name is None:
             return HookResult()
-        unlanded, notes = self.agents.settle_pending(project, p.session_id)
+        unlanded, notes = self.agents.sync_unlanded(project, p.session_id)
         if name in unlanded:
             # The file was just written again with the write the tool never made: the
             # agent's copy of it is stale, and its own tool would refuse to edit it.
@@ -146,10 +146,10 @@ class ClaudeCodeHooks:
             if name is None:
                 return HookResult()
             self.agents.landed(project, p.session_id, name)
-            notes = self.agents.settle_pending(project, p.session_id)[1]
+            notes = self.agents.sync_unlanded(project, p.session_id)[1]
             warnings = self.agents.take_in(project, p.session_id, [name], _transcript(p))
         elif p.tool_name == "Bash":
-            notes = self.agents.settle_pending(project, p.session_id)[1]
+            notes = self.agents.sync_unlanded(project, p.session_id)[1]
             if not self.agents.unmerged(project):
                 return _post_tool_answer(notes)
             warnings = self.agents.take_in(project, p.session_id, (), _transcript(p))

@@ -95,7 +95,7 @@ class CodexHooks:
         if not targets:
             return None
         agents = self.agents
-        unlanded, notes = agents.settle_pending(project, p.session_id)
+        unlanded, notes = agents.sync_unlanded(project, p.session_id)
         if any(name in unlanded for _, _, name in targets):
             # Written again with a held write its patch never made: the model's copy is stale.
             return deny_answer("\n".join(notes))
@@ -143,10 +143,10 @@ class CodexHooks:
                 return None
             for name in names:
                 agents.landed(project, p.session_id, name)
-            notes = agents.settle_pending(project, p.session_id)[1]
+            notes = agents.sync_unlanded(project, p.session_id)[1]
             warnings = agents.take_in(project, p.session_id, names, _transcript(p))
         elif p.tool_name == "Bash":
-            notes = agents.settle_pending(project, p.session_id)[1]
+            notes = agents.sync_unlanded(project, p.session_id)[1]
             warnings = (
                 agents.take_in(project, p.session_id, (), _transcript(p))
                 if self.agents.unmerged(project)

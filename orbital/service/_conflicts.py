@@ -104,7 +104,7 @@ class Conflicts:
         mine = keep == "mine"
         if mine:
             check_size(raw)
-        with self.units.begin(found, actor, proposal=(key, raw) if mine else None) as u:
+        with self.units.begin(found, actor, proposals={key: raw} if mine else None) as u:
             if mine:
                 self._keep_mine(u, conflict, raw)
             text, removed = without_nul("" if mine else raw.decode("utf-8", errors="replace"), copy)
@@ -133,7 +133,7 @@ class Conflicts:
         key = memory_file(conflict.file).key
         check_size(raw)
         try:
-            with self.units.begin(found, actor, proposal=(key, raw)) as u:
+            with self.units.begin(found, actor, proposals={key: raw}) as u:
                 today = _text(u, key)
                 self._keep_mine(u, conflict, raw)
                 raise _Preview(today, _text(u, key))

@@ -59,8 +59,8 @@ def take_in_memory(u: Unit) -> None:
             continue
         raw = files.read_bytes(name) or b""
         u.seen[name] = sha256(raw)  # what is decided on: a save after it is never overwritten
-        if u.proposal == (key, raw):
-            continue  # the write being made is this very content (``orbital ingest``)
+        if u.proposals.get(key) == raw:
+            continue  # a write being made is this very content (``orbital ingest``)
         ours = render_file(u.memory.files[key])
         if checkpoint is not None and same_text(raw, ours):
             # Orbital's text under a new stat (touched, or written by an agent's own file

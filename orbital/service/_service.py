@@ -167,8 +167,8 @@ class Orbital(OnFirstUse):
         with self.store.writing() as w:
             project = register(w, path, timezone)
             with self.units.over(w, project, Actor.SYSTEM) as u:
-                u.refresh_memory(create=True)
-                u.refresh_asks()
+                u.sync_memory(create=True)
+                u.sync_asks()
         self.store.pin(project)
         return InitReport(project, u.warnings, u.conflicts)
 
@@ -252,11 +252,6 @@ class Orbital(OnFirstUse):
     def files_of(self, project: Project) -> FileGateway:
         """The gateway to a project's ``orbital/`` folder (reads for the interfaces)."""
         return FileGateway(project.root)
-
-    def settle(self, project: str) -> None:
-        """Record the stat of projected files that hold Orbital's bytes (written by an agent's
-        own file tool) and take in anything else changed on disk, as :meth:`sync` does."""
-        self.sync(project)
 
     def backstop(self, project: str) -> SessionEndReport:
         """The deterministic backstop alone (no editor pass): the part of session end an

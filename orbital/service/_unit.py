@@ -19,7 +19,7 @@ the events it got back. The unit does the rest, the same way for every use case:
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -80,7 +80,7 @@ class Unit:
         project: Project,
         actor: Actor,
         session: str | None,
-        proposal: tuple[str, bytes] | None,
+        proposals: Mapping[str, bytes],
         held: str | None = None,
     ) -> None:
         self.units, self.w, self.project = units, w, project
@@ -91,8 +91,8 @@ class Unit:
         if session is not None:
             session, self.warnings = without_nul(session, "the session id")
         self.actor, self.session = actor, session
-        #: The write being made (file key, bytes): the disk holding it is not a hand edit.
-        self.proposal = proposal
+        #: The writes being made (file key -> bytes): the disk holding one is no hand edit.
+        self.proposals = proposals
         self.today: dt.date = units.ctx.today(project)
         self.mint: Callable[[], str] = units.ctx.mint
         self.events: list[EventSummary] = []
@@ -158,8 +158,7 @@ class Unit:
     def asks_file(self) -> Projection:
         """The ASKS.md the asks decision is made against (taken in on first use)."""
         if self._asks_file is None:
-            proposal = self.proposal[1] if self.proposal and self.proposal[0] == "asks" else None
-            self._asks_file = self.units.intake.asks(self, proposal)
+            self._asks_file = self.units.intake.asks(self, self.proposals.get("asks"))
         return self._asks_file
 
     def ever_used(self) -> frozenset[str]:
@@ -306,13 +305,13 @@ class Unit:
 
     # -- what the projections become -----------------------------------------------------
 
-    def refresh_memory(self, *, create: bool = False) -> None:
+    def sync_memory(self, *, create: bool = False) -> None:
         """Take the memory files in and write each missing or stale one again (``create``:
         also the files never written yet, with their format contracts)."""
         self.memory  # noqa: B018 - taking the files in is the point
         self._restore, self._create = True, create
 
-    def refresh_asks(self) -> None:
+    def sync_asks(self) -> None:
         """Take ASKS.md in and write it again if missing or stale (a project without asks
         gets the file with its format contract)."""
         if self.asks_file.disk is None and not self.asks_file.rendered:
@@ -387,14 +386,15 @@ class Units:
         actor: Actor,
         *,
         session: str | None = None,
-        proposal: tuple[str, bytes] | None = None,
+        proposals: Mapping[str, bytes] | None = None,
         held: str | None = None,
     ) -> Iterator[Unit]:
-        """A unit in its own write transaction, committed when the block ends (``held``: a
-        projected file whose new bytes are kept in ``Unit.held`` instead of written)."""
+        """A unit in its own write transaction, committed when the block ends (``proposals``:
+        the writes it makes, file key -> bytes; ``held``: a projected file whose new bytes are
+        kept in ``Unit.held`` instead of written)."""
         with (
             self.ctx.store.writing() as w,
-            self.over(w, project, actor, session, proposal, held) as u,
+            self.over(w, project, actor, session, proposals, held) as u,
         ):
             yield u
 
@@ -405,11 +405,11 @@ class Units:
         project: Project,
         actor: Actor,
         session: str | None = None,
-        proposal: tuple[str, bytes] | None = None,
+        proposals: Mapping[str, bytes] | None = None,
         held: str | None = None,
     ) -> Iterator[Unit]:
         """A unit inside the transaction ``w`` (which registered the project, say)."""
-        unit = Unit(self, w, project, actor, session, proposal, held)
+        unit = Unit(self, w, project, actor, session, proposals or {}, held)
         unit.recover()
         yield unit
         unit.finish()
