@@ -16,7 +16,7 @@ from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
 from orbital.errors import InvalidInput, Refused, UnknownProject
 from orbital.events import Actor, RecordedEvent
-from orbital.files import FileGateway, memory_file, projected_file
+from orbital.files import memory_file, projected_file
 from orbital.project import Project
 from orbital.service._as_of import AsOf, resolve_as_of
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
@@ -249,15 +249,6 @@ class Orbital(OnFirstUse):
             remove=remove,
         )
 
-    def files_of(self, project: Project) -> FileGateway:
-        """The gateway to a project's ``orbital/`` folder (reads for the interfaces)."""
-        return FileGateway(project.root)
-
-    def backstop(self, project: str) -> SessionEndReport:
-        """The deterministic backstop alone (no editor pass): the part of session end an
-        agent's hook waits for."""
-        return self._memory.session_end(self.store.project(project))
-
     def read_versioned(self, project: str, name: str) -> tuple[str, int]:
         """A memory file now, with its version: the position of the last event that changed
         it (an HTTP ETag; what a whole-file write passes back as its ``base``)."""
@@ -319,11 +310,6 @@ class Orbital(OnFirstUse):
         """:meth:`context_view` now, if this process has it and nothing was committed since;
         None when it must be read (then call :meth:`context_view`, off the event loop)."""
         return self._memory.kept_view(project, window=window, audience=audience)
-
-    def view_today(self, project: Project) -> tuple[dt.date, str]:
-        """Today in the view's time zone (the workspace's, else the project's) and that zone's
-        IANA name ("" for the machine's local zone)."""
-        return self.workspaces.today(project)
 
     def warm(self) -> None:
         """Render each project's agent view once (the token table loaded, the views cached):
