@@ -134,12 +134,12 @@ def run_agent_hook(agent: str, event: str, db: str | None) -> None:
                 from orbital.agents.claude_code_hooks import parse_payload
                 from orbital.service._codex import CodexHooks
 
-                answer = CodexHooks(service).handle(event, parse_payload(raw))
+                answer = CodexHooks(service.agents).handle(event, parse_payload(raw))
             else:
                 from orbital.agents.cursor import parse_payload as parse_cursor
                 from orbital.service._cursor import CursorHooks
 
-                answer = CursorHooks(service).handle(event, parse_cursor(raw))
+                answer = CursorHooks(service.agents).handle(event, parse_cursor(raw))
     except Exception as exc:
         import traceback
 

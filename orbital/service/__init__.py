@@ -13,6 +13,7 @@ from orbital.lazy import lazy_names
 
 if TYPE_CHECKING:
     from orbital.project import Project
+    from orbital.service._as_of import AsOf
     from orbital.service._codex import CodexHooks
     from orbital.service._conflicts import ConflictPreview
     from orbital.service._context import EventSummary, InitReport, WriteOutcome
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from orbital.service._history import ConflictCopy, HistoryQuery, Revision
     from orbital.service._mentions import MentionedFile, referenced_text
     from orbital.service._page_sessions import SESSION_SECONDS, PageSession, PageSessions
-    from orbital.service._service import AsOf, Orbital
+    from orbital.service._service import Orbital
     from orbital.service._setup import AgentSetup, codex_home, cursor_home
 
 _WHERE = {
@@ -32,7 +33,7 @@ _WHERE = {
     "codex_home": "orbital.service._setup",
     "cursor_home": "orbital.service._setup",
     "SESSION_SECONDS": "orbital.service._page_sessions",
-    "AsOf": "orbital.service._service",
+    "AsOf": "orbital.service._as_of",
     "Audience": "orbital.service._credentials",
     "ConflictCopy": "orbital.service._history",
     "ConflictPreview": "orbital.service._conflicts",

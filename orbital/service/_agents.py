@@ -33,7 +33,7 @@ from orbital.agents.claude_code_hooks import view_day, view_position, view_zone
 from orbital.catalogue import ask_stream
 from orbital.errors import UnknownProject
 from orbital.events import Actor
-from orbital.files import memory_file
+from orbital.files import FileGateway, memory_file
 from orbital.project import Project
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
@@ -45,7 +45,11 @@ from projections.files import render_memory_file
 from projections.view_file import VIEW_FILE_PROJECTOR
 
 if TYPE_CHECKING:
-    from orbital.service._service import Orbital
+    from orbital.service._checkouts import Checkouts
+    from orbital.service._file_writes import FileWrites
+    from orbital.service._memory import MemoryService
+    from orbital.service._unit import Units
+    from orbital.service._workspaces import Workspaces
 
 
 @dataclass(frozen=True)
@@ -59,17 +63,29 @@ class StartReport:
 
 
 class AgentSessions:
-    """The session use cases, over the service's own use cases."""
+    """The session use cases, over the parts that own each rule: the checkouts (which
+    project a folder is, its files kept current), the whole-file writes, the memory (view and
+    backstop) and the workspaces (the view's day)."""
 
-    def __init__(self, service: Orbital, marks: SessionMarks | None = None) -> None:
-        self.service = service
+    def __init__(
+        self,
+        units: Units,
+        checkouts: Checkouts,
+        writes: FileWrites,
+        memory: MemoryService,
+        workspaces: Workspaces,
+        marks: SessionMarks | None = None,
+    ) -> None:
+        self.units, self.checkouts, self.writes = units, checkouts, writes
+        self.memory, self.workspaces = memory, workspaces
+        self.store = units.ctx.store
         self._marks = marks
 
     def project_at(self, cwd: str | None) -> Project | None:
         """The project an agent's hook runs in (its payload's ``cwd``), or None: a folder
         outside every registered project is none of Orbital's business."""
         try:
-            return self.service.project(Path(cwd or "."))
+            return self.checkouts.find(Path(cwd or "."))
         except UnknownProject:
             return None
 
@@ -84,9 +100,8 @@ class AgentSessions:
     def changes(self, project: Project, after: int, session: str | None) -> tuple[list[str], int]:
         """Lines for what changed after position ``after`` (not by ``session``), and the
         head they reach."""
-        store = self.service.store
         pid = project.project_id
-        with store.reader() as r:
+        with self.store.reader() as r:
             head = r.head(pid)
             if head <= after:
                 return [], head
@@ -120,7 +135,7 @@ class AgentSessions:
             return StartReport(view, head)
         lines, head = self.changes(project, loaded, session)
         self._seen(project, session, head, transcript)
-        day, zone, shown = self.today(project)
+        day, zone, shown = self.workspaces.today(project)
         name = view_path.name
         parts = []
         other_day = (view_day(before), view_zone(before)) != (day.isoformat(), zone)
@@ -141,18 +156,6 @@ class AgentSessions:
         mark = self.marks.get(project.project_id, session)
         self.marks.put(project.project_id, session, replace(mark, seen=head, transcript=transcript))
 
-    def today(self, project: Project) -> tuple[dt.date, str, str]:
-        """Today in the view's time zone (the workspace's, else the project's), that zone's
-        IANA name ("" for the machine's local zone) and the name the view shows for it."""
-        from orbital.service._view_outputs import zone_of
-        from orbital.service._workspaces import view_texts
-
-        with self.service.store.reader() as r:
-            setting = view_texts(r, project.project_id).zone_setting(project)
-        now = self.service.clock.now()
-        zone, shown = zone_of(setting, project, now)
-        return now.astimezone(zone).date(), setting, shown
-
     def day_parts(self, project: Project, day: dt.date, shown: str) -> str:
         """The parts of the view that depend on the day, as the view shows them on ``day``
         (in the zone named ``shown``): today's line and the asks (overdue marks, what the
@@ -161,8 +164,8 @@ class AgentSessions:
         from projections.view_order import today_line
 
         pid = project.project_id
-        with self.service.store.reader() as r:
-            asks = self.service.units.asks.now(r, pid).asks.merged
+        with self.store.reader() as r:
+            asks = self.units.asks.now(r, pid).asks.merged
         parts = (today_line(day, shown), runtime_block(asks, day, empty_cue=True))
         return "\n\n".join(p for p in parts if p)
 
@@ -170,9 +173,9 @@ class AgentSessions:
         """The project's head, the view, today and the zone today is in (the view's: the
         workspace's, else the project's). Today is read first: a view rendered across
         midnight is marked with the earlier day, so the quick session start re-renders it."""
-        day, zone = self.service.view_today(project)
-        head = self.service.head(project.project_id)
-        return head, self.service.context_view(project.project_id), day, zone
+        day, zone, _ = self.workspaces.today(project)
+        head = self._head(project)
+        return head, self.view(project), day, zone
 
     def write_view(
         self, project: Project, view_path: Path, head: int, view: str, day: dt.date, zone: str
@@ -198,9 +201,9 @@ class AgentSessions:
         """What changed since the session last looked ("" when nothing did, and for a session
         never seen: it starts from now)."""
         mark = self.marks.get(project.project_id, session)
-        notes = self.settle_pending(project, session)[1] if mark.pending else []
+        notes = self.sync_unlanded(project, session)[1] if mark.pending else []
         if mark.seen is None:
-            head = self.service.head(project.project_id)
+            head = self._head(project)
             self.marks.put(project.project_id, session, replace(mark, seen=head, pending=()))
             return "\n".join(notes)
         lines, head = self.changes(project, mark.seen, session)
@@ -230,8 +233,8 @@ class AgentSessions:
             self.marks.put(project.project_id, session, replace(mark, pending=pending))
 
     def _unlanded(self, project: Project, names: Sequence[str]) -> list[str]:
-        pid, units = project.project_id, self.service.units
-        with self.service.store.reader() as r:
+        pid, units = project.project_id, self.units
+        with self.store.reader() as r:
 
             def render(name: str) -> str:
                 if name == ASKS_FILE:
@@ -240,7 +243,7 @@ class AgentSessions:
 
             return unlanded(r, project, units.ctx.files(project), names, render)
 
-    def settle_pending(self, project: Project, session: str) -> tuple[list[str], list[str]]:
+    def sync_unlanded(self, project: Project, session: str) -> tuple[list[str], list[str]]:
         """Held writes of the session that never reached their file (Claude Code refused
         the tool after Orbital recorded the write; no hook says so): the files written again
         from the store. Returns their names and a note for the agent on each."""
@@ -250,7 +253,7 @@ class AgentSessions:
             return [], []
         names = self._unlanded(project, mark.pending)
         if names:
-            self.service.sync(pid)
+            self.checkouts.sync(self.store.project(pid))
         self.marks.put(pid, session, replace(self.marks.get(pid, session), pending=()))
         return names, [_not_applied(name) for name in names]
 
@@ -269,7 +272,7 @@ class AgentSessions:
         ``agent`` in ``session``; with ``hold`` the file's new bytes are not written but
         returned as the outcome's content, for the agent's own tool to write. The quotes of its
         ask closes and reopens are checked against the session's ``transcript``."""
-        return self.service.write_file(
+        return self.writes.write(
             project.project_id,
             name,
             content,
@@ -277,6 +280,8 @@ class AgentSessions:
             session=session,
             hold=hold,
             transcript=transcript,
+            base=None,
+            remove=(),
         )
 
     def take_in(
@@ -289,22 +294,18 @@ class AgentSessions:
         """Memory files changed on disk (by the agent's shell or its own file tool) become the
         agent's writes in ``session`` (quotes checked against its ``transcript``); a file
         holding Orbital's bytes only gets its stat recorded. Returns the warnings."""
-        pid = project.project_id
-        changed = self.service.unmerged(pid)
+        changed = self.unmerged(project)
         wanted = {memory_file(n).name for n in names} if names else None
-        warnings: list[str] = []
+        files = FileGateway(project.root)
+        found: dict[str, bytes] = {}
         for name in changed:
-            if wanted is not None and name not in wanted:
-                continue
-            raw = self.service.files_of(project).read_bytes(name)
-            if raw is None:
-                continue
-            outcome = self.service.write_file(
-                pid, name, raw, actor=Actor.AGENT, session=session, transcript=transcript
-            )
-            warnings += outcome.warnings
-        self.service.settle(pid)
-        return warnings
+            raw = files.read_bytes(name) if wanted is None or name in wanted else None
+            if raw is not None:
+                found[name] = raw
+        checkout = self.store.project(project.project_id)
+        return self.writes.take_in(
+            checkout, found, actor=Actor.AGENT, session=session, transcript=transcript
+        )
 
     # -- session end ----------------------------------------------------------------------
 
@@ -314,13 +315,28 @@ class AgentSessions:
         """Held writes that never landed written again; the backstop; the view file brought
         up to date; the transcript's path kept."""
         pid = project.project_id
-        self.settle_pending(project, session)
-        report = self.service.backstop(pid)
+        self.sync_unlanded(project, session)
+        report = self.memory.session_end(self.store.project(pid))
         mark = self.marks.get(pid, session)
         self.marks.put(pid, session, replace(mark, transcript=transcript or mark.transcript))
         if view_path is not None:
             self.refresh_view(project, view_path)
         return report
+
+    # -- reads the hooks share --------------------------------------------------------------
+
+    def view(self, project: Project, audience: str = "agent") -> str:
+        """The project's injection view now, for ``audience`` (``agent`` or ``subagent``)."""
+        found = self.store.project(project.project_id)
+        return self.memory.view(found, window=None, audience=audience, at=None)
+
+    def unmerged(self, project: Project) -> list[str]:
+        """The project's projected files changed on disk and not taken in yet."""
+        return self.checkouts.unmerged(self.store.project(project.project_id))
+
+    def _head(self, project: Project) -> int:
+        with self.store.reader() as r:
+            return r.head(project.project_id)
 
 
 def _not_applied(name: str) -> str:

@@ -255,7 +255,7 @@ class AsksService:
         with self.units.begin(project, Actor.SYSTEM) as u:
             if plan:
                 u.append([MigrationCompleted(source=str(source), items=len(plan))], stream=marks)
-            u.refresh_memory()
+            u.sync_memory()
         return MigrationReport(
             opened, dropped, appended, not plan, unparsed, described, False, found
         )

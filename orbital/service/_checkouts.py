@@ -51,6 +51,12 @@ def checkout_of(store: EventStore, path: Path) -> Project:
         return register(w, found, "")
 
 
+def unmerged_files(units: Units, r: Reader, project: Project) -> list[str]:
+    """Projected files changed on disk and not taken in yet."""
+    asks = [ASKS_FILE] if units.asks_file.unmerged(r, project) else []
+    return units.memory.unmerged(r, project) + asks
+
+
 def behind(units: Units, r: Reader, checkout: Project) -> bool:
     """Whether a checkout's files were written before the log's last change to them (or
     not written at all), read without the write lock: a follower's cheap look."""
@@ -70,6 +76,17 @@ class Checkouts:
 
     def __init__(self, units: Units) -> None:
         self.units = units
+        self.store = units.ctx.store
+
+    def find(self, ref: str | Path) -> Project:
+        """A project by id, or by its directory (or any directory inside it) in that
+        folder's checkout, which this process then works in (a folder whose id file names a
+        known project joins it: a clone, or the folder moved)."""
+        if isinstance(ref, str) and "/" not in ref and not Path(ref).exists():
+            return self.store.project(ref)
+        found = checkout_of(self.store, Path(ref).expanduser().resolve())
+        self.store.pin(found)
+        return found
 
     def all(self) -> list[Project]:
         """Every checkout on this machine (folders of projects), by id."""
@@ -85,9 +102,14 @@ class Checkouts:
         with self.units.ctx.store.reader() as r:
             return behind(self.units, r, checkout)
 
+    def unmerged(self, checkout: Project) -> list[str]:
+        """The checkout's projected files changed on disk and not taken in yet."""
+        with self.store.reader() as r:
+            return unmerged_files(self.units, r, checkout)
+
     def sync(self, checkout: Project) -> SyncReport:
         """Take in the checkout's hand edits and rewrite its stale files."""
         with self.units.begin(checkout, Actor.SYSTEM) as u:
-            u.refresh_memory()
-            u.refresh_asks()
+            u.sync_memory()
+            u.sync_asks()
         return SyncReport(u.warnings, u.events, u.conflicts)

@@ -8,6 +8,7 @@ calls (:mod:`._agents`, the write path).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,11 +25,12 @@ from orbital.agents.claude_code_hooks import (
     rewritten_input,
 )
 from orbital.errors import warning_lines
+from orbital.files import FileGateway
 from orbital.project import Project
 from orbital.service._quick_hooks import WRITABLE, HookResult
 
 if TYPE_CHECKING:
-    from orbital.service._service import Orbital
+    from orbital.service._agents import AgentSessions
 
 #: Hook slugs (the last word of the installed command) and the event each one answers.
 EVENTS = {
@@ -58,12 +60,14 @@ def _post_tool_answer(parts: list[str]) -> HookResult:
 
 
 class ClaudeCodeHooks:
-    def __init__(self, service: Orbital) -> None:
-        self.service = service
+    def __init__(self, agents: AgentSessions, editor_configured: Callable[[], bool]) -> None:
+        """``editor_configured``: whether a memory editor's model is set up (asked at session
+        end only, so the editor is made then)."""
+        self.agents, self.editor_configured = agents, editor_configured
 
     def handle(self, slug: str, payload: Payload) -> HookResult:
         """The answer to one hook call; a folder outside every registered project gets none."""
-        project = self.service.agents.project_at(payload.cwd)
+        project = self.agents.project_at(payload.cwd)
         if project is None:
             return HookResult()
         handler = getattr(self, "_" + slug.replace("-", "_"))
@@ -74,7 +78,7 @@ class ClaudeCodeHooks:
         return Path(project.root) / VIEW_FILE
 
     def _session_start(self, project: Project, p: Payload) -> HookResult:
-        agents = self.service.agents
+        agents = self.agents
         report = agents.start(project, p.session_id, self._view_path(project), p.transcript_path)
         answer = None
         if report.context:
@@ -85,13 +89,13 @@ class ClaudeCodeHooks:
         return HookResult(answer)
 
     def _prompt(self, project: Project, p: Payload) -> HookResult:
-        text = self.service.agents.prompt(project, p.session_id)
+        text = self.agents.prompt(project, p.session_id)
         if not text:
             return HookResult()
         return HookResult(context_answer("UserPromptSubmit", fit(text, f"… {_READ_VIEW}")))
 
     def _subagent_start(self, project: Project, p: Payload) -> HookResult:
-        view = self.service.context_view(project.project_id, audience="subagent")
+        view = self.agents.view(project, "subagent")
         text = fit(view, f"… (cut to fit) {_READ_VIEW}")
         return HookResult(context_answer("SubagentStart", text))
 
@@ -106,20 +110,18 @@ class ClaudeCodeHooks:
         name = self._target(project, p)
         if name is None:
             return HookResult()
-        unlanded, notes = self.service.agents.settle_pending(project, p.session_id)
+        unlanded, notes = self.agents.sync_unlanded(project, p.session_id)
         if name in unlanded:
             # The file was just written again with the write the tool never made: the
             # agent's copy of it is stale, and its own tool would refuse to edit it.
             return HookResult(deny_answer("\n".join(notes)))
-        raw = self.service.files_of(project).read_bytes(name)
+        raw = FileGateway(project.root).read_bytes(name)
         current = raw.decode("utf-8") if raw is not None else ""
         proposed = proposed_content(p.tool_name, p.tool_input, current)
         if proposed is None:
             return HookResult()  # the tool fails on its own (old_string not found…)
         transcript = _transcript(p)
-        outcome = self.service.agents.write(
-            project, name, proposed.encode(), p.session_id, transcript
-        )
+        outcome = self.agents.write(project, name, proposed.encode(), p.session_id, transcript)
         warnings = warning_lines(outcome.warnings)
         wanted = outcome.content
         if wanted == current:
@@ -137,7 +139,7 @@ class ClaudeCodeHooks:
             )
         context = "\n".join(part for part in (*notes, note, warnings) if part)
         updated = rewritten_input(p.tool_name, p.tool_input, current, wanted)
-        self.service.agents.held(project, p.session_id, name)
+        self.agents.held(project, p.session_id, name)
         return HookResult(allow_answer(updated, context))
 
     def _post_tool(self, project: Project, p: Payload) -> HookResult:
@@ -146,22 +148,22 @@ class ClaudeCodeHooks:
             name = self._target(project, p)
             if name is None:
                 return HookResult()
-            self.service.agents.landed(project, p.session_id, name)
-            notes = self.service.agents.settle_pending(project, p.session_id)[1]
-            warnings = self.service.agents.take_in(project, p.session_id, [name], _transcript(p))
+            self.agents.landed(project, p.session_id, name)
+            notes = self.agents.sync_unlanded(project, p.session_id)[1]
+            warnings = self.agents.take_in(project, p.session_id, [name], _transcript(p))
         elif p.tool_name == "Bash":
-            notes = self.service.agents.settle_pending(project, p.session_id)[1]
-            if not self.service.unmerged(project.project_id):
+            notes = self.agents.sync_unlanded(project, p.session_id)[1]
+            if not self.agents.unmerged(project):
                 return _post_tool_answer(notes)
-            warnings = self.service.agents.take_in(project, p.session_id, (), _transcript(p))
+            warnings = self.agents.take_in(project, p.session_id, (), _transcript(p))
         else:
             return HookResult()
         return _post_tool_answer([*notes, warning_lines(warnings)])
 
     def _session_end(self, project: Project, p: Payload) -> HookResult:
         view = self._view_path(project)
-        self.service.agents.end(project, p.session_id, view, p.transcript_path)
+        self.agents.end(project, p.session_id, view, p.transcript_path)
         sessions = Path(p.transcript_path).parent if p.transcript_path else None
-        if self.service.editor.configured():
+        if self.editor_configured():
             return HookResult(editor_sessions=sessions, project=project, editor=True)
         return HookResult()

@@ -29,11 +29,12 @@ from orbital.agents.claude_code_hooks import (
     memory_target,
 )
 from orbital.errors import warning_lines
+from orbital.files import FileGateway
 from orbital.project import Project
 from orbital.service._quick_hooks import WRITABLE
 
 if TYPE_CHECKING:
-    from orbital.service._service import Orbital
+    from orbital.service._agents import AgentSessions
 
 
 def _transcript(p: Payload) -> Path | None:
@@ -43,29 +44,29 @@ def _transcript(p: Payload) -> Path | None:
 
 
 class CodexHooks:
-    def __init__(self, service: Orbital) -> None:
-        self.service = service
+    def __init__(self, agents: AgentSessions) -> None:
+        self.agents = agents
 
     def handle(self, slug: str, payload: Payload) -> Json | None:
         """The answer to one hook call; a folder outside every registered project gets none."""
-        project = self.service.agents.project_at(payload.cwd)
+        project = self.agents.project_at(payload.cwd)
         if project is None:
             return None
         if slug == "session-start":
             return self._session_start(project, payload)
         if slug == "prompt":
-            text = self.service.agents.prompt(project, payload.session_id)
+            text = self.agents.prompt(project, payload.session_id)
             return context_answer("UserPromptSubmit", fit(text, f"… {MCP_MORE}")) if text else None
         if slug == "pre-tool":
             return self._pre_tool(project, payload)
         if slug == "post-tool":
             return self._post_tool(project, payload)
         if slug == "session-end":
-            self.service.agents.end(project, payload.session_id, None, payload.transcript_path)
+            self.agents.end(project, payload.session_id, None, payload.transcript_path)
         return None
 
     def _session_start(self, project: Project, p: Payload) -> Json | None:
-        report = self.service.agents.start(project, p.session_id, None, p.transcript_path)
+        report = self.agents.start(project, p.session_id, None, p.transcript_path)
         if not report.context:
             return None
         text = f"Orbital project memory (as of @{report.position}):\n{report.context}"
@@ -93,8 +94,8 @@ class CodexHooks:
         targets = self._targets(project, p)
         if not targets:
             return None
-        agents = self.service.agents
-        unlanded, notes = agents.settle_pending(project, p.session_id)
+        agents = self.agents
+        unlanded, notes = agents.sync_unlanded(project, p.session_id)
         if any(name in unlanded for _, _, name in targets):
             # Written again with a held write its patch never made: the model's copy is stale.
             return deny_answer("\n".join(notes))
@@ -102,12 +103,12 @@ class CodexHooks:
         refusals: list[str] = []
         held: list[str] = []
         for index, section, name in targets:
-            raw = self.service.files_of(project).read_bytes(name)
+            raw = FileGateway(project.root).read_bytes(name)
             current = raw.decode("utf-8") if raw is not None else None
             proposal = codex.proposed(section, current)
             if proposal is None or proposal == (current or ""):
                 continue  # left to the tool (it fails on its own), or nothing proposed
-            outcome = self.service.agents.write(
+            outcome = self.agents.write(
                 project, name, proposal.encode(), p.session_id, _transcript(p)
             )
             warnings = warning_lines(outcome.warnings)
@@ -135,20 +136,20 @@ class CodexHooks:
         return allow_answer({**p.tool_input, "command": patch}, "\n".join(notes + refusals))
 
     def _post_tool(self, project: Project, p: Payload) -> Json | None:
-        agents = self.service.agents
+        agents = self.agents
         if p.tool_name == "apply_patch":
             names = [name for _, _, name in self._targets(project, p)]
             if not names:
                 return None
             for name in names:
                 agents.landed(project, p.session_id, name)
-            notes = agents.settle_pending(project, p.session_id)[1]
+            notes = agents.sync_unlanded(project, p.session_id)[1]
             warnings = agents.take_in(project, p.session_id, names, _transcript(p))
         elif p.tool_name == "Bash":
-            notes = agents.settle_pending(project, p.session_id)[1]
+            notes = agents.sync_unlanded(project, p.session_id)[1]
             warnings = (
                 agents.take_in(project, p.session_id, (), _transcript(p))
-                if self.service.unmerged(project.project_id)
+                if self.agents.unmerged(project)
                 else []
             )
         else:

@@ -21,13 +21,13 @@ from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks import AsksService
 from orbital.service._asks_file import ASKS_FILE
+from orbital.service._checkouts import unmerged_files
 from orbital.service._context import WriteOutcome
 from orbital.service._hand_edits import ASKS_FILE_STREAM, keep_aside
 from orbital.service._history import ConflictCopy, History
 from orbital.service._proposals import decide_proposal
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Unit, Units
-from orbital.store import Reader
 from projections.files import render_memory_file
 
 
@@ -56,12 +56,6 @@ def _text(u: Unit, key: str) -> str:
     if key != ASKS_KEY:
         return render_memory_file(u.memory.files[key])
     return u.units.asks.render(u.w, u.pid)
-
-
-def unmerged_files(units: Units, r: Reader, project: Project) -> list[str]:
-    """Projected files changed on disk and not taken in yet."""
-    asks = [ASKS_FILE] if units.asks_file.unmerged(r, project) else []
-    return units.memory.unmerged(r, project) + asks
 
 
 @dataclass
@@ -110,7 +104,7 @@ class Conflicts:
         mine = keep == "mine"
         if mine:
             check_size(raw)
-        with self.units.begin(found, actor, proposal=(key, raw) if mine else None) as u:
+        with self.units.begin(found, actor, proposals={key: raw} if mine else None) as u:
             if mine:
                 self._keep_mine(u, conflict, raw)
             text, removed = without_nul("" if mine else raw.decode("utf-8", errors="replace"), copy)
@@ -139,7 +133,7 @@ class Conflicts:
         key = memory_file(conflict.file).key
         check_size(raw)
         try:
-            with self.units.begin(found, actor, proposal=(key, raw)) as u:
+            with self.units.begin(found, actor, proposals={key: raw}) as u:
                 today = _text(u, key)
                 self._keep_mine(u, conflict, raw)
                 raise _Preview(today, _text(u, key))

@@ -16,23 +16,24 @@ from typing import TYPE_CHECKING
 from orbital.agents.claude_code_hooks import MCP_MORE, fit, memory_target
 from orbital.agents.cursor import Json, Payload, context_answer, deny_answer, written_content
 from orbital.errors import warning_lines
+from orbital.files import FileGateway
 from orbital.project import Project
 from orbital.service._quick_hooks import WRITABLE
 
 if TYPE_CHECKING:
-    from orbital.service._service import Orbital
+    from orbital.service._agents import AgentSessions
 
 
 class CursorHooks:
-    def __init__(self, service: Orbital) -> None:
-        self.service = service
+    def __init__(self, agents: AgentSessions) -> None:
+        self.agents = agents
 
     def handle(self, slug: str, payload: Payload) -> Json | None:
         """The answer to one hook call; a folder outside every registered project gets none."""
-        project = self.service.agents.project_at(payload.cwd)
+        project = self.agents.project_at(payload.cwd)
         if project is None:
             return None
-        agents = self.service.agents
+        agents = self.agents
         if slug == "session-start":
             report = agents.start(project, payload.session_id, None, payload.transcript_path)
             text = f"Orbital project memory (as of @{report.position}):\n{report.context}"
@@ -59,13 +60,11 @@ class CursorHooks:
         content = written_content(p.tool_input)
         if name is None or content is None:
             return None
-        raw = self.service.files_of(project).read_bytes(name)
+        raw = FileGateway(project.root).read_bytes(name)
         current = raw.decode("utf-8") if raw is not None else ""
         if content == current:
             return None
-        outcome = self.service.agents.write(
-            project, name, content.encode(), p.session_id, hold=False
-        )
+        outcome = self.agents.write(project, name, content.encode(), p.session_id, hold=False)
         warnings = warning_lines(outcome.warnings)
         if outcome.content == current:
             reason = f"Orbital refused this write of orbital/{name}; the file is unchanged."

@@ -211,7 +211,7 @@ class EditorService:
         now = self.units.ctx.clock.now()
         run_id = now.strftime("%Y%m%dT%H%M%S%fZ") + "-" + self.mint_suffix()
         with self.units.begin(project, Actor.EDITOR) as u:
-            u.refresh_memory()
+            u.sync_memory()
             memory = u.memory
             started = EditorRunStarted(
                 run_id=run_id,

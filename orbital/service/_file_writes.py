@@ -4,7 +4,7 @@ told (the file as it now stands, its version). ``Orbital.write_file`` is its ent
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from orbital.catalogue import MEMORY_FILES
@@ -12,6 +12,7 @@ from orbital.domain.quotes import UserWords
 from orbital.events import Actor
 from orbital.files import check_size, memory_file
 from orbital.grammar.text import without_nul_bytes
+from orbital.project import Project
 from orbital.service._asks import AsksService
 from orbital.service._context import WriteOutcome
 from orbital.service._memory import MemoryService
@@ -45,7 +46,7 @@ class FileWrites:
         held = memory_file(name).name if hold else None
         words = self.asks.words(transcript) if key == "asks" else None
         with self.units.begin(
-            found, actor, session=session, proposal=(key, content), held=held
+            found, actor, session=session, proposals={key: content}, held=held
         ) as u:
             self._decide(u, key, content, words, base=base, remove=frozenset(remove))
         if not u.refused and b"@" in content:  # no mention without one: nothing to decode
@@ -57,6 +58,37 @@ class FileWrites:
             text = u.held.data.decode("utf-8")
             return WriteOutcome(text, u.warnings, u.events, refused=u.refused)
         return self._written(u, key)
+
+    def take_in(
+        self,
+        project: Project,
+        found: Mapping[str, bytes],
+        *,
+        actor: Actor,
+        session: str | None,
+        transcript: Path | None,
+    ) -> list[str]:
+        """Projected files found changed on disk (name -> bytes) become ``actor``'s writes in
+        ``session``, and every other projected file is synced: one unit, so what one
+        file's write takes in of another's bytes is never taken as the person's hand edit.
+        Returns the warnings."""
+        proposals = {memory_file(name).key: raw for name, raw in found.items()}
+        for key, raw in proposals.items():
+            if key != "asks":
+                check_size(raw)
+        words = self.asks.words(transcript) if "asks" in proposals else None
+        with self.units.begin(project, actor, session=session, proposals=proposals) as u:
+            for key, raw in proposals.items():
+                self._decide(u, key, raw, words)
+            u.sync_memory()
+            u.sync_asks()
+        for key, raw in proposals.items():
+            if not (key == "asks" and u.refused) and b"@" in raw:
+                proposed = raw.decode("utf-8", errors="replace")
+                u.warnings += self.mentions.warnings(project, MEMORY_FILES[key], [proposed])
+            if key != "asks":
+                self.memory.keep_written(u, key)
+        return u.warnings
 
     def _decide(
         self,

@@ -31,6 +31,7 @@ from orbital.service._held import memory_not_landed, not_landed_warning
 from orbital.service._memory_state import MEMORY_KEYS
 from orbital.service._proposals import decide_memory_write, decide_proposal
 from orbital.service._trust import decide_trust_of_write
+from orbital.service._unit import Intake
 from projections.files import render_memory_file
 
 if TYPE_CHECKING:
@@ -58,8 +59,8 @@ def take_in_memory(u: Unit) -> None:
             continue
         raw = files.read_bytes(name) or b""
         u.seen[name] = sha256(raw)  # what is decided on: a save after it is never overwritten
-        if u.proposal == (key, raw):
-            continue  # the write being made is this very content (``orbital ingest``)
+        if u.proposals.get(key) == raw:
+            continue  # a write being made is this very content (``orbital ingest``)
         ours = render_memory_file(u.memory.files[key])
         if checkpoint is not None and same_text(raw, ours):
             # Orbital's text under a new stat (touched, or written by an agent's own file
@@ -284,3 +285,7 @@ def _represented(line: str, events: Sequence[Event]) -> bool:
         and e.ask_id == parsed.ask_id
         for e in events
     )
+
+
+#: The intake every unit runs before it decides (:class:`Intake`).
+HAND_EDITS = Intake(memory=take_in_memory, asks=take_in_asks)

@@ -6,7 +6,7 @@ reference resolves to (``orbital show --ref``, MCP ``memory_get``). The grammar 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +29,8 @@ from projections.mentions import (
 from projections.workbench import EntryRow
 
 if TYPE_CHECKING:
-    from orbital.service._service import Orbital
+    from orbital.service._asks import AsksService
+    from orbital.service._unit import Units
 
 
 class MentionedFile(msgspec.Struct, frozen=True):
@@ -44,18 +45,25 @@ def paths_of(project: Project, texts: Iterable[str]) -> dict[str, bool]:
     return {p: inside_project(project.root, p) for p in mentioned_paths(texts)}
 
 
-class Mentions:
-    def __init__(self, service: Orbital) -> None:
-        self.service = service
+def checked_pointers(
+    project: Project, texts: list[str], files: Mapping[str, FileState], asks: Mapping[str, Ask]
+) -> list[Pointer]:
+    """The pointers of the mentions in ``texts`` (a file path checked on disk)."""
+    return pointers(texts, files, asks, paths_of(project, texts))
 
-    def pointers(
+
+class Mentions:
+    """What a mention names, read from the memory files (``units``), the asks and, for a
+    reference, the entries with their history (``entries``: a project id's entry rows)."""
+
+    def __init__(
         self,
-        project: Project,
-        texts: list[str],
-        files: Mapping[str, FileState],
-        asks: Mapping[str, Ask],
-    ) -> list[Pointer]:
-        return pointers(texts, files, asks, paths_of(project, texts))
+        units: Units,
+        asks: AsksService,
+        entries: Callable[[str], list[EntryRow]],
+    ) -> None:
+        self.units, self.asks, self.entries = units, asks, entries
+        self.store = units.ctx.store
 
     def warnings(self, project: Project, where: str, texts: list[str]) -> list[str]:
         """The warning for the mentions in ``texts`` that name nothing in ``project``."""
@@ -64,14 +72,15 @@ class Mentions:
     def unresolved(self, project: Project, texts: list[str]) -> list[Pointer]:
         if not any("@" in t for t in texts):
             return []
-        memory = self.service._memory.load(project)
-        asks = {a.id: a for a in self.service.asks(project.project_id, "all")}
-        return [p for p in self.pointers(project, texts, memory.files, asks) if not p.where]
+        with self.store.reader() as r:
+            memory = self.units.memory.load(r, project.project_id)
+        asks = {a.id: a for a in self.asks.listing(self.store.project(project.project_id), "all")}
+        return [p for p in checked_pointers(project, texts, memory.files, asks) if not p.where]
 
     def resolve(self, project: str, ref: str) -> EntryRow | Ask | MentionedFile:
         """What ``ref`` (an id or a mention) names: an entry, an ask, or a file's content."""
         mention = parse_mention(ref)
-        found = self.service.project_by_id(project)
+        found = self.store.project(project)
         if mention.file == PATH:
             if not inside_project(found.root, mention.id):
                 raise NotFound(f"{mention.text} names no file inside the project")
@@ -81,8 +90,8 @@ class Mentions:
                 return MentionedFile(mention.id, raw.decode("utf-8"))
             except UnicodeDecodeError:
                 raise InvalidInput(f"{mention.text} is not a UTF-8 text file") from None
-        entries = [] if mention.file == "asks" else self.service.memory_entries(project)
-        asks = {a.id: a for a in self.service.asks(project, "all")}
+        entries = [] if mention.file == "asks" else self.entries(project)
+        asks = {a.id: a for a in self.asks.listing(self.store.project(project), "all")}
         return resolve_mention(mention, entries, asks)
 
 

@@ -10,25 +10,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orbital.catalogue import MEMORY_DIR
-from orbital.clock import Clock, clock_from_env, end_of_day
+from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
 from orbital.errors import InvalidInput, Refused, UnknownProject
 from orbital.events import Actor, RecordedEvent
-from orbital.files import FileGateway, memory_file, projected_file
+from orbital.files import memory_file, projected_file
 from orbital.project import Project
+from orbital.service._as_of import AsOf, resolve_as_of
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
 from orbital.service._asks_state import ASK_REDUCER
-from orbital.service._checkouts import Checkouts, checkout_of, register
+from orbital.service._checkouts import Checkouts, register
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
 from orbital.service._file_writes import FileWrites
+from orbital.service._hand_edits import HAND_EDITS
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._mentions import Mentions
 from orbital.service._on_first_use import OnFirstUse
 from orbital.service._trust import Trust
 from orbital.service._unit import Units
-from orbital.service._workspaces import WORKSPACE_REDUCER, Workspaces, view_texts
+from orbital.service._workspaces import WORKSPACE_REDUCER, Workspaces
 from orbital.store import EventStore, StoreStatus
 from orbital.tokens import CachedCounter
 
@@ -43,8 +45,6 @@ if TYPE_CHECKING:
     from projections.entry_pages import EntryPage, EntryQuery
     from projections.workbench import EntryRow, WorkbenchView
 
-#: An as-of: an instant, or a position in the log (None: now).
-AsOf = dt.datetime | dt.date | int | None
 #: Materialised state per stream category, kept by the store in the append transaction.
 REDUCERS = {"ask": ASK_REDUCER, "workspace": WORKSPACE_REDUCER}
 
@@ -63,16 +63,18 @@ class Orbital(OnFirstUse):
         self.store = store
         self.clock = clock
         #: Opens every use case's unit of work (benchmarks and tests reach the state here).
-        self.units = Units(Context(store, clock, mint))
+        self.units = Units(Context(store, clock, mint), HAND_EDITS)
         self._asks = AsksService(self.units)
         #: This machine's checkouts, and what keeps their files current (the follower's).
         self.local = Checkouts(self.units)
-        self.mentions = Mentions(self)
-        self.workspaces = Workspaces(self)
+        self.mentions = Mentions(
+            self.units, self._asks, lambda project: self._history.memory_entries(project)
+        )
+        self.workspaces = Workspaces(store, clock, self.mentions)
         self._memory = MemoryService(self.units, counter or CachedCounter())
         self._kept_counter: KeptCounter | None = None
         self._writes = FileWrites(self.units, self._asks, self._memory, self.mentions)
-        self.trust = Trust(self)
+        self.trust = Trust(self.units)
 
     @functools.cached_property
     def agents(self) -> AgentSessions:
@@ -80,14 +82,14 @@ class Orbital(OnFirstUse):
         :class:`OnFirstUse` are: a CLI write never needs them)."""
         from orbital.service._agents import AgentSessions
 
-        return AgentSessions(self)
+        return AgentSessions(self.units, self.local, self._writes, self._memory, self.workspaces)
 
     @functools.cached_property
     def claude_code(self) -> ClaudeCodeHooks:
         """Claude Code's hooks (made on first use)."""
         from orbital.service._claude_code import ClaudeCodeHooks
 
-        return ClaudeCodeHooks(self)
+        return ClaudeCodeHooks(self.agents, lambda: self.editor.configured())
 
     @classmethod
     def open(
@@ -165,8 +167,8 @@ class Orbital(OnFirstUse):
         with self.store.writing() as w:
             project = register(w, path, timezone)
             with self.units.over(w, project, Actor.SYSTEM) as u:
-                u.refresh_memory(create=True)
-                u.refresh_asks()
+                u.sync_memory(create=True)
+                u.sync_asks()
         self.store.pin(project)
         return InitReport(project, u.warnings, u.conflicts)
 
@@ -174,11 +176,7 @@ class Orbital(OnFirstUse):
         """A project by id, or by its directory (or any directory inside it) in that
         folder's checkout, which this process then works in (a folder whose id file names a
         known project joins it: a clone, or the folder moved)."""
-        if isinstance(ref, str) and "/" not in ref and not Path(ref).exists():
-            return self.store.project(ref)
-        found = checkout_of(self.store, Path(ref).expanduser().resolve())
-        self.store.pin(found)
-        return found
+        return self.local.find(ref)
 
     def project_by_id(self, project: str) -> Project:
         """A registered project by its id (kept in memory once found)."""
@@ -251,20 +249,6 @@ class Orbital(OnFirstUse):
             remove=remove,
         )
 
-    def files_of(self, project: Project) -> FileGateway:
-        """The gateway to a project's ``orbital/`` folder (reads for the interfaces)."""
-        return FileGateway(project.root)
-
-    def settle(self, project: str) -> None:
-        """Record the stat of projected files that hold Orbital's bytes (written by an agent's
-        own file tool) and take in anything else changed on disk, as :meth:`sync` does."""
-        self.sync(project)
-
-    def backstop(self, project: str) -> SessionEndReport:
-        """The deterministic backstop alone (no editor pass): the part of session end an
-        agent's hook waits for."""
-        return self._memory.session_end(self.store.project(project))
-
     def read_versioned(self, project: str, name: str) -> tuple[str, int]:
         """A memory file now, with its version: the position of the last event that changed
         it (an HTTP ETag; what a whole-file write passes back as its ``base``)."""
@@ -276,18 +260,7 @@ class Orbital(OnFirstUse):
     def as_of(self, project: str, when: AsOf) -> tuple[int, dt.datetime] | None:
         """Resolve an as-of (an instant, a date: the end of that day in the project's
         timezone, or a position) to ``(position, instant)``."""
-        if when is None:
-            return None
-        with self.store.reader() as r:
-            found = r.project(project)
-            if isinstance(when, int):
-                if when < 0:
-                    raise InvalidInput(f"a position is 0 or more, not {when}")
-                instant = r.recorded_at(project, when)
-                return when, instant or self.clock.now()
-            if not isinstance(when, dt.datetime):  # a date: the end of that day, project's time
-                when = end_of_day(when, found.tz())
-            return r.position_at(project, when), when
+        return resolve_as_of(self.store, self.clock, project, when)
 
     def read_file(self, project: str, name: str, *, as_of: AsOf = None) -> str:
         """A projected file (a memory file or an archive) exactly as Orbital renders it from
@@ -308,10 +281,7 @@ class Orbital(OnFirstUse):
 
     def unmerged(self, project: str) -> list[str]:
         """Projected files changed on disk and not taken in yet."""
-        from orbital.service._conflicts import unmerged_files
-
-        with self.store.reader() as r:
-            return unmerged_files(self.units, r, self.store.project(project))
+        return self.local.unmerged(self.store.project(project))
 
     def regenerate(self, project: str, *, force: bool = False) -> list[str]:
         """Rewrite every projection from events. A file edited by hand and not merged is
@@ -340,16 +310,6 @@ class Orbital(OnFirstUse):
         """:meth:`context_view` now, if this process has it and nothing was committed since;
         None when it must be read (then call :meth:`context_view`, off the event loop)."""
         return self._memory.kept_view(project, window=window, audience=audience)
-
-    def view_today(self, project: Project) -> tuple[dt.date, str]:
-        """Today in the view's time zone (the workspace's, else the project's) and that zone's
-        IANA name ("" for the machine's local zone)."""
-        from orbital.service._view_outputs import zone_of
-
-        with self.store.reader() as r:
-            setting = view_texts(r, project.project_id).zone_setting(project)
-        now = self.clock.now()
-        return now.astimezone(zone_of(setting, project, now)[0]).date(), setting
 
     def warm(self) -> None:
         """Render each project's agent view once (the token table loaded, the views cached):

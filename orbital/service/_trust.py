@@ -18,14 +18,14 @@ from orbital.domain.trust import (
 )
 from orbital.errors import InvalidInput
 from orbital.events import Actor, Event
+from orbital.service._as_of import AsOf, resolve_as_of
 from orbital.service._context import WriteOutcome
 from projections.beliefs import TRUST_STATES, Belief, beliefs
 from projections.beliefs import in_force_at as in_force_at_day
 from projections.files import render_memory_file
 
 if TYPE_CHECKING:
-    from orbital.service._service import AsOf, Orbital
-    from orbital.service._unit import Unit
+    from orbital.service._unit import Unit, Units
 
 
 def decide_trust_of_write(u: Unit, written: Sequence[Event], actor: Actor | None = None) -> None:
@@ -52,17 +52,17 @@ def check_states(states: Sequence[str]) -> tuple[str, ...]:
 
 
 class Trust:
-    """The trust use cases, over the service's projects and as-of resolution."""
+    """The trust use cases: units of work over the memory files, and reads of them."""
 
-    def __init__(self, service: Orbital) -> None:
-        self.service = service
-        self.units = service.units
+    def __init__(self, units: Units) -> None:
+        self.units = units
+        self.store = units.ctx.store
 
     def act(
         self, project: str, entry_id: str, action: TrustAction, reason: str, *, actor: Actor
     ) -> WriteOutcome:
         """Dispute, retract or reaffirm one entry, as ``actor`` (only the person may)."""
-        with self.units.begin(self.service.store.project(project), actor) as u:
+        with self.units.begin(self.store.project(project), actor) as u:
             u.append(decide_trust_action(u.memory.files, entry_id, action, reason, actor, u.today))
         assert u.memory_after is not None
         entry = find(u.memory_after.files, entry_id)
@@ -82,9 +82,9 @@ class Trust:
         """Every entry with its trust state: now, as believed at ``as_of`` (an instant or a
         position), or in force on the day ``in_force_at`` as known now (one of the two)."""
         chosen = check_states(states)
-        found = self.service.store.project(project)
-        at = self.service.as_of(project, as_of)
-        with self.units.ctx.store.reader() as r:
+        found = self.store.project(project)
+        at = resolve_as_of(self.store, self.units.ctx.clock, project, as_of)
+        with self.store.reader() as r:
             if in_force_at is None:
                 memory = self.units.memory.load(r, project, at=None if at is None else at[0])
                 return beliefs(memory.files, chosen)

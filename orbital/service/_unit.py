@@ -19,9 +19,9 @@ the events it got back. The unit does the rest, the same way for every use case:
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
 from orbital.domain.entries import stream_for
@@ -37,7 +37,6 @@ from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
 from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
 from orbital.service._context import Context, EventSummary
-from orbital.service._hand_edits import take_in_asks, take_in_memory
 from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
 from orbital.store import Writer
 from projections import Heads
@@ -46,6 +45,17 @@ from projections.history import summarize
 
 if TYPE_CHECKING:
     from orbital.service._meanings import KeptMeanings
+
+
+class Intake(NamedTuple):
+    """How a unit takes in what changed on disk before it decides (step 2): given to
+    :class:`Units` by the service, since those functions (:mod:`._hand_edits`) work on a unit
+    and would otherwise be imported by the module that defines it."""
+
+    #: Each memory file changed on disk becomes events.
+    memory: Callable[[Unit], None]
+    #: ASKS.md taken in (the bytes of the write being made, if any: not a hand edit).
+    asks: Callable[[Unit, bytes | None], Projection]
 
 
 def stream_of(event: Event) -> str:
@@ -69,7 +79,7 @@ class Unit:
         project: Project,
         actor: Actor,
         session: str | None,
-        proposal: tuple[str, bytes] | None,
+        proposals: Mapping[str, bytes],
         held: str | None = None,
     ) -> None:
         self.units, self.w, self.project = units, w, project
@@ -80,8 +90,8 @@ class Unit:
         if session is not None:
             session, self.warnings = without_nul(session, "the session id")
         self.actor, self.session = actor, session
-        #: The write being made (file key, bytes): the disk holding it is not a hand edit.
-        self.proposal = proposal
+        #: The writes being made (file key -> bytes): the disk holding one is no hand edit.
+        self.proposals = proposals
         self.today: dt.date = units.ctx.today(project)
         self.mint: Callable[[], str] = units.ctx.mint
         self.events: list[EventSummary] = []
@@ -125,7 +135,7 @@ class Unit:
         """The memory files now, hand edits of them taken in first."""
         if self._before is None:
             self._before = self._memory = self._load_memory()
-            take_in_memory(self)
+            self.units.intake.memory(self)
         if self._memory is None:
             self._memory = self._load_memory()
         elif self._folding:
@@ -147,8 +157,7 @@ class Unit:
     def asks_file(self) -> Projection:
         """The ASKS.md the asks decision is made against (taken in on first use)."""
         if self._asks_file is None:
-            proposal = self.proposal[1] if self.proposal and self.proposal[0] == "asks" else None
-            self._asks_file = take_in_asks(self, proposal)
+            self._asks_file = self.units.intake.asks(self, self.proposals.get("asks"))
         return self._asks_file
 
     def ever_used(self) -> frozenset[str]:
@@ -295,13 +304,13 @@ class Unit:
 
     # -- what the projections become -----------------------------------------------------
 
-    def refresh_memory(self, *, create: bool = False) -> None:
+    def sync_memory(self, *, create: bool = False) -> None:
         """Take the memory files in and write each missing or stale one again (``create``:
         also the files never written yet, with their format contracts)."""
         self.memory  # noqa: B018 - taking the files in is the point
         self._restore, self._create = True, create
 
-    def refresh_asks(self) -> None:
+    def sync_asks(self) -> None:
         """Take ASKS.md in and write it again if missing or stale (a project without asks
         gets the file with its format contract)."""
         if self.asks_file.disk is None and not self.asks_file.rendered:
@@ -359,8 +368,8 @@ class Unit:
 class Units:
     """Opens units of work; holds the state loaders and projections they share."""
 
-    def __init__(self, ctx: Context) -> None:
-        self.ctx = ctx
+    def __init__(self, ctx: Context, intake: Intake) -> None:
+        self.ctx, self.intake = ctx, intake
         self.memory = MemoryFiles(ctx)
         self.asks = AsksState(ctx)
         self.asks_file = AsksFile(ctx, self.asks)
@@ -376,14 +385,15 @@ class Units:
         actor: Actor,
         *,
         session: str | None = None,
-        proposal: tuple[str, bytes] | None = None,
+        proposals: Mapping[str, bytes] | None = None,
         held: str | None = None,
     ) -> Iterator[Unit]:
-        """A unit in its own write transaction, committed when the block ends (``held``: a
-        projected file whose new bytes are kept in ``Unit.held`` instead of written)."""
+        """A unit in its own write transaction, committed when the block ends (``proposals``:
+        the writes it makes, file key -> bytes; ``held``: a projected file whose new bytes are
+        kept in ``Unit.held`` instead of written)."""
         with (
             self.ctx.store.writing() as w,
-            self.over(w, project, actor, session, proposal, held) as u,
+            self.over(w, project, actor, session, proposals, held) as u,
         ):
             yield u
 
@@ -394,11 +404,11 @@ class Units:
         project: Project,
         actor: Actor,
         session: str | None = None,
-        proposal: tuple[str, bytes] | None = None,
+        proposals: Mapping[str, bytes] | None = None,
         held: str | None = None,
     ) -> Iterator[Unit]:
         """A unit inside the transaction ``w`` (which registered the project, say)."""
-        unit = Unit(self, w, project, actor, session, proposal, held)
+        unit = Unit(self, w, project, actor, session, proposals or {}, held)
         unit.recover()
         yield unit
         unit.finish()

@@ -10,12 +10,14 @@ workspace (the project is out of reach: 404).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from orbital.catalogue import PROJECT_STREAM, WORKSPACE_PREFIX, WORKSPACES_OWNER, workspace_stream
+from orbital.clock import Clock
 from orbital.domain.workspaces import (
     ProjectTexts,
     WorkspaceState,
@@ -36,14 +38,15 @@ from orbital.events.project import ProjectWorkspaceChanged
 from orbital.files import check_size
 from orbital.grammar.text import without_nul
 from orbital.project import Project, check_timezone
+from orbital.service._as_of import AsOf, resolve_as_of
 from orbital.service._context import EventSummary, WriteOutcome
-from orbital.store import Reader, Reducer, Writer
+from orbital.store import EventStore, Reader, Reducer, Writer
 from projections.history import summarize
 from projections.mentions import Pointer, unresolved_warning
 from projections.view import ZoneProjector
 
 if TYPE_CHECKING:
-    from orbital.service._service import AsOf, Orbital
+    from orbital.service._mentions import Mentions
 
 WORKSPACE_REDUCER = Reducer(WorkspaceState, fold_workspace)
 
@@ -83,11 +86,11 @@ class TextRead(msgspec.Struct, frozen=True):
 
 
 class Workspaces:
-    """The workspace use cases of one :class:`Orbital`."""
+    """The workspace use cases: each write one transaction of the store, and its reads;
+    ``mentions`` warns about what a text's mentions name nothing of."""
 
-    def __init__(self, service: Orbital) -> None:
-        self.service = service
-        self.store = service.store
+    def __init__(self, store: EventStore, clock: Clock, mentions: Mentions) -> None:
+        self.store, self.clock, self.mentions = store, clock, mentions
 
     # -- writes ---------------------------------------------------------------------------
 
@@ -118,7 +121,7 @@ class Workspaces:
             current = fold_project(w.read_stream(found.project_id, PROJECT_STREAM))
             events = decide_description(current, found.project_id, text)
             done = _appended(w, found.project_id, PROJECT_STREAM, events, actor)
-        warned += self.service.mentions.warnings(found, "project description", [text])
+        warned += self.mentions.warnings(found, "project description", [text])
         return WriteOutcome(normal_text(text), warned, done)
 
     def set_context(self, project: str, text: str, *, actor: Actor) -> WriteOutcome:
@@ -157,9 +160,20 @@ class Workspaces:
 
     def texts(self, project: str, as_of: AsOf = None) -> ViewTexts:
         found = self.store.project(project)
-        at = self.service.as_of(project, as_of)
+        at = resolve_as_of(self.store, self.clock, project, as_of)
         with self.store.reader() as r:
             return view_texts(r, found.project_id, None if at is None else at[0])
+
+    def today(self, project: Project) -> tuple[dt.date, str, str]:
+        """Today in the view's time zone (the workspace's, else the project's), that zone's
+        IANA name ("" for the machine's local zone) and the name the view shows for it."""
+        from orbital.service._view_outputs import zone_of
+
+        with self.store.reader() as r:
+            setting = view_texts(r, project.project_id).zone_setting(project)
+        now = self.clock.now()
+        zone, shown = zone_of(setting, project, now)
+        return now.astimezone(zone).date(), setting, shown
 
     def read(self, project: str, part: str, as_of: AsOf = None) -> TextRead:
         """``description``, ``context`` or ``lessons`` of ``project`` (the two last of its
@@ -208,7 +222,7 @@ class Workspaces:
         """A workspace text's mentions that name nothing in any of its projects."""
         missing: list[Pointer] | None = None
         for member in state.members:
-            here = self.service.mentions.unresolved(self.store.project(member), [text])
+            here = self.mentions.unresolved(self.store.project(member), [text])
             missing = here if missing is None else [p for p in missing if p in here]
         return unresolved_warning(where, missing or [])
 

@@ -196,6 +196,32 @@ def test_an_edit_made_through_bash_is_taken_in_as_the_agent(
         assert decisions.read_text(encoding="utf-8") == service.read_file(pid, "DECISIONS.md")
 
 
+def test_files_a_bash_command_changed_together_are_all_the_agents_in_one_write(
+    project: Path, orbital_db: str, clock: FixedClock
+) -> None:
+    added = {
+        "DECISIONS.md": "\n## Ship on Fridays\nReleases go out on Friday mornings.\n",
+        "LESSONS.md": "\n1. Pin the toolchain: an unpinned compiler broke the release.\n",
+    }
+    for name, text in added.items():
+        path = project / "orbital" / name
+        path.write_text(path.read_text(encoding="utf-8") + text)
+    payload = {
+        "hook_event_name": "PostToolUse",
+        "session_id": "s9",
+        "cwd": str(project),
+        "tool_name": "Bash",
+        "tool_input": {"command": "cat notes >> orbital/DECISIONS.md orbital/LESSONS.md"},
+    }
+    assert _hook("post-tool", payload)[0] == 0
+    with Orbital.open(orbital_db, clock=clock) as service:
+        pid = service.project(project).project_id
+        created = [e for e in service.history(pid) if e.type == "entry.created"]
+        assert [(e.actor, e.session) for e in created] == [(Actor.AGENT, "s9")] * 2
+        assert not [e for e in service.history(pid) if e.type == "file.hand_edit_detected"]
+        assert service.unmerged(pid) == []
+
+
 def test_a_broken_store_never_blocks_the_agent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
