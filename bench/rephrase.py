@@ -44,7 +44,7 @@ from pathlib import Path
 from rapidfuzz import fuzz
 from timing import median_ms
 
-from orbital.domain import rephrase, rephrase_source
+from orbital.domain import rephrase
 from orbital.domain import rephrase_lexicon as lex
 from orbital.domain.asks import (
     Ask,
@@ -134,14 +134,14 @@ def groups_used(dropped: str, candidate: str) -> set[str]:
 
 @contextmanager
 def synonyms_without(keys: set[str]) -> Iterator[None]:
-    """The matcher with the synonym groups ``keys`` left out (of the table it ships stemmed
-    too: it is stemmed afresh from the lexicon left)."""
+    """The matcher with the synonym groups ``keys`` left out (the table stemmed afresh from
+    the lexicon left)."""
     kept, shipped = lex.SYNONYMS, rephrase._phrases
     lex.SYNONYMS = [line for line in kept if "=" + line.split("|")[0].replace(" ", "_") not in keys]
 
     @functools.cache
     def phrases(german: bool) -> tuple[lex.Phrases, int]:
-        table = rephrase_source.phrase_table(lex.SYNONYMS, german)
+        table = rephrase.phrase_table(lex.SYNONYMS, german)
         return table, max(map(len, table))
 
     caches = (rephrase.meaning, rephrase._han_words)

@@ -147,13 +147,26 @@ def _stemmer(german: bool) -> Stemmer:
     return stemmer
 
 
+def phrase_table(synonyms: Iterable[str], german: bool) -> Phrases:
+    """The synonym table of ``synonyms`` (lines of :data:`rephrase_lexicon.SYNONYMS`): each
+    member's words stemmed as a text's are -> the keys of the groups it is in."""
+    table: dict[tuple[str, ...], set[str]] = {}
+    for line in synonyms:
+        members = line.split("|")
+        key = "=" + members[0].replace(" ", "_")
+        for member in members:
+            if HAN_RUN.fullmatch(member):
+                continue
+            words = tuple(stem_of(w, german) for w in WORD.findall(member))
+            table.setdefault(words, set()).add(key)
+    return {k: frozenset(v) for k, v in table.items()}
+
+
 @functools.lru_cache(maxsize=2)
 def _phrases(german: bool) -> tuple[Phrases, int]:
-    """The synonym table (shipped stemmed in :mod:`rephrase_phrases`: stemming its ~850 words
-    cost every process that compares a meaning ~25 ms); the longest sequence's length."""
-    from orbital.domain.rephrase_phrases import PHRASES
-
-    table = PHRASES[german]
+    """The synonym table, stemmed once per process at the first meaning worked out (about
+    25 ms); the longest sequence's length."""
+    table = phrase_table(lex.SYNONYMS, german)
     return table, max(map(len, table))
 
 

@@ -8,8 +8,7 @@ way it stems a text, so one entry covers every inflection.
 
 from __future__ import annotations
 
-#: A synonym table: stemmed word sequences of the synonym groups -> the groups' keys (the
-#: type of :mod:`rephrase_phrases`, which imports it from here, not from :mod:`rephrase`).
+#: A synonym table: stemmed word sequences of the synonym groups -> the groups' keys.
 Phrases = dict[tuple[str, ...], frozenset[str]]
 
 

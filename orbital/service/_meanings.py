@@ -38,10 +38,10 @@ class KeptMeaningIndexes:
     def __call__(self, items: tuple[tuple[str, str], ...]) -> MeaningIndex[str]:
         import msgspec
 
-        from orbital.domain import rephrase, rephrase_lexicon, rephrase_phrases
+        from orbital.domain import rephrase, rephrase_lexicon
 
         digest = hashlib.sha256(matcher_stamp())
-        for module in (rephrase, rephrase_lexicon, rephrase_phrases):
+        for module in (rephrase, rephrase_lexicon):
             digest.update(Path(module.__file__ or "").read_bytes())
         for ask_id, text in items:
             digest.update(f"{len(ask_id)}:{ask_id}{len(text)}:{text}".encode())

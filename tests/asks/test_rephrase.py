@@ -8,10 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orbital.domain import rephrase_lexicon as lex
-from orbital.domain import rephrase_phrases
 from orbital.domain.rephrase import restated, same_intent
-from orbital.domain.rephrase_source import phrase_table, phrases_module
 
 DEV = Path(__file__).parent / "data" / "rephrase-dev.jsonl"
 
@@ -127,12 +124,3 @@ def test_restated_names_the_closest_existing_entry() -> None:
     }
     assert restated("We use Postgres for the event store", entries) == "D1"
     assert restated("Deploy to staging only on weekdays", entries) is None
-
-
-def test_the_shipped_synonym_table_is_the_lexicon_stemmed() -> None:
-    """``rephrase_phrases`` is generated (``rephrase_source.phrases_module()``): it must be what
-    stemming the lexicon gives now."""
-    for german in (False, True):
-        assert rephrase_phrases.PHRASES[german] == phrase_table(lex.SYNONYMS, german)
-    shipped = Path(rephrase_phrases.__file__ or "").read_text("utf-8")
-    assert shipped == phrases_module()
