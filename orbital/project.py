@@ -89,3 +89,12 @@ def locate(registry: Registry, path: Path) -> Project | Path | None:
         if identity is None and registry.unclaimed_at(candidate) is not None:
             return candidate
     return None
+
+
+def inside_project(root: str, path: str) -> bool:
+    """``path`` names a file inside the project ``root`` (never outside it, even by a link)."""
+    if not path or path.startswith(("/", "~", "\\")) or "\x00" in path:
+        return False
+    base = Path(root).resolve()
+    target = (base / path).resolve()
+    return target.is_relative_to(base) and target.is_file()

@@ -8,7 +8,6 @@ from projections.files import (
     ARCHIVE_PROJECTORS,
     ASKS_FILE_PROJECTOR,
     MEMORY_FILE_PROJECTORS,
-    ArchiveProjector,
     AsksFileProjector,
     MemoryFileProjector,
 )
@@ -52,7 +51,6 @@ __all__ = [
     "VIEW_MENTIONS",
     "VIEW_READS",
     "VIEW_ZONE",
-    "ArchiveProjector",
     "AsksFileProjector",
     "Heads",
     "Key",

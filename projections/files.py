@@ -21,35 +21,18 @@ if TYPE_CHECKING:
 
 
 class MemoryFileProjector(Projector):
-    """A memory file (DECISIONS.md, …) as Orbital writes it."""
+    """A memory file (DECISIONS.md, …) as Orbital writes it, or (``archive``) its archive
+    (DECISIONS_ARCHIVE.md, …): both rendered from the live file's folded state."""
 
     reads = MEMORY_PREFIXES
 
-    def __init__(self, key: str, name: str) -> None:
-        self.file = key
-        self.name = name
+    def __init__(self, key: str, name: str, *, archive: bool = False) -> None:
+        self.file, self.name, self.archive = key, name, archive
 
-    @staticmethod
-    def render(state: FileState) -> str:
-        from orbital.grammar.render import render_file
+    def render(self, state: FileState) -> str:
+        from orbital.grammar import render
 
-        return render_file(state)
-
-
-class ArchiveProjector(Projector):
-    """A memory file's archive (DECISIONS_ARCHIVE.md, …)."""
-
-    reads = MEMORY_PREFIXES
-
-    def __init__(self, key: str, name: str) -> None:
-        self.file = key
-        self.name = name
-
-    @staticmethod
-    def render(state: FileState) -> str:
-        from orbital.grammar.render import render_archive
-
-        return render_archive(state)
+        return (render.render_archive if self.archive else render.render_file)(state)
 
 
 class AsksFileProjector(Projector):
@@ -83,5 +66,7 @@ def render_asks_file(events: Iterable[Event]) -> str:
 
 #: The memory files' projectors by key (``decisions``…) and their archives' by live key.
 MEMORY_FILE_PROJECTORS = {key: MemoryFileProjector(key, MEMORY_FILES[key]) for key in LAYER1_KEYS}
-ARCHIVE_PROJECTORS = {key: ArchiveProjector(key, name) for key, name in ARCHIVE_FILES.items()}
+ARCHIVE_PROJECTORS = {
+    key: MemoryFileProjector(key, name, archive=True) for key, name in ARCHIVE_FILES.items()
+}
 ASKS_FILE_PROJECTOR = AsksFileProjector()

@@ -84,6 +84,7 @@ class ZoneProjector(Projector):
 
     name = "view-zone"
     reads = (f"{PROJECT_STREAM}:",)
+    facts = ("project_zone",)  # the project's own setting, from its registration
 
     @staticmethod
     def render(workspace: WorkspaceState | None, project_zone: str) -> str:

@@ -4,7 +4,7 @@ Claude Code starts a new process for every hook event, so what the process impor
 what a hook costs. The ``orbital`` entry point (:func:`orbital.cli.main`) sends the installed
 command line (exactly ``hook claude-code <event>``) here before click is imported; the click
 command of the same name calls :func:`run_hook` too, so both behave alike. The quick paths
-(:mod:`orbital.service._quick_hooks`) answer first; only when they cannot is the service
+(:mod:`orbital.service._first_look`) answer first; only when they cannot is the service
 opened. What no one should wait for (the view file's render, which counts tokens; a memory
 editor's pass) is left to a detached process (:func:`start_after`). Hooks are fail-open:
 whatever goes wrong is logged (stderr and ``<state dir>/hooks.log``) and the hook answers
@@ -21,7 +21,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from orbital.service._quick_hooks import HookResult
+    from orbital.service._first_look import HookResult
 
 
 def executable() -> str:
@@ -89,7 +89,7 @@ def run_hook(event: str, db: str | None) -> None:
     """Answer one Claude Code hook: its JSON payload on stdin, the answer on stdout."""
     try:
         from orbital.agents.claude_code_hooks import parse_payload
-        from orbital.service._quick_hooks import quick_answer
+        from orbital.service._first_look import quick_answer
 
         payload = parse_payload(sys.stdin.buffer.read())
         result = quick_answer(event, payload, db)

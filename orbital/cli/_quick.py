@@ -1,5 +1,5 @@
 """``orbital context`` and ``orbital show FILE`` without click, when an earlier process kept the
-answer (:mod:`orbital.service._quick_reads`: the same keys in the same output store).
+answer (:mod:`orbital.service._view_outputs`: the same keys in the same output store).
 
 Only the plainest command lines are taken (``--project``, and for ``context`` ``--window`` and
 ``--audience``); any other, and any answer not kept, goes to click and the full path, which
@@ -49,8 +49,8 @@ def quick_read(args: list[str]) -> bool:
     if not project.is_dir():
         return False
     from orbital.service._outputs import Outputs
-    from orbital.service._quick_reads import kept_file, kept_view
     from orbital.service._sessions import state_dir
+    from orbital.service._view_outputs import kept_file, kept_view
 
     db, outputs = os.environ.get("ORBITAL_DB") or None, Outputs(state_dir() / "cache" / "outputs")
     if command == "context":

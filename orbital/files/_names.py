@@ -96,12 +96,3 @@ def check_size(data: bytes) -> None:
     limit = max_file_bytes()
     if len(data) > limit:
         raise TooLarge(len(data), limit)
-
-
-def inside_project(root: str, path: str) -> bool:
-    """``path`` names a file inside the project ``root`` (never outside it, even by a link)."""
-    if not path or path.startswith(("/", "~", "\\")) or "\x00" in path:
-        return False
-    base = Path(root).resolve()
-    target = (base / path).resolve()
-    return target.is_relative_to(base) and target.is_file()

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from orbital.agents.claude_code import VIEW_FILE
 from orbital.agents.claude_code_hooks import (
-    FILE_TOOLS,
     Payload,
     allow_answer,
     context_answer,
@@ -27,7 +26,7 @@ from orbital.agents.claude_code_hooks import (
 from orbital.errors import warning_lines
 from orbital.files import FileGateway
 from orbital.project import Project
-from orbital.service._quick_hooks import WRITABLE, HookResult
+from orbital.service._first_look import FIRST_LOOKS, WRITABLE, HookResult, first_answer
 
 if TYPE_CHECKING:
     from orbital.service._agents import AgentSessions
@@ -70,6 +69,12 @@ class ClaudeCodeHooks:
         project = self.agents.project_at(payload.cwd)
         if project is None:
             return HookResult()
+        if slug in FIRST_LOOKS:
+            with self.agents.store.reader() as reads:
+                now = self.agents.units.ctx.clock.now()
+                first = first_answer(slug, reads, project, payload, self.agents.marks, now)
+            if first is not None:
+                return first
         handler = getattr(self, "_" + slug.replace("-", "_"))
         result: HookResult = handler(project, payload)
         return result
@@ -105,11 +110,8 @@ class ClaudeCodeHooks:
         return memory_target(root, p.cwd, path if isinstance(path, str) else "", WRITABLE)
 
     def _pre_tool(self, project: Project, p: Payload) -> HookResult:
-        if p.tool_name not in FILE_TOOLS:
-            return HookResult()
-        name = self._target(project, p)
-        if name is None:
-            return HookResult()
+        name = self._target(project, p)  # a file tool on a memory file: the first look's
+        assert name is not None
         unlanded, notes = self.agents.sync_unlanded(project, p.session_id)
         if name in unlanded:
             # The file was just written again with the write the tool never made: the
@@ -143,21 +145,18 @@ class ClaudeCodeHooks:
         return HookResult(allow_answer(updated, context))
 
     def _post_tool(self, project: Project, p: Payload) -> HookResult:
-        notes: list[str] = []
-        if p.tool_name in FILE_TOOLS:
-            name = self._target(project, p)
-            if name is None:
-                return HookResult()
+        # A file tool on a memory file, or a Bash command after which one changed: the
+        # first look answered every other call.
+        name = self._target(project, p)
+        if name is not None:
             self.agents.landed(project, p.session_id, name)
             notes = self.agents.sync_unlanded(project, p.session_id)[1]
             warnings = self.agents.take_in(project, p.session_id, [name], _transcript(p))
-        elif p.tool_name == "Bash":
+        else:
             notes = self.agents.sync_unlanded(project, p.session_id)[1]
             if not self.agents.unmerged(project):
                 return _post_tool_answer(notes)
             warnings = self.agents.take_in(project, p.session_id, (), _transcript(p))
-        else:
-            return HookResult()
         return _post_tool_answer([*notes, warning_lines(warnings)])
 
     def _session_end(self, project: Project, p: Payload) -> HookResult:

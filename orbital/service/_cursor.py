@@ -18,7 +18,7 @@ from orbital.agents.cursor import Json, Payload, context_answer, deny_answer, wr
 from orbital.errors import warning_lines
 from orbital.files import FileGateway
 from orbital.project import Project
-from orbital.service._quick_hooks import WRITABLE
+from orbital.service._first_look import WRITABLE
 
 if TYPE_CHECKING:
     from orbital.service._agents import AgentSessions

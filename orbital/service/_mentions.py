@@ -14,10 +14,10 @@ import msgspec
 
 from orbital.domain.asks import Ask
 from orbital.errors import InvalidInput, NotFound
-from orbital.files import check_size, inside_project
+from orbital.files import check_size
 from orbital.grammar.mentions import PATH
 from orbital.grammar.model import FileState
-from orbital.project import Project
+from orbital.project import Project, inside_project
 from projections.mentions import (
     Pointer,
     mentioned_paths,

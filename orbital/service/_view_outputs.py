@@ -1,6 +1,11 @@
 """Finding and keeping a view in the output store: the one way every process (a hook, a CLI
 command's quick lane, the full service, a server) gets the injection view of a project's heads.
 
+The CLI's quick lane (a plain ``orbital context`` or ``show FILE``, :mod:`orbital.cli._quick`)
+answers here before the service is opened: the project and its heads read by plain SQL over a
+SQLite store (:mod:`orbital.store._quick`), then the same lookups; None sends it to the full
+path (nothing kept, another kind of store, a folder to join first, any error).
+
 A view's key needs its facts, and two of them come from what the view holds: the day is
 reckoned in the view's zone (the workspace's or the project's setting) and the mentioned files
 are the view's own mentions. So a render keeps three outputs — the zone setting, the mentioned
@@ -13,12 +18,24 @@ from __future__ import annotations
 import datetime as dt
 import zoneinfo
 from collections.abc import Iterable
+from pathlib import Path
 
+from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
+from orbital.clock import clock_from_env
 from orbital.domain.budgets import TokenCounter
-from orbital.files import inside_project
-from orbital.project import Project
+from orbital.project import Project, inside_project
 from orbital.service._outputs import Outputs
-from projections import VIEW_MENTIONS, VIEW_ZONE, VIEWS, Heads, ViewFacts, ViewMemo, ViewState
+from orbital.store._quick import quick_reader
+from projections import (
+    PROJECTORS,
+    VIEW_MENTIONS,
+    VIEW_ZONE,
+    VIEWS,
+    Heads,
+    ViewFacts,
+    ViewMemo,
+    ViewState,
+)
 
 
 def zone_of(setting: str, project: Project, now: dt.datetime) -> tuple[dt.tzinfo, str]:
@@ -47,7 +64,7 @@ def find_view(
 ) -> str | None:
     """The view at ``heads`` now, if a process kept it under today's facts; else None."""
     pid = project.project_id
-    setting = outputs.get(VIEW_ZONE.key(pid, heads))
+    setting = outputs.get(VIEW_ZONE.key(pid, heads, {"project_zone": project.timezone}))
     if setting is None:
         return None
     zone = zone_of(setting, project, now)[0]
@@ -82,7 +99,56 @@ def render_view(
     facts = view_facts(project, setting, paths.splitlines(), now)
     view = VIEWS[audience].render(state, facts, count, window, memo)
     if outputs is not None and heads is not None:
-        outputs.put(VIEW_ZONE.key(pid, heads), setting)
+        outputs.put(VIEW_ZONE.key(pid, heads, {"project_zone": project.timezone}), setting)
         outputs.put(VIEW_MENTIONS.key(pid, heads, {"today": today.isoformat()}), paths)
         outputs.put(VIEWS[audience].key_of(pid, heads, facts, window), view)
     return view
+
+
+#: The files ``show`` may answer from a kept output (ASKS.md is read from the disk by design).
+KEPT_FILES = frozenset(
+    n for n in (*MEMORY_FILES.values(), *ARCHIVE_FILES.values()) if n != "ASKS.md"
+)
+
+
+def _at_head(db_url: str | None, path: Path) -> tuple[Project, Heads] | None:
+    """The project ``path`` is in and its heads, read with plain SQL (None: not a SQLite
+    store, or no registered project there)."""
+    reader = quick_reader(db_url)
+    if reader is None:
+        return None
+    with reader:
+        project = reader.project_at(path.expanduser().resolve())
+        if project is None:
+            return None
+        with reader.reads() as reads:
+            return project, Heads(reads.category_heads(project.project_id))
+
+
+def kept_view(
+    outputs: Outputs, db_url: str | None, path: Path, window: int | None, audience: str
+) -> str | None:
+    """The injection view of the project ``path`` is in, now, if a process kept it."""
+    try:
+        found = _at_head(db_url, path)
+        if found is None:
+            return None
+        project, heads = found
+        return find_view(outputs, project, heads, clock_from_env().now(), window, audience)
+    except Exception:  # the full path does no worse, and reports it
+        return None
+
+
+def kept_file(outputs: Outputs, db_url: str | None, path: Path, name: str) -> str | None:
+    """Projected file ``name`` (a memory file or an archive) of the project ``path`` is in,
+    now, if a process kept it."""
+    if name not in KEPT_FILES:
+        return None
+    try:
+        found = _at_head(db_url, path)
+        if found is None:
+            return None
+        project, heads = found
+        return outputs.get(PROJECTORS[name].key(project.project_id, heads))
+    except Exception:  # the full path does no worse, and reports it
+        return None

@@ -83,6 +83,12 @@ class FirstReads:
         rows = self._conn.execute(SELECT_HEADS, {"p": project})
         return {str(c): (int(last), str(event_id)) for c, last, event_id in rows}
 
+    def written_stat(self, checkout_id: str, name: str) -> tuple[int, int] | None:
+        """``(size, mtime_ns)`` of projection ``name`` as Orbital last wrote it in a
+        checkout, if it did."""
+        row = self.checkpoint_row(checkout_id, name)
+        return None if row is None else (row[1], row[2])
+
     def checkpoint_row(
         self, checkout_id: str, name: str
     ) -> tuple[int, int, int, str | None] | None:

@@ -15,6 +15,8 @@ missing or older schema, an unsafe SQLite, any driver error) gives :func:`quick_
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -40,29 +42,18 @@ class QuickReader:
     ) -> None:
         self._db.dispose()
 
+    @contextlib.contextmanager
+    def reads(self) -> Iterator[FirstReads]:
+        """The store's first reads in one read transaction of this reader's database."""
+        with self._db.begin() as conn:
+            yield FirstReads(conn)
+
     def project_at(self, path: Path) -> Project | None:
         """The registered checkout ``path`` is in (:func:`orbital.project.locate`); None when
         there is none, or when the folder must first be joined (a write: the full path's)."""
-        with self._db.begin() as conn:
-            found = locate(FirstReads(conn), path)
+        with self.reads() as reads:
+            found = locate(reads, path)
         return found if isinstance(found, Project) else None
-
-    def head(self, project: str) -> int:
-        """The project's last position; 0 when it has no event (as ``Reader.head``)."""
-        with self._db.begin() as conn:
-            return FirstReads(conn).head(project)
-
-    def category_heads(self, project: str) -> dict[str, tuple[int, str]]:
-        """Each stream category's last position and event id (as ``Reader.category_heads``)."""
-        with self._db.begin() as conn:
-            return FirstReads(conn).category_heads(project)
-
-    def checkpoint(self, checkout: str, name: str) -> tuple[int, int] | None:
-        """``(size, mtime_ns)`` of projection ``name`` as Orbital last wrote it in a
-        checkout, if it did."""
-        with self._db.begin() as conn:
-            row = FirstReads(conn).checkpoint_row(checkout, name)
-        return None if row is None else (row[1], row[2])
 
 
 def quick_reader(url: str | None = None, timeout_ms: int = 5000) -> QuickReader | None:

@@ -23,7 +23,7 @@ from orbital.clock import FixedClock
 from orbital.events import Actor
 from orbital.service import Orbital
 from orbital.service._asks_state import AsksState
-from orbital.service._quick_hooks import NOTHING, quick_answer
+from orbital.service._first_look import NOTHING, quick_answer
 from orbital.service._sessions import SessionMark, SessionMarks
 
 #: What no quick answer may import (the store's and the servers' libraries, the tokenizer, the

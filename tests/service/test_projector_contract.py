@@ -50,6 +50,7 @@ FACT_VALUES: dict[str, tuple[Hashable, Hashable]] = {
     "today": ("2026-09-19", "2026-09-20"),
     "zone": ("UTC", "Europe/Berlin"),
     "files": ((("src/a.py", False),), (("src/a.py", True),)),
+    "project_zone": ("", "Asia/Tokyo"),
 }
 
 heads_of = st.fixed_dictionaries(

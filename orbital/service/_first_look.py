@@ -1,17 +1,19 @@
-"""The hooks' quick paths: answers that need no event decoded and no file rendered.
+"""A hook's first look: the answers a few reads give, whichever lane asks.
 
 Claude Code starts ``orbital hook claude-code <event>`` as a new process for every event, and
 most events ask something a few rows answer: a prompt when nothing moved since the session last
 looked, a session start when the imported view file is already at the head and rendered today,
 a file tool on a file that is not Orbital's, a ``Bash`` command that changed no memory file.
-These are answered here from the store's :class:`~orbital.store._quick.QuickReader` (plain SQL,
-no SQLAlchemy) and the session marks, exactly as :class:`._claude_code.ClaudeCodeHooks` would
-answer them; anything else returns None and the hook takes the full path, which opens the
-service. ``tests/agents/test_quick_hooks.py`` holds the two to the same answers.
+:func:`first_answer` gives those answers from the store's first reads
+(:class:`~orbital.store._first_reads.FirstReads`) and the session marks, and None for anything
+else. Both lanes run it: the quick lane (:func:`quick_answer`) over a plain SQLite connection
+before the service is opened, and :class:`._claude_code.ClaudeCodeHooks` over the store's
+reader before its use cases, so each rule is written once.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import stat
 import zoneinfo
@@ -32,7 +34,8 @@ from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.clock import clock_from_env
 from orbital.project import Project
 from orbital.service._sessions import SessionMarks
-from orbital.store._quick import QuickReader, quick_reader
+from orbital.store._first_reads import FirstReads
+from orbital.store._quick import quick_reader
 
 #: The memory files an agent's file tools may write through Orbital (not the archives).
 WRITABLE = frozenset(MEMORY_FILES.values())
@@ -58,9 +61,9 @@ NOTHING = HookResult()
 def quick_answer(
     slug: str, payload: Payload, db_url: str | None, marks: SessionMarks | None = None
 ) -> HookResult | None:
-    """The hook's answer when a quick path has it, else None (take the full path, which also
-    reports whatever went wrong here)."""
-    if slug not in ("prompt", "session-start", "pre-tool", "post-tool"):
+    """The hook's first answer before the service is opened (a SQLite store at the newest
+    schema), else None: take the full path, which also reports whatever went wrong here."""
+    if slug not in FIRST_LOOKS:
         return None
     try:
         reader = quick_reader(db_url)
@@ -70,21 +73,46 @@ def quick_answer(
             project = reader.project_at(Path(payload.cwd or ".").expanduser().resolve())
             if project is None:
                 return None
-            quick = _Quick(reader, project, payload, marks or SessionMarks())
-            answer: HookResult | None = getattr(quick, slug.replace("-", "_"))()
-            return answer
+            with reader.reads() as reads:
+                now = clock_from_env().now()
+                return first_answer(slug, reads, project, payload, marks or SessionMarks(), now)
     except Exception:  # the full path does no worse, and reports it
         return None
 
 
-class _Quick:
+#: The hooks a first look may answer.
+FIRST_LOOKS = ("prompt", "session-start", "pre-tool", "post-tool")
+
+
+def first_answer(
+    slug: str,
+    reads: FirstReads,
+    project: Project,
+    payload: Payload,
+    marks: SessionMarks,
+    now: dt.datetime,
+) -> HookResult | None:
+    """The answer a first look gives hook ``slug`` (one of :data:`FIRST_LOOKS`) in
+    ``project``, else None (the session's use cases answer)."""
+    look = _FirstLook(reads, project, payload, marks, now)
+    answer: HookResult | None = getattr(look, slug.replace("-", "_"))()
+    return answer
+
+
+class _FirstLook:
     def __init__(
-        self, reader: QuickReader, project: Project, payload: Payload, marks: SessionMarks
+        self,
+        reads: FirstReads,
+        project: Project,
+        payload: Payload,
+        marks: SessionMarks,
+        now: dt.datetime,
     ) -> None:
-        self.reader = reader
+        self.reads = reads
         self.project = project
         self.p = payload
         self.marks = marks
+        self.now = now
 
     def prompt(self) -> HookResult | None:
         """Nothing moved since the session last looked (or it was never seen: from now)."""
@@ -92,7 +120,7 @@ class _Quick:
         mark = self.marks.get(pid, self.p.session_id)
         if mark.pending:
             return None  # a held write its tool never reported: the full path writes it again
-        head = self.reader.head(pid)
+        head = self.reads.head(pid)
         if mark.seen is None:
             self.marks.put(pid, self.p.session_id, replace(mark, seen=head))
             return NOTHING
@@ -107,10 +135,10 @@ class _Quick:
         except (OSError, ValueError):
             return None
         pid = self.project.project_id
-        head = self.reader.head(pid)
+        head = self.reads.head(pid)
         zone = view_zone(header)
         tz = zoneinfo.ZoneInfo(zone) if zone else self.project.tz()
-        today = clock_from_env().now().astimezone(tz).date().isoformat()
+        today = self.now.astimezone(tz).date().isoformat()
         if view_position(header) != head or view_day(header) != today:
             return None
         mark = self.marks.get(pid, self.p.session_id)
@@ -149,7 +177,7 @@ class _Quick:
                 continue
             if not stat.S_ISREG(info.st_mode):
                 return None  # a symlink or a folder: the full path says what it is
-            written = self.reader.checkpoint(self.project.checkout, name)
+            written = self.reads.written_stat(self.project.checkout, name)
             if written is None or written != (info.st_size, info.st_mtime_ns):
                 return None
         return NOTHING
