@@ -16,7 +16,7 @@ event of that category up to it: the heads of the categories read stand for the 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: A key: plain values only (strings, numbers, tuples), so its ``repr`` is stable across
 #: processes and a process-independent digest can be made of it.
@@ -28,6 +28,10 @@ class Heads:
     """Each stream category of a project -> its last position and that event's id."""
 
     categories: Mapping[str, tuple[int, str]]
+    #: :meth:`newest` per prefixes asked (the heads never change; a server asks each request).
+    _newest: dict[tuple[str, ...], tuple[int, str]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def event(self) -> tuple[int, str]:
         """The project's last position and that event's id."""
@@ -41,6 +45,12 @@ class Heads:
     def newest(self, *prefixes: str) -> tuple[int, str]:
         """The last position of ``prefixes`` (as :meth:`of`) and that event's id: what an
         output of those streams alone is kept under."""
+        found = self._newest.get(prefixes)
+        if found is None:
+            found = self._newest[prefixes] = self._find_newest(prefixes)
+        return found
+
+    def _find_newest(self, prefixes: tuple[str, ...]) -> tuple[int, str]:
         return max(
             (
                 head
@@ -84,7 +94,8 @@ class Projector:
     ) -> Key:
         """:meth:`key` from the newest event of the categories read (a writer knows it)."""
         given = facts or {}
-        missing = [name for name in self.facts if name not in given]
-        if missing:
-            raise KeyError(f"{self.name}: facts not given: {', '.join(missing)}")
-        return (self.name, project, newest, tuple(given[name] for name in self.facts), params)
+        try:
+            values = tuple(given[name] for name in self.facts)
+        except KeyError as missing:
+            raise KeyError(f"{self.name}: fact not given: {missing.args[0]}") from None
+        return (self.name, project, newest, values, params)

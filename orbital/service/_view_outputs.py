@@ -43,15 +43,15 @@ def zone_of(setting: str, project: Project, now: dt.datetime) -> tuple[dt.tzinfo
     machine's local zone (named as it is called at ``now``)."""
     if setting:
         return zoneinfo.ZoneInfo(setting), setting
-    local = project.tz()
-    return local, now.astimezone(local).tzname() or "local time"
+    local = now.astimezone()
+    assert local.tzinfo is not None
+    return local.tzinfo, local.tzname() or "local time"
 
 
-def view_facts(project: Project, setting: str, paths: Iterable[str], now: dt.datetime) -> ViewFacts:
-    """The view's facts now: today in its zone, the zone's name, each path on disk."""
-    zone, name = zone_of(setting, project, now)
+def _facts(project: Project, today: dt.date, name: str, paths: Iterable[str]) -> ViewFacts:
+    """The view's facts: today, its zone's name, each mentioned path checked on disk now."""
     files = tuple((p, inside_project(project.root, p)) for p in paths)
-    return ViewFacts(now.astimezone(zone).date(), name, files)
+    return ViewFacts(today, name, files)
 
 
 def find_view(
@@ -67,12 +67,12 @@ def find_view(
     setting = outputs.get(VIEW_ZONE.key(pid, heads, {"project_zone": project.timezone}))
     if setting is None:
         return None
-    zone = zone_of(setting, project, now)[0]
+    zone, name = zone_of(setting, project, now)
     today = now.astimezone(zone).date()
     paths = outputs.get(VIEW_MENTIONS.key(pid, heads, {"today": today.isoformat()}))
     if paths is None:
         return None
-    facts = view_facts(project, setting, paths.splitlines(), now)
+    facts = _facts(project, today, name, paths.splitlines())
     return outputs.get(VIEWS[audience].key_of(pid, heads, facts, window))
 
 
@@ -93,10 +93,10 @@ def render_view(
     ``memo``; kept under its key (with the zone and the mentioned paths :func:`find_view`
     reads first) when ``outputs`` and ``heads`` are given."""
     pid = project.project_id
-    zone = zone_of(setting, project, now)[0]
+    zone, name = zone_of(setting, project, now)
     today = now.astimezone(zone).date()
     paths = VIEW_MENTIONS.render(state, today, memo)
-    facts = view_facts(project, setting, paths.splitlines(), now)
+    facts = _facts(project, today, name, paths.splitlines())
     view = VIEWS[audience].render(state, facts, count, window, memo)
     if outputs is not None and heads is not None:
         outputs.put(VIEW_ZONE.key(pid, heads, {"project_zone": project.timezone}), setting)
