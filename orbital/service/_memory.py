@@ -152,8 +152,9 @@ class MemoryService:
     def _kept_read(self, project: Project, name: str, render: Callable[[Memory], str]) -> str:
         """A projected file now, from the output store by its key, else rendered and kept."""
         pid = project.project_id
+        heads = self._heads_now(pid)
         with self.units.ctx.store.reader() as r:
-            key = PROJECTORS[name].key(pid, Heads(r.category_heads(pid)))
+            key = PROJECTORS[name].key(pid, heads or self._read_heads(r, pid))
             text = self.outputs.get(key)
             if text is not None:
                 return text
@@ -201,47 +202,36 @@ class MemoryService:
         from orbital.service._workspaces import view_texts
 
         pid = project.project_id
+        outputs: Outputs | None = None
+        heads: Heads | None = None
         if at is not None:
+            instant = at[1]
             with self.units.ctx.store.reader() as r:
                 memory = self.units.memory.load(r, pid, at=at[0])
                 asks = self.units.asks.at(r, pid, at[0])
                 texts = view_texts(r, pid, at[0])
-            state = self._state(pid, memory, asks, texts)
-            setting = texts.zone_setting(project)
-            return render_view(
-                None,
-                project,
-                None,
-                state,
-                setting,
-                at[1],
-                count=self.count,
-                window=window,
-                audience=audience,
-                memo=self._memo,
-            )
-        now = self.units.ctx.clock.now()
-        heads = self._heads_now(pid)
-        if heads is None:
+        else:
+            instant = self.units.ctx.clock.now()
+            heads = self._heads_now(pid)
+            if heads is None:
+                with self.units.ctx.store.reader() as r:
+                    heads = self._read_heads(r, pid)
+            found = find_view(self.outputs, project, heads, instant, window, audience)
+            if found is not None:
+                return found
             with self.units.ctx.store.reader() as r:
-                heads = self._read_heads(r, pid)
-        found = find_view(self.outputs, project, heads, now, window, audience)
-        if found is not None:
-            return found
-        with self.units.ctx.store.reader() as r:
-            memory = self.units.memory.load(r, pid, head=heads.of(*MEMORY_PREFIXES))
-            asks = self.units.asks.now(r, pid, head=heads.of(ASKS_PREFIX)).asks.merged
-            # The project stream is the only one of its category.
-            texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
-        state = self._state(pid, memory, asks, texts)
-        setting = texts.zone_setting(project)
+                memory = self.units.memory.load(r, pid, head=heads.of(*MEMORY_PREFIXES))
+                asks = self.units.asks.now(r, pid, head=heads.of(ASKS_PREFIX)).asks.merged
+                # The project stream is the only one of its category.
+                texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
+            outputs = self.outputs
         return render_view(
-            self.outputs,
+            outputs,
             project,
             heads,
-            state,
-            setting,
-            now,
+            self._state(pid, memory, asks, texts),
+            texts.zone_setting(project),
+            instant,
             count=self.count,
             window=window,
             audience=audience,
