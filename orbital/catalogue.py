@@ -7,7 +7,7 @@ of :data:`CATALOGUE`, never edited by hand.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 #: The directory under a project's root that holds its memory files.
 MEMORY_DIR = "orbital"
@@ -16,16 +16,14 @@ MEMORY_DIR = "orbital"
 PROJECT_ID_FILE = "project-id"
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
+class Budget(NamedTuple):
     """A file's token budgets: hygiene acts above ``soft``; the view never exceeds ``hard``."""
 
     soft: int
     hard: int
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryFileSpec:
+class MemoryFileSpec(NamedTuple):
     """One memory file: ``key`` names it in events and code, ``name`` on disk."""
 
     key: str

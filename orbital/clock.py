@@ -7,9 +7,8 @@ Pure code never reads the time: the shell asks a :class:`Clock` and passes the v
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from orbital.errors import InvalidInput
 
@@ -25,12 +24,19 @@ class SystemClock:
         return datetime.now(UTC)
 
 
-@dataclass(frozen=True)
-class FixedClock:
+class FixedClock(NamedTuple):
     at: datetime
 
     def now(self) -> datetime:
         return self.at
+
+
+def day_or_none(value: str | None) -> date | None:
+    """``value`` as an ISO day (YYYY-MM-DD); None when it is missing or not one."""
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
 
 
 def parse_instant(text: str) -> datetime:
@@ -79,12 +85,8 @@ def parse_as_of(value: str | None) -> datetime | date | int | None:
             raise InvalidInput(f"{value!r} is not a position: positions end at @{MAX_POSITION}")
         return position
     text = value.strip()
-    if len(text) == 10:
-        try:
-            return date.fromisoformat(text)
-        except ValueError:
-            pass
-    return parse_instant(value)
+    day = day_or_none(text) if len(text) == 10 else None
+    return day if day is not None else parse_instant(value)
 
 
 def end_of_day(day: date, tz: tzinfo) -> datetime:

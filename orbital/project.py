@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import socket
-import zoneinfo
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from orbital.catalogue import MEMORY_DIR, PROJECT_ID_FILE
 from orbital.errors import InvalidInput
@@ -18,6 +15,8 @@ from orbital.errors import InvalidInput
 def check_timezone(timezone: str) -> str:
     """``timezone`` if it is "" (the machine's local zone) or an IANA name, else refused."""
     if timezone:
+        import zoneinfo  # here, not at the top: a read in the local zone never needs it
+
         try:
             zoneinfo.ZoneInfo(timezone)
         except (zoneinfo.ZoneInfoNotFoundError, ValueError):
@@ -30,7 +29,14 @@ def check_timezone(timezone: str) -> str:
 def this_machine() -> str:
     """This machine's name among a shared store's checkouts: ``ORBITAL_MACHINE``, else the
     host name (set it where the host name changes, e.g. in containers)."""
-    return os.environ.get("ORBITAL_MACHINE", "").strip() or socket.gethostname()
+    named = os.environ.get("ORBITAL_MACHINE", "").strip()
+    if named:
+        return named
+    if hasattr(os, "uname"):  # POSIX: gethostname(2)'s name, without importing socket
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
 
 
 def identity_in(root: str | Path) -> str | None:
@@ -42,8 +48,7 @@ def identity_in(root: str | Path) -> str | None:
     return text.split()[0] if text else None
 
 
-@dataclass(frozen=True, slots=True)
-class Project:
+class Project(NamedTuple):
     """A project (its events are ``project_id``'s) in one checkout: the folder ``root`` on
     this machine, with its own checkpoints under ``checkout`` (the first checkout's id is the
     project's id)."""
@@ -57,6 +62,8 @@ class Project:
     def tz(self) -> dt.tzinfo:
         """The project's timezone; "" means the machine's local zone."""
         if self.timezone:
+            import zoneinfo
+
             return zoneinfo.ZoneInfo(self.timezone)
         local = dt.datetime.now().astimezone().tzinfo
         assert local is not None

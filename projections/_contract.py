@@ -16,22 +16,21 @@ event of that category up to it: the heads of the categories read stand for the 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
 
 #: A key: plain values only (strings, numbers, tuples), so its ``repr`` is stable across
 #: processes and a process-independent digest can be made of it.
 Key = tuple[Hashable, ...]
 
 
-@dataclass(frozen=True)
 class Heads:
     """Each stream category of a project -> its last position and that event's id."""
 
-    categories: Mapping[str, tuple[int, str]]
-    #: :meth:`newest` per prefixes asked (the heads never change; a server asks each request).
-    _newest: dict[tuple[str, ...], tuple[int, str]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    __slots__ = ("_newest", "categories")
+
+    def __init__(self, categories: Mapping[str, tuple[int, str]]) -> None:
+        self.categories = categories
+        #: :meth:`newest` per prefixes asked (the heads never change; a server asks each request).
+        self._newest: dict[tuple[str, ...], tuple[int, str]] = {}
 
     def event(self) -> tuple[int, str]:
         """The project's last position and that event's id."""

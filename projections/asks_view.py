@@ -21,6 +21,7 @@ import operator
 from collections.abc import Iterable
 
 from orbital.domain.asks import Ask, Asks
+from orbital.grammar.text import clipped
 
 OPEN_CAP = 10
 DROPPED_CAP = 15
@@ -35,11 +36,6 @@ SETTLED_HEADER = (
     "(a dropped one: never re-propose):"
 )
 _QUOTE_MARKS = "\"'\u201c\u201d\u2018\u2019\u300c\u300d\u300e\u300f"
-
-
-def clip(text: str) -> str:
-    """Texts longer than 240 characters end with an ellipsis at 240."""
-    return text if len(text) <= CLIP else text[: CLIP - 1].rstrip() + "…"
 
 
 #: The sort keys, read in C rather than by a Python function per ask.
@@ -79,8 +75,8 @@ def dropped_texts(asks: Asks, today: dt.date, recent: bool = True) -> list[str]:
 def _settled_line(ask: Ask) -> str:
     """``- done [id] text (date): "note"``: the note is the person's own words, quoted
     unless they already are."""
-    line = f"- {ask.state} [{ask.id}] {clip(ask.text)} ({ask.updated.isoformat()})"
-    note = clip(" ".join(ask.note.split()))
+    line = f"- {ask.state} [{ask.id}] {clipped(ask.text, CLIP)} ({ask.updated.isoformat()})"
+    note = clipped(ask.note, CLIP)
     if not note:
         return line
     quoted = len(note) > 1 and note[0] in _QUOTE_MARKS and note[-1] in _QUOTE_MARKS
@@ -88,7 +84,7 @@ def _settled_line(ask: Ask) -> str:
 
 
 def _open_line(ask: Ask, today: dt.date) -> str:
-    line = f"[{ask.id}] {clip(ask.text)}"
+    line = f"[{ask.id}] {clipped(ask.text, CLIP)}"
     if ask.due:
         overdue = ", overdue" if ask.due[:10] < today.isoformat() else ""
         line += f" (due {ask.due}{overdue})"
@@ -133,7 +129,9 @@ def runtime_block(asks: Asks, today: dt.date, empty_cue: bool) -> str:
     newest = heapq.nlargest(DROPPED_CAP, dropped, key=_UPDATED_KEY)
     dropped = [a for a in newest if a.id not in shown]
     if dropped:
-        sections.append("\n".join([DROPPED_HEADER, *(f"- {clip(a.text)}" for a in dropped)]))
+        sections.append(
+            "\n".join([DROPPED_HEADER, *(f"- {clipped(a.text, CLIP)}" for a in dropped)])
+        )
     return "\n\n".join(sections)
 
 

@@ -25,6 +25,7 @@ from orbital.events.entries import (
     EntryUnpinned,
 )
 from orbital.events.project import ProjectDescribed, ProjectWorkspaceChanged
+from orbital.grammar.text import clipped
 
 _WHO = {
     Actor.USER: "the person (Workbench)",
@@ -36,33 +37,29 @@ _WHO = {
 _CLIP = 300
 
 
-def _clip(text: str) -> str:
-    one_line = " ".join(text.split())
-    return one_line if len(one_line) <= _CLIP else one_line[: _CLIP - 1].rstrip() + "…"
-
-
 def _ask_line(event: object, ask_texts: Mapping[str, str]) -> str | None:
     if isinstance(event, AskOpened):
         due = f" (due {event.due})" if event.due else ""
-        return f"ask {event.ask_id} opened{due}: {_clip(event.text)}"
+        return f"ask {event.ask_id} opened{due}: {clipped(event.text, _CLIP)}"
     if isinstance(event, AskClosed):
         text = ask_texts.get(event.ask_id, "")
         what = "done" if event.kind == "done" else "dropped"
         words = f' — their words: "{event.note}"' if event.note else ""
-        return f"ask {event.ask_id} {what} ({_clip(text)}){words}"
+        return f"ask {event.ask_id} {what} ({clipped(text, _CLIP)}){words}"
     if isinstance(event, AskReopened):
         words = f' — their words: "{event.note}"' if event.note else ""
-        return f"ask {event.ask_id} reopened ({_clip(ask_texts.get(event.ask_id, ''))}){words}"
+        text = clipped(ask_texts.get(event.ask_id, ""), _CLIP)
+        return f"ask {event.ask_id} reopened ({text}){words}"
     return None
 
 
 def _entry_line(event: object) -> str | None:
     if isinstance(event, EntryCreated):
-        return f"{event.file} entry {event.entry_id} added: {_clip(event.text)}"
+        return f"{event.file} entry {event.entry_id} added: {clipped(event.text, _CLIP)}"
     if isinstance(event, EntryRevised | EntryRetitled):
-        return f"entry {event.entry_id} revised: {_clip(event.text)}"
+        return f"entry {event.entry_id} revised: {clipped(event.text, _CLIP)}"
     if isinstance(event, EntryArchived):
-        return f"entry {event.entry_id} archived (pointer: {_clip(event.pointer)})"
+        return f"entry {event.entry_id} archived (pointer: {clipped(event.pointer, _CLIP)})"
     if isinstance(event, EntryMerged):
         return f"entry {event.entry_id} merged into {event.into}"
     if isinstance(event, EntryRestored):
@@ -86,7 +83,7 @@ _WORKSPACE_PARTS = {
 def _text_line(event: object) -> str | None:
     """What the agent sees first changed (issue 19): said in one line, never copied whole."""
     if isinstance(event, ProjectDescribed):
-        return f"the project description changed: {_clip(event.text)}"
+        return f"the project description changed: {clipped(event.text, _CLIP)}"
     if isinstance(event, ProjectWorkspaceChanged) and event.part in _WORKSPACE_PARTS:
         return _WORKSPACE_PARTS[event.part].format(name=event.workspace)
     return None

@@ -5,15 +5,11 @@ from __future__ import annotations
 import msgspec
 
 from orbital.events import Event, event_type
+from orbital.grammar.text import clipped
 
 _KEY_FIELDS = ("ask_id", "entry_id", "file", "kind", "by", "due")
 _TEXT_FIELDS = ("text", "note", "reason", "pointer", "root")
 _CLIP = 80
-
-
-def _clip(text: str) -> str:
-    one_line = " ".join(text.split())
-    return one_line if len(one_line) <= _CLIP else one_line[: _CLIP - 1].rstrip() + "…"
 
 
 def _show(value: object) -> str:
@@ -26,6 +22,6 @@ def summarize(event: Event) -> str:
     """``<type> <key fields>: <text>``, clipped to one readable line."""
     fields = msgspec.structs.asdict(event)
     keys = [_show(fields[name]) for name in _KEY_FIELDS if fields.get(name)]
-    texts = [_clip(str(fields[name])) for name in _TEXT_FIELDS if fields.get(name)]
+    texts = [clipped(str(fields[name]), _CLIP) for name in _TEXT_FIELDS if fields.get(name)]
     head = " ".join([event_type(type(event)), *keys])
     return f"{head}: {texts[0]}" if texts else head

@@ -18,7 +18,8 @@ from orbital.domain.asks import Ask
 from orbital.errors import UnknownAsk, UnknownEntry
 from orbital.grammar.mentions import KIND_OF, PATH, Mention, find_mentions, parse_mention
 from orbital.grammar.model import FileState
-from projections.asks_view import clip
+from orbital.grammar.text import clipped
+from projections.asks_view import CLIP
 from projections.workbench import EntryRow, entry_title
 
 __all__ = [
@@ -87,14 +88,16 @@ def _pointer(
         ask = asks.get(mention.id.lower())
         if ask is None:
             return Pointer(mention, "", "")
-        return Pointer(mention, f'ask "{clip(ask.text)}" ({ask.state})', f"{MEMORY_DIR}/ASKS.md")
+        return Pointer(
+            mention, f'ask "{clipped(ask.text, CLIP)}" ({ask.state})', f"{MEMORY_DIR}/ASKS.md"
+        )
     state = files.get(mention.file or "")
     entry = state.entries.get(mention.id) if state is not None else None
     if entry is None or mention.file is None:
         return Pointer(mention, "", "")
     live = entry.status == "live"
     where = f"{MEMORY_DIR}/{MEMORY_FILES[entry.file]}" if live else "its history"
-    title = clip(entry_title(entry.text) or entry.entry_id)
+    title = clipped(entry_title(entry.text) or entry.entry_id, CLIP)
     return Pointer(mention, f'{KIND_OF[entry.file]} "{title}" ({entry.status})', where)
 
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from orbital.catalogue import LAYER1_KEYS, MEMORY_PREFIXES, PROJECT_STREAM
 from projections._contract import Heads, Key, Projector
@@ -36,8 +35,7 @@ VIEW_READS = (*MEMORY_PREFIXES, "ask:", f"{PROJECT_STREAM}:")
 _KEEP = 64
 
 
-@dataclass(frozen=True, slots=True)
-class ViewState:
+class ViewState(NamedTuple):
     """What a view is rendered from (a project's state at some position)."""
 
     project: str
@@ -51,8 +49,7 @@ class ViewState:
     workspace: WorkspaceState | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ViewFacts:
+class ViewFacts(NamedTuple):
     """The view's facts from outside the store."""
 
     #: Today in the view's zone.

@@ -21,7 +21,7 @@ from orbital.catalogue import (
     WORKSPACE_LESSONS_BUDGET,
 )
 from orbital.domain.budgets import PROTECT_OLDEST, TokenCounter, budgets_for_window
-from orbital.domain.line_trims import head_lines, trim_index_lines
+from orbital.domain.line_trims import head_lines
 from orbital.grammar.durable import split_entries
 from orbital.grammar.pointers import is_pointer_line, pointer_date, pointer_ids
 from orbital.grammar.state_blocks import segments, strip_mem_comments
@@ -176,16 +176,6 @@ def file_view(key: str, text: str, hard: float, count: TokenCounter) -> str:
             text, key, hard, count, lambda t, h: durable_view(t, key, h, count)
         )
     return head_trim(text, hard, count)
-
-
-def trim_volatile(text: str, budget: float, count: TokenCounter) -> str:
-    """The reference's INDEX trim as a view: the cut text plus the trim note."""
-    if count(strip_mem_comments(text)) <= budget:
-        return text
-    if "_ARCHIVE.md" not in text:
-        return head_trim(text, budget, count)
-    cut = trim_index_lines(text, int(budget - count(TRIM_NOTE)), count)
-    return text if cut is None else cut + TRIM_NOTE
 
 
 def memory_block(

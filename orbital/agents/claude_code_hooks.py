@@ -19,7 +19,9 @@ import json
 import posixpath
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
 
 #: The longest context Orbital hands Claude Code (its limit is 10,000 characters).
 CONTEXT_LIMIT = 9_500
@@ -29,8 +31,7 @@ FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 Json = dict[str, object]
 
 
-@dataclass(frozen=True)
-class Payload:
+class Payload(NamedTuple):
     """The fields of a hook's input that Orbital reads."""
 
     event: str
@@ -40,12 +41,20 @@ class Payload:
     source: str = ""
     prompt: str = ""
     tool_name: str = ""
-    tool_input: Mapping[str, object] = field(default_factory=dict)
+    tool_input: Mapping[str, object] = MappingProxyType({})
     agent_type: str = ""
     reason: str = ""
+    #: The file an edit changed (Cursor's ``afterFileEdit``).
+    file_path: str = ""
+
+    def transcript(self) -> Path | None:
+        """The session's transcript (Claude Code's, Codex's rollout), against which the
+        quotes of the agent's ask closes and reopens are checked; None: nothing is verified."""
+        return Path(self.transcript_path) if self.transcript_path else None
 
 
-def _text(data: Mapping[str, object], name: str) -> str:
+def text_of(data: Mapping[str, object], name: str) -> str:
+    """The string field ``name`` of a hook's input ("" when it is missing or not a string)."""
     value = data.get(name)
     return value if isinstance(value, str) else ""
 
@@ -53,20 +62,20 @@ def _text(data: Mapping[str, object], name: str) -> str:
 def parse_payload(raw: bytes | str) -> Payload:
     """The hook input; ValueError when it is not a JSON object naming its event."""
     data = json.loads(raw)
-    if not isinstance(data, dict) or not _text(data, "hook_event_name"):
+    if not isinstance(data, dict) or not text_of(data, "hook_event_name"):
         raise ValueError("a Claude Code hook input is a JSON object with hook_event_name")
     tool_input = data.get("tool_input")
     return Payload(
-        event=_text(data, "hook_event_name"),
-        session_id=_text(data, "session_id"),
-        transcript_path=_text(data, "transcript_path"),
-        cwd=_text(data, "cwd"),
-        source=_text(data, "source"),
-        prompt=_text(data, "prompt"),
-        tool_name=_text(data, "tool_name"),
+        event=text_of(data, "hook_event_name"),
+        session_id=text_of(data, "session_id"),
+        transcript_path=text_of(data, "transcript_path"),
+        cwd=text_of(data, "cwd"),
+        source=text_of(data, "source"),
+        prompt=text_of(data, "prompt"),
+        tool_name=text_of(data, "tool_name"),
         tool_input=tool_input if isinstance(tool_input, dict) else {},
-        agent_type=_text(data, "agent_type"),
-        reason=_text(data, "reason"),
+        agent_type=text_of(data, "agent_type"),
+        reason=text_of(data, "reason"),
     )
 
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from orbital.agents import claude_code as cc
 from orbital.agents.changes import Change, undo
+from orbital.agents.claude_code_hooks import Payload, text_of
 from orbital.agents.instructions import INSTRUCTIONS
 
 AGENT = "cursor"
@@ -171,41 +171,23 @@ def uninstall_hooks(current: str, change: Change | None) -> str | None:
 # -- hook payloads and answers ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Payload:
-    """The fields of a Cursor hook's input that Orbital reads."""
-
-    event: str
-    session_id: str = ""
-    cwd: str = ""
-    transcript_path: str = ""
-    tool_name: str = ""
-    tool_input: Mapping[str, object] = field(default_factory=dict)
-    file_path: str = ""
-
-
-def _text(data: Mapping[str, object], name: str) -> str:
-    value = data.get(name)
-    return value if isinstance(value, str) else ""
-
-
 def parse_payload(raw: bytes | str) -> Payload:
     """The hook input (``conversation_id`` is the session, the first of ``workspace_roots``
     the folder); ValueError when it is not a JSON object naming its event."""
     data = json.loads(raw)
-    if not isinstance(data, dict) or not _text(data, "hook_event_name"):
+    if not isinstance(data, dict) or not text_of(data, "hook_event_name"):
         raise ValueError("a Cursor hook input is a JSON object with hook_event_name")
     roots = data.get("workspace_roots")
     first = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""
     tool_input = data.get("tool_input")
     return Payload(
-        event=_text(data, "hook_event_name"),
-        session_id=_text(data, "conversation_id") or _text(data, "session_id"),
-        cwd=first or _text(data, "cwd"),
-        transcript_path=_text(data, "transcript_path"),
-        tool_name=_text(data, "tool_name"),
+        event=text_of(data, "hook_event_name"),
+        session_id=text_of(data, "conversation_id") or text_of(data, "session_id"),
+        cwd=first or text_of(data, "cwd"),
+        transcript_path=text_of(data, "transcript_path"),
+        tool_name=text_of(data, "tool_name"),
         tool_input=tool_input if isinstance(tool_input, dict) else {},
-        file_path=_text(data, "file_path"),
+        file_path=text_of(data, "file_path"),
     )
 
 

@@ -168,13 +168,6 @@ def parse_retractions(text: str) -> tuple[list[Retraction], list[UnparsedLine]]:
     return found, bad
 
 
-def render_retraction(retraction: Retraction) -> str:
-    """One ``retractions.md`` line (no newline); newlines in the reason become one space."""
-    title = retraction.title.replace("\\", "\\\\").replace('"', '\\"')
-    reason = re.sub(r"[\r\n]+", " ", retraction.reason)
-    return f'- [{retraction.id}] "{title}" — retracted by user {retraction.date}: {reason}'
-
-
 def plan_migration(
     asks: Asks,
     retractions: list[Retraction],

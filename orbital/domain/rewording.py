@@ -50,11 +50,6 @@ def similarity(earlier: str, later: str) -> float:
     return fuzz.ratio(a, b) / 100
 
 
-def reworded(earlier: str, later: str) -> bool:
-    """Whether ``later`` is ``earlier`` reworded (see the module's rule)."""
-    return similarity(earlier, later) >= MIN_SIMILARITY
-
-
 def pair_rewordings(
     earlier: Mapping[str, tuple[int, str]], later: Sequence[tuple[int, str]]
 ) -> dict[int, str]:

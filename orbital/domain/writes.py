@@ -15,6 +15,7 @@ from collections.abc import Set as AbstractSet
 import msgspec
 
 from orbital.catalogue import DISPLAY
+from orbital.clock import day_or_none
 from orbital.domain.pointer_groups import regroup_after_restore
 from orbital.domain.rewording import pair_rewordings
 from orbital.domain.trust_fold import OUT_OF_FORCE, out_of_force_why
@@ -49,13 +50,6 @@ class _Plan(msgspec.Struct):
     entry_id: str
     kind: str  # "match" | "reword" | "restore" | "new"
     fields: dict[str, str] = msgspec.field(default_factory=dict)
-
-
-def _date(value: str | None) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(value) if value else None
-    except ValueError:
-        return None
 
 
 def _meta(fields: Mapping[str, str]) -> dict[str, str]:
@@ -241,8 +235,8 @@ def _matched_state(
         return [EntryRevised(entry_id=eid, text=p.text, touched=today)]
     if p.shape != old.shape:
         events.append(EntryRevised(entry_id=eid, text=p.text))
-    created = _date(plan.fields.get("created")) or entry.created
-    touched = _date(plan.fields.get("touched")) or entry.touched
+    created = day_or_none(plan.fields.get("created")) or entry.created
+    touched = day_or_none(plan.fields.get("touched")) or entry.touched
     if (created, touched) != (entry.created, entry.touched):
         new_created = created if created != entry.created else None
         events.append(EntryTouched(entry_id=eid, touched=touched, created=new_created))
@@ -263,8 +257,8 @@ def _restored(entry: Entry, p: ParsedEntry, plan: _Plan, today: dt.date) -> list
 
 
 def _created(key: str, p: ParsedEntry, plan: _Plan, today: dt.date) -> EntryCreated:
-    created = _date(plan.fields.get("created")) or today
-    touched = _date(plan.fields.get("touched")) or created
+    created = day_or_none(plan.fields.get("created")) or today
+    touched = day_or_none(plan.fields.get("touched")) or created
     return EntryCreated(
         file=key,
         entry_id=plan.entry_id,

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
         ProviderConfig,
         config_from_env,
     )
-    from orbital.editor.run import EditorRun, RunRecord, finish_run, run_editor
+    from orbital.editor.run import EditorRun, RunRecord, finish_run
     from orbital.editor.scheduler import Claim, EditorScheduler
     from orbital.editor.sessions import SessionDir, SessionInfo
     from orbital.editor.tools import ReadOnlyTools
@@ -39,7 +39,6 @@ _WHERE = {
     "Toolbox": "orbital.editor.loop",
     "config_from_env": "orbital.editor.provider",
     "finish_run": "orbital.editor.run",
-    "run_editor": "orbital.editor.run",
     "run_tool_loop": "orbital.editor.loop",
 }
 
@@ -59,7 +58,6 @@ __all__ = [
     "Toolbox",
     "config_from_env",
     "finish_run",
-    "run_editor",
     "run_tool_loop",
 ]
 

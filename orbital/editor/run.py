@@ -7,8 +7,6 @@ making the backup. A failed model call yields ``outcome="failed"`` and no events
 from __future__ import annotations
 
 import datetime as dt
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -18,9 +16,7 @@ from orbital.domain.asks import Asks
 from orbital.domain.editor.apply import EntryChoicesApplier, apply_choices
 from orbital.domain.editor.choices import Applied, parse_choices
 from orbital.domain.editor.closes import MessagesOf
-from orbital.domain.editor.conversation import MAX_CALLS, SYSTEM_PROMPT
-from orbital.editor.loop import RUN_TIMEOUT_S, LoopResult, Toolbox, run_tool_loop
-from orbital.editor.provider import ChatProvider
+from orbital.editor.loop import LoopResult
 from orbital.events import Event
 
 Outcome = Literal["edited", "no_change", "failed"]
@@ -43,39 +39,6 @@ class EditorRun:
     record: RunRecord
     #: Events to append with actor ``editor``; empty when the pass failed.
     events: tuple[Event, ...] = ()
-
-
-def run_editor(
-    provider: ChatProvider,
-    toolbox: Toolbox,
-    *,
-    prompt: str,
-    asks: Asks,
-    today: dt.date,
-    messages_of: MessagesOf,
-    apply_entries: EntryChoicesApplier,
-    max_calls: int = MAX_CALLS,
-    run_timeout_s: float = RUN_TIMEOUT_S,
-    monotonic: Callable[[], float] = time.monotonic,
-) -> EditorRun:
-    """Ask the model for choices and turn them into events (``apply_entries`` must already be
-    bound to the baselines taken before this call, for optimistic concurrency)."""
-    loop = run_tool_loop(
-        provider,
-        SYSTEM_PROMPT,
-        prompt,
-        toolbox,
-        max_calls=max_calls,
-        run_timeout_s=run_timeout_s,
-        monotonic=monotonic,
-    )
-    return finish_run(
-        loop,
-        asks=asks,
-        today=today,
-        messages_of=messages_of,
-        apply_entries=apply_entries,
-    )
 
 
 def finish_run(

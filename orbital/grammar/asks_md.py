@@ -26,6 +26,7 @@ from typing import Literal
 
 import msgspec
 
+from orbital.clock import day_or_none
 from orbital.events import Event
 from orbital.events.asks import (
     AskBytesReplaced,
@@ -99,13 +100,6 @@ def due_warning(value: str, text: str, where: str = "ASKS.md") -> str:
     )
 
 
-def _date(value: str) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        return None
-
-
 def parse_line(line: str) -> AskLine | None:
     """Parse one line leniently; ``None`` when it is not an ask event."""
     match = _EVENT.fullmatch(line)
@@ -118,7 +112,7 @@ def parse_line(line: str) -> AskLine | None:
         ask_id = None
         head = _OPEN_ID.match(rest)
         if head is not None:
-            ask_id, date, rest = head[1].lower(), _date(head[2]), rest[head.end() :]
+            ask_id, date, rest = head[1].lower(), day_or_none(head[2]), rest[head.end() :]
         token = _DUE.search(rest) or _LEAD_DUE.match(rest) or _BRACKET_DUE.search(rest)
         due = bad = None
         if token is not None:
@@ -133,7 +127,7 @@ def parse_line(line: str) -> AskLine | None:
     seen_date = False
     while True:
         if not seen_date and (m := _DATE.match(rest)):
-            seen_date, date, rest = True, _date(m[1]), rest[m.end() :]
+            seen_date, date, rest = True, day_or_none(m[1]), rest[m.end() :]
         elif by is None and (m := _BY.match(rest)):
             by, rest = m[1].lower(), rest[m.end() :]
         else:

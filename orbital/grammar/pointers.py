@@ -13,6 +13,8 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 
+from orbital.clock import day_or_none
+
 POINTER_RE = re.compile(r"^\[archived (\d{4}-\d{2}-\d{2})\b[^\]]*\]")
 _POINTER_ID_RE = re.compile(r"\bid:(\S+?)(?=[\s\]])")
 _ID_COMMENT_RE = re.compile(r"[ \t]*<!--ids ([^<>\n]*?)[ \t]*-->[ \t]*$")
@@ -56,12 +58,7 @@ def is_pointer_line(line: str) -> bool:
 def pointer_date(line: str) -> dt.date | None:
     """The day a pointer line was left, or None when ``line`` is not a pointer line."""
     match = POINTER_RE.match(line)
-    if match is None:
-        return None
-    try:
-        return dt.date.fromisoformat(match.group(1))
-    except ValueError:
-        return None
+    return None if match is None else day_or_none(match.group(1))
 
 
 def pointer_ids(line: str) -> list[str]:

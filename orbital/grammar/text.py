@@ -11,6 +11,12 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def clipped(text: str, limit: int) -> str:
+    """``text`` one-lined, cut to ``limit`` characters with an ellipsis when longer."""
+    flat = one_line(text)
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def norm(text: str) -> str:
     """The identity key of an ask text: one-lined and casefolded (punctuation kept)."""

@@ -3,10 +3,9 @@
 Importing the SDK (pydantic models of every protocol revision) costs seconds of CPU, far past
 the half second an agent should wait for its memory server to start. So ``manifest.json``
 beside this module holds what the SDK server built by :func:`orbital.mcp.build_server`
-answers to ``initialize`` and ``tools/list``, written by :func:`._describe.write` (run
-``python -m orbital.mcp._describe`` after changing a tool); ``tests/mcp/test_manifest.py``
-checks it still equals the SDK's answers. The resources and the instructions are plain data
-and live here, below both servers (the SDK server imports them; the writer imports it).
+answers to ``initialize`` and ``tools/list``; ``python -m tests.mcp.test_manifest`` writes it
+after a tool changes, and the test checks it. The resources and the instructions are plain
+data and live here, below both servers (the SDK server imports them).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The MCP server over the service on the official SDK: its tools, one resource per projected
 file. The HTTP transport mounts it (:mod:`orbital.http`); the stdio server lists what it
-describes (:mod:`._manifest`, written by :mod:`._describe`). A call's arguments are checked
+describes (:mod:`._manifest`, written from this server by a test). A call's arguments are checked
 by :mod:`._schema` here as on stdio, before the SDK's own model sees them."""
 
 from __future__ import annotations

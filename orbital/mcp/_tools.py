@@ -5,7 +5,7 @@ the tools' arguments: the SDK derives each schema from them and lists it, and a 
 arguments are checked against that schema by :mod:`._schema` on both transports (the SDK's
 own model only sees arguments that passed). The stdio server lists the same tools from the
 manifest written from here (:mod:`._manifest`), so a change here is followed by
-``python -m orbital.mcp._describe``.
+``python -m tests.mcp.test_manifest``.
 """
 
 from __future__ import annotations

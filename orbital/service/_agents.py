@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -154,7 +154,7 @@ class AgentSessions:
 
     def _seen(self, project: Project, session: str, head: int, transcript: str) -> None:
         mark = self.marks.get(project.project_id, session)
-        self.marks.put(project.project_id, session, replace(mark, seen=head, transcript=transcript))
+        self.marks.put(project.project_id, session, mark._replace(seen=head, transcript=transcript))
 
     def day_parts(self, project: Project, day: dt.date, shown: str) -> str:
         """The parts of the view that depend on the day, as the view shows them on ``day``
@@ -204,11 +204,11 @@ class AgentSessions:
         notes = self.sync_unlanded(project, session)[1] if mark.pending else []
         if mark.seen is None:
             head = self._head(project)
-            self.marks.put(project.project_id, session, replace(mark, seen=head, pending=()))
+            self.marks.put(project.project_id, session, mark._replace(seen=head, pending=()))
             return "\n".join(notes)
         lines, head = self.changes(project, mark.seen, session)
         if head != mark.seen:
-            self.marks.put(project.project_id, session, replace(mark, seen=head, pending=()))
+            self.marks.put(project.project_id, session, mark._replace(seen=head, pending=()))
         if not lines:
             return "\n".join(notes)
         changed = f"Orbital memory changed since you last looked (now @{head}):\n" + "\n".join(
@@ -223,14 +223,14 @@ class AgentSessions:
         mark = self.marks.get(project.project_id, session)
         if name not in mark.pending:
             pending = (*mark.pending, name)
-            self.marks.put(project.project_id, session, replace(mark, pending=pending))
+            self.marks.put(project.project_id, session, mark._replace(pending=pending))
 
     def landed(self, project: Project, session: str, name: str) -> None:
         """The session's file tool wrote ``name`` (its PostToolUse came)."""
         mark = self.marks.get(project.project_id, session)
         if name in mark.pending:
             pending = tuple(n for n in mark.pending if n != name)
-            self.marks.put(project.project_id, session, replace(mark, pending=pending))
+            self.marks.put(project.project_id, session, mark._replace(pending=pending))
 
     def _unlanded(self, project: Project, names: Sequence[str]) -> list[str]:
         pid, units = project.project_id, self.units
@@ -254,7 +254,7 @@ class AgentSessions:
         names = self._unlanded(project, mark.pending)
         if names:
             self.checkouts.sync(self.store.project(pid))
-        self.marks.put(pid, session, replace(self.marks.get(pid, session), pending=()))
+        self.marks.put(pid, session, self.marks.get(pid, session)._replace(pending=()))
         return names, [_not_applied(name) for name in names]
 
     # -- the agent's writes ---------------------------------------------------------------
@@ -318,7 +318,7 @@ class AgentSessions:
         self.sync_unlanded(project, session)
         report = self.memory.session_end(self.store.project(pid))
         mark = self.marks.get(pid, session)
-        self.marks.put(pid, session, replace(mark, transcript=transcript or mark.transcript))
+        self.marks.put(pid, session, mark._replace(transcript=transcript or mark.transcript))
         if view_path is not None:
             self.refresh_view(project, view_path)
         return report

@@ -31,22 +31,7 @@ from orbital.service._first_look import FIRST_LOOKS, WRITABLE, HookResult, first
 if TYPE_CHECKING:
     from orbital.service._agents import AgentSessions
 
-#: Hook slugs (the last word of the installed command) and the event each one answers.
-EVENTS = {
-    "session-start": "SessionStart",
-    "prompt": "UserPromptSubmit",
-    "pre-tool": "PreToolUse",
-    "post-tool": "PostToolUse",
-    "subagent-start": "SubagentStart",
-    "session-end": "SessionEnd",
-}
 _READ_VIEW = f"Read {VIEW_FILE} for the whole current memory view."
-
-
-def _transcript(p: Payload) -> Path | None:
-    """The session's transcript, against which the quotes of the agent's ask closes and
-    reopens are checked (none in the payload: nothing is verified)."""
-    return Path(p.transcript_path) if p.transcript_path else None
 
 
 def _post_tool_answer(parts: list[str]) -> HookResult:
@@ -122,7 +107,7 @@ class ClaudeCodeHooks:
         proposed = proposed_content(p.tool_name, p.tool_input, current)
         if proposed is None:
             return HookResult()  # the tool fails on its own (old_string not found…)
-        transcript = _transcript(p)
+        transcript = p.transcript()
         outcome = self.agents.write(project, name, proposed.encode(), p.session_id, transcript)
         warnings = warning_lines(outcome.warnings)
         wanted = outcome.content
@@ -151,12 +136,12 @@ class ClaudeCodeHooks:
         if name is not None:
             self.agents.landed(project, p.session_id, name)
             notes = self.agents.sync_unlanded(project, p.session_id)[1]
-            warnings = self.agents.take_in(project, p.session_id, [name], _transcript(p))
+            warnings = self.agents.take_in(project, p.session_id, [name], p.transcript())
         else:
             notes = self.agents.sync_unlanded(project, p.session_id)[1]
             if not self.agents.unmerged(project):
                 return _post_tool_answer(notes)
-            warnings = self.agents.take_in(project, p.session_id, (), _transcript(p))
+            warnings = self.agents.take_in(project, p.session_id, (), p.transcript())
         return _post_tool_answer([*notes, warning_lines(warnings)])
 
     def _session_end(self, project: Project, p: Payload) -> HookResult:

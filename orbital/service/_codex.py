@@ -37,12 +37,6 @@ if TYPE_CHECKING:
     from orbital.service._agents import AgentSessions
 
 
-def _transcript(p: Payload) -> Path | None:
-    """Codex's rollout of the session (every hook names it): the quotes of the agent's ask
-    closes and reopens are checked against what the user typed in it."""
-    return Path(p.transcript_path) if p.transcript_path else None
-
-
 class CodexHooks:
     def __init__(self, agents: AgentSessions) -> None:
         self.agents = agents
@@ -109,7 +103,7 @@ class CodexHooks:
             if proposal is None or proposal == (current or ""):
                 continue  # left to the tool (it fails on its own), or nothing proposed
             outcome = self.agents.write(
-                project, name, proposal.encode(), p.session_id, _transcript(p)
+                project, name, proposal.encode(), p.session_id, p.transcript()
             )
             warnings = warning_lines(outcome.warnings)
             if outcome.content == (current or ""):
@@ -144,11 +138,11 @@ class CodexHooks:
             for name in names:
                 agents.landed(project, p.session_id, name)
             notes = agents.sync_unlanded(project, p.session_id)[1]
-            warnings = agents.take_in(project, p.session_id, names, _transcript(p))
+            warnings = agents.take_in(project, p.session_id, names, p.transcript())
         elif p.tool_name == "Bash":
             notes = agents.sync_unlanded(project, p.session_id)[1]
             warnings = (
-                agents.take_in(project, p.session_id, (), _transcript(p))
+                agents.take_in(project, p.session_id, (), p.transcript())
                 if self.agents.unmerged(project)
                 else []
             )

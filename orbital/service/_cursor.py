@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orbital.agents.claude_code_hooks import MCP_MORE, fit, memory_target
-from orbital.agents.cursor import Json, Payload, context_answer, deny_answer, written_content
+from orbital.agents.claude_code_hooks import MCP_MORE, Payload, fit, memory_target
+from orbital.agents.cursor import Json, context_answer, deny_answer, written_content
 from orbital.errors import warning_lines
 from orbital.files import FileGateway
 from orbital.project import Project

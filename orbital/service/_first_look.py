@@ -17,8 +17,8 @@ import datetime as dt
 import os
 import stat
 import zoneinfo
-from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from orbital.agents.claude_code import VIEW_FILE
 from orbital.agents.claude_code_hooks import (
@@ -41,8 +41,7 @@ from orbital.store._quick import quick_reader
 WRITABLE = frozenset(MEMORY_FILES.values())
 
 
-@dataclass(frozen=True)
-class HookResult:
+class HookResult(NamedTuple):
     """The answer to print (None: nothing), and what a detached process is to do in
     ``project`` after it (:mod:`orbital.cli._hook`): a memory-editor pass (``editor``, over
     the transcripts in ``editor_sessions``, None: the default folder) and the view file
@@ -122,7 +121,7 @@ class _FirstLook:
             return None  # a held write its tool never reported: the full path writes it again
         head = self.reads.head(pid)
         if mark.seen is None:
-            self.marks.put(pid, self.p.session_id, replace(mark, seen=head))
+            self.marks.put(pid, self.p.session_id, mark._replace(seen=head))
             return NOTHING
         return NOTHING if mark.seen == head else None
 
@@ -145,7 +144,7 @@ class _FirstLook:
         if mark.pending:
             return None
         self.marks.put(
-            pid, self.p.session_id, replace(mark, seen=head, transcript=self.p.transcript_path)
+            pid, self.p.session_id, mark._replace(seen=head, transcript=self.p.transcript_path)
         )
         return NOTHING
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -33,8 +33,7 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(temp, path)
 
 
-@dataclass
-class SessionMark:
+class SessionMark(NamedTuple):
     """What Orbital remembers of one agent session: the last position it saw, its
     transcript, and the memory files whose held write its file tool has not reported
     writing yet (``pending``)."""

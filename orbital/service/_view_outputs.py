@@ -16,7 +16,6 @@ the disk itself in between: a file created since is found, a new day is a new ke
 from __future__ import annotations
 
 import datetime as dt
-import zoneinfo
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -42,6 +41,8 @@ def zone_of(setting: str, project: Project, now: dt.datetime) -> tuple[dt.tzinfo
     """The view's zone and the name it shows for it: the IANA ``setting``, else the
     machine's local zone (named as it is called at ``now``)."""
     if setting:
+        import zoneinfo  # here, not at the top: a read in the local zone never needs it
+
         return zoneinfo.ZoneInfo(setting), setting
     local = now.astimezone()
     assert local.tzinfo is not None

@@ -88,16 +88,6 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
 
     # -- the log --------------------------------------------------------------------------
 
-    def head_event(self, project: str) -> tuple[int, str]:
-        """The project's last position and that event's id ((0, "") when it has none): the
-        id is a fresh UUID, so the pair names this log at that head, in any store."""
-        row = self._conn.first(
-            "SELECT position, event_id FROM events WHERE project_id = :p"
-            " ORDER BY position DESC LIMIT 1",
-            {"p": project},
-        )
-        return (0, "") if row is None else (int(row[0]), str(row[1]))
-
     def event_id(self, project: str, position: int) -> str:
         """The id of the project's event at ``position`` ("" when it has none there)."""
         found = self._conn.scalar(

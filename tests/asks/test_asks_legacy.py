@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from orbital.domain.asks import fold
 from orbital.domain.asks_legacy import (
@@ -11,7 +12,6 @@ from orbital.domain.asks_legacy import (
     extract_legacy_flags,
     parse_retractions,
     plan_migration,
-    render_retraction,
 )
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened
@@ -35,6 +35,13 @@ LEGACY_STATE = """\
 - Parent fact.
   - [user] Nested flag stays.
 """
+
+
+def render_retraction(retraction: Retraction) -> str:
+    """One legacy ``retractions.md`` line (no newline); newlines in the reason become one space."""
+    title = retraction.title.replace("\\", "\\\\").replace('"', '\\"')
+    reason = re.sub(r"[\r\n]+", " ", retraction.reason)
+    return f'- [{retraction.id}] "{title}" — retracted by user {retraction.date}: {reason}'
 
 
 def test_open_flags_become_asks_and_leave_the_state() -> None:

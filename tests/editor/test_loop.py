@@ -14,12 +14,13 @@ from orbital.domain.editor.choices import Applied, EntryChoices
 from orbital.domain.editor.conversation import (
     BUDGET_USED_UP,
     NOT_JSON,
+    SYSTEM_PROMPT,
     TOOL_RESULT_MAX,
     render_prompt,
 )
 from orbital.editor.loop import run_tool_loop
 from orbital.editor.provider import OpenAIChatClient, ProviderConfig
-from orbital.editor.run import EditorRun, run_editor
+from orbital.editor.run import EditorRun, finish_run
 from orbital.editor.sessions import SessionDir
 from orbital.editor.tools import ReadOnlyTools
 from tests.editor.fake_llm import FakeChatServer, Scripted, failure, reply, serving, tool_call
@@ -74,10 +75,8 @@ def editor_pass(
     """A whole pass against the fake server answering ``script`` (the webinar asks unless
     ``asks`` is given); the server keeps the requests it answered."""
     with serving(script) as fake, llm(fake.url, []) as model:
-        run = run_editor(
-            model,
-            tools,
-            prompt=prompt,
+        run = finish_run(
+            run_tool_loop(model, SYSTEM_PROMPT, prompt, tools),
             asks=webinar_asks() if asks is None else asks,
             today=TODAY,
             messages_of=sessions.user_messages,

@@ -7,11 +7,11 @@ import pytest
 from orbital.catalogue import ARCHIVE_OF, FILE_BUDGETS, FILE_NAMES, LAYER1_KEYS
 from orbital.domain.backstop import floor_state, plan_backstop
 from orbital.domain.budgets import consolidation_target
+from orbital.domain.line_trims import trim_index_lines
 from orbital.domain.measure import budget_text, measure_text
 from orbital.events.files import FileLayoutSet
 from orbital.grammar.memory_files import FORMAT_HEADERS
 from orbital.grammar.render import render_archive, render_body
-from projections.views import trim_volatile
 from tests.entries.entry_helpers import TODAY, Memory, est
 
 
@@ -80,13 +80,14 @@ INDEX300 = "".join(f"- src/module_{i:03d}.py — module {i}\n" for i in range(30
 
 def test_archive_pointers_survive_a_tail_dropping_trim() -> None:
     text = INDEX300 + "- DECISIONS_ARCHIVE.md — old decisions\n- LESSONS_ARCHIVE.md — old lessons\n"
-    out = trim_volatile(text, 100, est)
-    assert len(out) < len(text)
+    out = trim_index_lines(text, 100, est)
+    assert out is not None and len(out) < len(text)
     assert "DECISIONS_ARCHIVE.md" in out and "LESSONS_ARCHIVE.md" in out
 
 
 def test_pointer_pinning_does_not_protect_ordinary_lines() -> None:
-    assert "module_299" not in trim_volatile(INDEX300, 50, est)
+    out = trim_index_lines(INDEX300 + "- LESSONS_ARCHIVE.md — old lessons\n", 50, est)
+    assert out is not None and "module_299" not in out and "module_000" in out
 
 
 def test_index_backstop_keeps_history_not_a_view_note() -> None:

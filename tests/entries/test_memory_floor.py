@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from orbital.domain.backstop import demote_durable, floor_state, plan_backstop
+from orbital.domain.line_trims import trim_index_lines
 from orbital.domain.measure import measure_state
 from orbital.events.entries import EntryArchived, EntryPointerDropped, EntryRestored
 from orbital.events.files import FileLayoutSet
 from orbital.grammar.render import render_archive
 from orbital.grammar.state_blocks import parse_blocks
-from projections.views import head_trim, state_view, trim_volatile
+from projections.views import head_trim, state_view
 from tests.entries.entry_helpers import TODAY, Memory, est
 
 
@@ -228,14 +229,14 @@ def test_state_view_everything_fits_shows_everything_without_comments() -> None:
 INDEX20 = "".join(f"- src/file{i}.py — module number {i}\n" for i in range(20))
 
 
-def test_trim_volatile_pins_archive_pointer_lines() -> None:
+def test_the_index_trim_pins_archive_pointer_lines() -> None:
     text = INDEX20 + "- LESSONS_ARCHIVE.md — older lessons\n"
-    out = trim_volatile(text, 60, est)
+    out = trim_index_lines(text, 60, est)
+    assert out is not None
     assert "- LESSONS_ARCHIVE.md — older lessons" in out and "file19.py" not in out
 
 
-def test_trim_volatile_without_pointers_is_the_legacy_head_trim() -> None:
-    assert trim_volatile(INDEX20, 20, est) == head_trim(INDEX20, 20, est)
+def test_the_head_trim_ends_with_its_note() -> None:
     assert head_trim(INDEX20, 20, est).endswith(
         "\n[... older content trimmed from this view — read the file on disk for the full text ...]"
     )

@@ -1,11 +1,12 @@
 """The stdio server answers ``initialize`` and ``tools/list`` from ``manifest.json`` without
 the SDK: it must be what the SDK server answers (regenerate it with
-``python -m orbital.mcp._describe`` after changing a tool). A call's arguments are checked
+``python -m tests.mcp.test_manifest`` after changing a tool). A call's arguments are checked
 against the listed schema by one check (:mod:`orbital.mcp._schema`) on both transports: the
 SDK server's middleware answers a bad call with the same text the stdio server does."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,38 @@ from mcp import Client
 from mcp.types import TextContent
 
 from orbital.clock import FixedClock
-from orbital.mcp._describe import describe
-from orbital.mcp._manifest import load
+from orbital.mcp._manifest import MANIFEST, load
 from orbital.mcp._schema import argument_error, bound
 from orbital.mcp._server import build_server
 from orbital.service import Orbital
+
+
+async def describe() -> dict[str, Any]:
+    """The manifest as the SDK server answers now (an in-memory client asks it)."""
+    from mcp import Client
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    from orbital.mcp._server import build_server
+
+    server = build_server(None, lambda _ctx: "")  # type: ignore[arg-type]  # nothing is called
+    async with Client(server, mode="legacy") as client:
+        initialized = client.session.initialize_result
+        assert initialized is not None
+        tools = (await client.list_tools()).tools
+    dump: dict[str, Any] = {"by_alias": True, "exclude_none": True, "mode": "json"}
+    answer = initialized.model_dump(**dump)
+    del answer["protocolVersion"]
+    return {
+        "initialize": answer,
+        "tools": [tool.model_dump(**dump) for tool in tools],
+        "protocolVersions": list(HANDSHAKE_PROTOCOL_VERSIONS),
+    }
+
+
+def write() -> None:
+    """Write ``manifest.json`` from the SDK server."""
+    manifest = anyio.run(describe)
+    MANIFEST.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", "utf-8")
 
 
 def test_the_manifest_is_what_the_sdk_server_answers() -> None:
@@ -121,3 +149,7 @@ def test_the_sdk_server_answers_a_bad_call_with_the_same_check(
     with Orbital.open(store_url, clock=clock) as service:
         project = service.init_project(root, timezone="UTC").project_id
         anyio.run(main, service, project)
+
+
+if __name__ == "__main__":
+    write()

@@ -24,7 +24,6 @@ from typing import Literal, TypeVar, get_args
 import msgspec
 
 from orbital.catalogue import MEMORY_FILES
-from orbital.errors import InvalidInput
 from orbital.grammar.text import one_line
 
 EntryFile = Literal["state", "decisions", "lessons"]
@@ -220,11 +219,3 @@ def parse_choices(doc: Mapping[str, object]) -> Choices:
         close_asks=close_asks,
         rejected=tuple(rejected),
     )
-
-
-def parse_choices_text(text: str) -> Choices:
-    """A choices document given as text (a model reply or ``CHOICES.json``)."""
-    doc = extract_json_object(text)
-    if doc is None:
-        raise InvalidInput("the choices document is not a JSON object")
-    return parse_choices(doc)
