@@ -163,7 +163,9 @@ def _field_messages(exc: ValidationException) -> str:
         message = str(item.get("message", "invalid value"))
         key, source = item.get("key"), item.get("source")
         source = getattr(source, "value", source)  # Litestar gives a ParamType or a string
-        if key == "data" and source == "body":  # the body as a whole, e.g. a missing field
+        if key == "data" and source == "body" and message == "'data'":  # no body at all
+            parts.append("a JSON body is required (an object: `{}` at least)")
+        elif key == "data" and source == "body":  # the body as a whole, e.g. a missing field
             parts.append(f"body: {message}")
         elif key:
             parts.append(f"{source or 'request'} field `{key}`: {message}")

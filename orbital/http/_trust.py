@@ -50,10 +50,11 @@ def _trust_route(action: TrustAction) -> HTTPRouteHandler:
         caller: NamedDependency[Credential],
         target: NamedDependency[Project],
         entry_id: FromPath[str],
-        data: JSONBody[TrustReason | None] = None,
+        data: JSONBody[TrustReason],
     ) -> WriteResult:
-        reason = data.reason if data is not None else ""
-        outcome = service.trust.act(target.project_id, entry_id, action, reason, actor=caller.actor)
+        outcome = service.trust.act(
+            target.project_id, entry_id, action, data.reason, actor=caller.actor
+        )
         return msgspec.convert(outcome, WriteResult, from_attributes=True)
 
     def dispute(
@@ -103,7 +104,7 @@ def beliefs(
 ) -> Beliefs:
     rows = service.trust.beliefs(
         target.project_id,
-        tuple(trust or ()),
+        tuple(state for state in trust or () if state),  # `state=` (empty): no filter
         as_of=parse_as_of(as_of),
         in_force_at=parse_day(in_force_at),
     )
