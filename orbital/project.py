@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import stat
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -99,9 +100,64 @@ def locate(registry: Registry, path: Path) -> Project | Path | None:
 
 
 def inside_project(root: str, path: str) -> bool:
-    """``path`` names a file inside the project ``root`` (never outside it, even by a link)."""
-    if not path or path.startswith(("/", "~", "\\")) or "\x00" in path:
+    """``path`` names a plain file inside the project ``root``: walked from the root without
+    following a link (:func:`open_inside`), so it never leads outside, whatever is swapped."""
+    fd = open_inside(root, path)
+    if fd is None:
         return False
-    base = Path(root).resolve()
-    target = (base / path).resolve()
-    return target.is_relative_to(base) and target.is_file()
+    os.close(fd)
+    return True
+
+
+def open_inside(root: str, path: str) -> int | None:
+    """A read descriptor of the regular file ``path`` names inside the project ``root``, or
+    None. Each directory on the way is opened relative to the one before it with
+    ``O_NOFOLLOW`` (no symlink, no ``..``), the file too, and what was opened is checked by
+    its descriptor: the caller reads what was checked, never the name again."""
+    if not path or path.startswith(("/", "~", "\\")) or "\x00" in path:
+        return None
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        return None
+    nofollow = os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | nofollow, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        found = os.open(parts[-1], os.O_RDONLY | os.O_NONBLOCK | nofollow, dir_fd=fd)
+    except OSError:  # missing, a link, not a directory, no access: no file there
+        return None
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(os.fstat(found).st_mode):  # a FIFO or a device is no file
+        os.close(found)
+        return None
+    return found
+
+
+def read_inside(root: str, path: str, limit: int) -> bytes | None:
+    """The bytes of the file ``path`` names inside ``root`` (:func:`open_inside`), at most
+    ``limit`` of them (a longer file: the first ``limit + 1``, for the caller to refuse);
+    None when it names no plain file there."""
+    fd = open_inside(root, path)
+    if fd is None:
+        return None
+    chunks: list[bytes] = []
+    try:
+        got = 0
+        while got <= limit:
+            chunk = os.read(fd, limit + 1 - got)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)

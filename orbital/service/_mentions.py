@@ -7,17 +7,16 @@ reference resolves to (``orbital show --ref``, MCP ``memory_get``). The grammar 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from orbital.domain.asks import Ask
 from orbital.errors import InvalidInput, NotFound
-from orbital.files import check_size
+from orbital.files import check_size, max_file_bytes
 from orbital.grammar.mentions import PATH
 from orbital.grammar.model import FileState
-from orbital.project import Project, inside_project
+from orbital.project import Project, inside_project, read_inside
 from projections.mentions import (
     Pointer,
     mentioned_paths,
@@ -82,9 +81,9 @@ class Mentions:
         mention = parse_mention(ref)
         found = self.store.project(project)
         if mention.file == PATH:
-            if not inside_project(found.root, mention.id):
+            raw = read_inside(found.root, mention.id, max_file_bytes())
+            if raw is None:
                 raise NotFound(f"{mention.text} names no file inside the project")
-            raw = (Path(found.root) / mention.id).read_bytes()
             check_size(raw)
             try:
                 return MentionedFile(mention.id, raw.decode("utf-8"))

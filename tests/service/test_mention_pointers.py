@@ -91,3 +91,50 @@ def test_a_mention_in_an_ask_or_a_description_is_flagged_when_written(env: Env) 
         "project description: @state.zzz names nothing in this project (an id that does not "
         "exist, or a file outside the project): kept as written, shown as not found"
     ]
+
+
+def test_a_symlink_swapped_in_during_a_file_reference_never_reads_outside(env: Env) -> None:
+    """The path is walked from the project's root without following a link and the file read
+    is the one opened: a swap at any moment gives the inside bytes or "names no file", never
+    the outside file and never an unhandled OSError."""
+    import os
+    import threading
+
+    (env.root / "docs").mkdir()
+    inside = env.root / "docs" / "note.md"
+    inside.write_text("inside\n")
+    outside = env.root.parent / "outside.txt"
+    outside.write_text("OUTSIDE SECRET\n")
+    plain, link = env.root / "docs" / ".plain", env.root / "docs" / ".link"
+    stop = threading.Event()
+
+    def swap() -> None:
+        while not stop.is_set():
+            plain.write_text("inside\n")
+            os.replace(plain, inside)
+            link.unlink(missing_ok=True)
+            link.symlink_to(outside)
+            os.replace(link, inside)
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    seen: set[str] = set()
+    try:
+        for _ in range(400):
+            try:
+                seen.add(env.orbital.mentions.resolve(env.project, "@file.docs/note.md").content)
+            except NotFound as exc:
+                assert str(exc) == "@file.docs/note.md names no file inside the project"
+                seen.add("not found")
+    finally:
+        stop.set()
+        swapper.join()
+    assert seen <= {"inside\n", "not found"}
+    # A link inside the project, to a file inside it too, is not followed either.
+    inside.unlink()
+    inside.symlink_to(env.root / "docs" / ".plain")
+    with pytest.raises(NotFound, match="names no file inside the project"):
+        env.orbital.mentions.resolve(env.project, "@file.docs/note.md")
+    (env.root / "sub").symlink_to(env.root / "docs")
+    with pytest.raises(NotFound, match="names no file inside the project"):
+        env.orbital.mentions.resolve(env.project, "@file.sub/.plain")
