@@ -57,6 +57,7 @@ from orbital.domain.asks import (
 )
 from orbital.grammar.text import norm
 from orbital.service._meanings import KeptMeaningIndexes
+from orbital.service._outputs import Seal
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "asks" / "data" / "rephrase-dev.jsonl"
 DAY = dt.date(2026, 9, 19)
@@ -243,7 +244,7 @@ def timing(rows: list[Row], n: int = 10_000, opens: int = 300, rounds: int = 5) 
         f"ratio {wall / base_wall:.1f}x wall, {cpu / base_cpu:.1f}x CPU"
     )
     with tempfile.TemporaryDirectory() as folder:
-        kept = KeptMeaningIndexes(Path(folder))
+        kept = KeptMeaningIndexes(Path(folder), Seal(lambda: bytes(32)))
         filed = tuple((a.id, a.text) for a in asks.values())
         kept(filed)
         start, cpu_start = time.perf_counter(), time.thread_time()

@@ -48,11 +48,10 @@ def quick_read(args: list[str]) -> bool:
     project = Path(options.get("--project", "."))
     if not project.is_dir():
         return False
-    from orbital.service._outputs import Outputs
     from orbital.service._sessions import state_dir
     from orbital.service._view_outputs import kept_file, kept_view
 
-    db, outputs = os.environ.get("ORBITAL_DB") or None, Outputs(state_dir() / "cache" / "outputs")
+    db, outputs = os.environ.get("ORBITAL_DB") or None, state_dir() / "cache" / "outputs"
     if command == "context":
         window_text, audience = options.get("--window"), options.get("--audience", "agent")
         if rest or audience not in ("agent", "subagent"):

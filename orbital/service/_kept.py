@@ -4,8 +4,9 @@ kept in the output store: :mod:`._outputs`).
 Every CLI command and every hook is a new process, and without these each one would load
 tiktoken's table (≈ 0.3 s) and count the view's texts again, and decode every ask's state.
 Token counts are kept by the digest of the text counted (:class:`KeptCounter`), and the asks by
-the event they are as of (:class:`KeptAsks`). Both are caches: anything unreadable is computed
-again, and a failed write only costs the next process the work.
+the event they are as of (:class:`KeptAsks`). Both are caches, signed with the store's key
+(:class:`~orbital.service._outputs.Seal`): anything unreadable or unconfirmed is computed again,
+and a failed write only costs the next process the work.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orbital.service._outputs import code_stamp, write_whole
+from orbital.service._outputs import Seal, code_stamp
 
 if TYPE_CHECKING:
     from orbital.domain.asks import Ask
@@ -32,8 +33,8 @@ class KeptAsks:
     (the same log, up to there) and updates them by the streams changed since, as the
     in-process cache does, instead of decoding every ask's stream state."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+    def __init__(self, folder: Path, seal: Seal) -> None:
+        self.folder, self.seal = folder, seal
 
     def _path(self, project: str) -> Path:
         digest = hashlib.sha256(code_stamp())
@@ -48,11 +49,12 @@ class KeptAsks:
 
         from orbital.domain.asks import Ask
 
+        raw = self.seal.read(self._path(project))
+        if raw is None:
+            return None
         try:
-            head, kept_id, asks = msgspec.msgpack.decode(
-                self._path(project).read_bytes(), type=tuple[int, str, dict[str, Ask]]
-            )
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            head, kept_id, asks = msgspec.msgpack.decode(raw, type=tuple[int, str, dict[str, Ask]])
+        except (msgspec.DecodeError, msgspec.ValidationError):
             return None
         return (head, asks) if kept_id and event_id(head) == kept_id else None
 
@@ -60,7 +62,7 @@ class KeptAsks:
         import msgspec
 
         with contextlib.suppress(OSError):
-            write_whole(self._path(project), msgspec.msgpack.encode((head, event_id, asks)))
+            self.seal.write(self._path(project), msgspec.msgpack.encode((head, event_id, asks)))
 
 
 class KeptCounter:
@@ -68,8 +70,8 @@ class KeptCounter:
     count, written back by :meth:`save` when this process counted a new text (tiktoken's
     encoder is loaded only then, by :class:`~orbital.tokens.CachedCounter`)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, seal: Seal) -> None:
+        self.path, self.seal = path, seal
         self._counter: CachedCounter | None = None
 
     def _loaded(self) -> CachedCounter:
@@ -79,9 +81,10 @@ class KeptCounter:
             from orbital.tokens import CachedCounter
 
             self._counter = CachedCounter(max_entries=KEEP_COUNTS)
+            raw = self.seal.read(self.path)
             try:
-                known = msgspec.msgpack.decode(self.path.read_bytes(), type=dict[bytes, int])
-            except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+                known = {} if raw is None else msgspec.msgpack.decode(raw, type=dict[bytes, int])
+            except (msgspec.DecodeError, msgspec.ValidationError):
                 known = {}
             self._counter.seed(known)
         return self._counter
@@ -95,4 +98,4 @@ class KeptCounter:
         import msgspec
 
         with contextlib.suppress(OSError):
-            write_whole(self.path, msgspec.msgpack.encode(self._counter.known()))
+            self.seal.write(self.path, msgspec.msgpack.encode(self._counter.known()))

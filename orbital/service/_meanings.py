@@ -5,7 +5,8 @@ Filing a project's dropped asks by meaning (:mod:`orbital.domain.rephrase`) cost
 the one lookup an agent's new ask needs; a process that built the index for a set of dropped
 asks leaves it here and the next one reads it. The key is a digest of the asks filed (ids and
 texts, in order) and of the matcher's own source, so a changed set or a changed matcher never
-reads a stale index; anything unreadable is rebuilt. Only the newest few are kept. Likewise
+reads a stale index; anything unreadable, or not signed with the store's key
+(:class:`~orbital.service._outputs.Seal`), is rebuilt. Only the newest few are kept. Likewise
 the meanings of the entries a new entry was compared with (:class:`KeptMeanings`): every
 memory write compares its new entries with each entry of their file.
 """
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from orbital.domain.rephrase import Meaning, MeaningIndex
+    from orbital.service._outputs import Seal
 
 #: Built indexes kept (one per set of dropped asks; a new drop makes a new one).
 KEEP = 4
@@ -32,8 +34,8 @@ KEEP_MEANINGS = 4096
 class KeptMeaningIndexes:
     """An index builder (:data:`orbital.domain.asks.IndexBuilder`) over a folder."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+    def __init__(self, folder: Path, seal: Seal) -> None:
+        self.folder, self.seal = folder, seal
 
     def __call__(self, items: tuple[tuple[str, str], ...]) -> MeaningIndex[str]:
         import msgspec
@@ -47,9 +49,11 @@ class KeptMeaningIndexes:
             digest.update(f"{len(ask_id)}:{ask_id}{len(text)}:{text}".encode())
         path = self.folder / f"{digest.hexdigest()[:32]}.msgpack"
         with _collector_paused():
+            raw = self.seal.read(path)
             try:
-                return rephrase.decode_index(path.read_bytes())
-            except (OSError, msgspec.DecodeError, ValueError, TypeError):
+                if raw is not None:
+                    return rephrase.decode_index(raw)
+            except (msgspec.DecodeError, ValueError, TypeError):
                 pass
             index = rephrase.MeaningIndex[str]().added(items)
         with contextlib.suppress(OSError):  # a cache: the next process builds it again
@@ -57,9 +61,7 @@ class KeptMeaningIndexes:
         return index
 
     def _keep(self, path: Path, data: bytes) -> None:
-        from orbital.service._outputs import write_whole
-
-        write_whole(path, data)
+        self.seal.write(path, data)
         kept = sorted(self.folder.glob("*.msgpack"), key=lambda p: p.stat().st_mtime_ns)
         for old in kept[:-KEEP]:
             old.unlink(missing_ok=True)
@@ -70,8 +72,8 @@ class KeptMeanings:
     next process seeds the matcher from (:func:`rephrase.seed`), under the stamp of Orbital's
     sources: a changed matcher never reads them."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, seal: Seal) -> None:
+        self.path, self.seal = path, seal
         self._loaded: dict[str, Meaning] | None = None
 
     def load(self) -> None:
@@ -85,9 +87,12 @@ class KeptMeanings:
 
         self._loaded = {}
         kind = tuple[bytes, dict[str, rephrase.Meaning]]
+        raw = self.seal.read(self.path)
         try:
-            stamp, known = msgspec.msgpack.decode(self.path.read_bytes(), type=kind)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            if raw is None:
+                return
+            stamp, known = msgspec.msgpack.decode(raw, type=kind)
+        except (msgspec.DecodeError, msgspec.ValidationError):
             return
         if stamp == _meanings_stamp():
             self._loaded = known
@@ -104,10 +109,8 @@ class KeptMeanings:
         compared = rephrase.compared  # the newest last: what this process compared
         older = {t: m for t, m in self._loaded.items() if t not in compared}
         newest = list({**older, **compared}.items())[-KEEP_MEANINGS:]
-        from orbital.service._outputs import write_whole
-
         with contextlib.suppress(OSError):  # a cache: the next process works them out again
-            write_whole(self.path, msgspec.msgpack.encode((_meanings_stamp(), dict(newest))))
+            self.seal.write(self.path, msgspec.msgpack.encode((_meanings_stamp(), dict(newest))))
 
 
 def matcher_stamp() -> bytes:

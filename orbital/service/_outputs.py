@@ -7,6 +7,11 @@ contract), and each file's name is a digest of the key and of Orbital's own sour
 changed Orbital never reads an output an older one rendered. It is a cache and never the
 authority for a decision: anything unreadable is rendered again, and a failed write costs the
 next process only the render.
+
+Anything running as the user can write the state folder, so every file kept there (outputs,
+kept asks, meaning indexes, token counts) is signed (:class:`Seal`): an HMAC keyed by a
+secret only the store holds, over the file's name and its bytes. A file the store's key does
+not confirm is dropped as if it were missing: it decides nothing and shows nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import hmac
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,11 +65,52 @@ def write_whole(path: Path, data: bytes) -> None:
     os.replace(temp, path)
 
 
-class Outputs:
-    """Outputs by key, in the process and (with a ``folder``) between processes."""
+class Seal:
+    """Signs a kept file and confirms it on reading, with the store's key (``key``: asked
+    once, when first needed; None, or a failure to read it, keeps and trusts nothing)."""
 
-    def __init__(self, folder: Path | None = None) -> None:
-        self.folder = folder
+    def __init__(self, key: Callable[[], bytes | None]) -> None:
+        self._fetch: Callable[[], bytes | None] | None = key
+        self._key: bytes | None = None
+
+    def _known(self) -> bytes | None:
+        if self._fetch is not None:
+            fetch, self._fetch = self._fetch, None
+            try:
+                self._key = fetch()
+            except Exception:  # no key, no cache: the caller computes it again
+                self._key = None
+        return self._key
+
+    def _mac(self, key: bytes, path: Path, data: bytes) -> bytes:
+        return hmac.new(key, path.name.encode() + b"\0" + data, hashlib.sha256).digest()
+
+    def read(self, path: Path) -> bytes | None:
+        """The bytes kept at ``path`` if they are what this store's Orbital signed there."""
+        key = self._known()
+        if key is None:
+            return None
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            return None
+        mac, data = raw[:32], raw[32:]
+        return data if hmac.compare_digest(mac, self._mac(key, path, data)) else None
+
+    def write(self, path: Path, data: bytes) -> None:
+        """Keep ``data`` at ``path``, signed (nothing when there is no key)."""
+        key = self._known()
+        if key is not None:
+            write_whole(path, self._mac(key, path, data) + data)
+
+
+class Outputs:
+    """Outputs by key, in the process and (with a ``folder`` and the store's ``seal``)
+    between processes."""
+
+    def __init__(self, folder: Path | None = None, seal: Seal | None = None) -> None:
+        self.folder = folder if seal is not None else None
+        self.seal = seal
         self._kept: dict[Key, str] = {}
 
     def _path(self, key: Key) -> Path:
@@ -74,11 +122,14 @@ class Outputs:
     def get(self, key: Key) -> str | None:
         """The output kept under ``key``, if any process kept it."""
         found = self._kept.get(key)
-        if found is not None or self.folder is None:
+        if found is not None or self.folder is None or self.seal is None:
             return found
+        raw = self.seal.read(self._path(key))
+        if raw is None:
+            return None
         try:
-            found = self._path(key).read_bytes().decode("utf-8", "surrogatepass")
-        except (OSError, UnicodeDecodeError):
+            found = raw.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
             return None
         self._keep(key, found)
         return found
@@ -86,10 +137,10 @@ class Outputs:
     def put(self, key: Key, text: str) -> None:
         """Keep ``text`` as the output of ``key`` (in the process, and in the folder)."""
         self._keep(key, text)
-        if self.folder is None:
+        if self.folder is None or self.seal is None:
             return
         with contextlib.suppress(OSError):  # a cache: the next process renders it again
-            write_whole(self._path(key), text.encode("utf-8", "surrogatepass"))
+            self.seal.write(self._path(key), text.encode("utf-8", "surrogatepass"))
             names = [n for n in os.listdir(self.folder) if n.endswith(".txt")]
             if len(names) > 2 * KEEP_FILES:
                 paths = sorted((self.folder / n for n in names), key=lambda p: p.stat().st_mtime_ns)

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from orbital.service._editor import EditorReport
     from orbital.service._history import ConflictCopy, HistoryQuery, Revision
     from orbital.service._kept import KeptCounter
+    from orbital.service._outputs import Seal
     from projections.entry_pages import EntryPage, EntryQuery
     from projections.workbench import EntryRow, WorkbenchView
 
@@ -111,24 +112,36 @@ class Orbital(OnFirstUse):
     def keep_caches(self, folder: Path) -> None:
         """Keep what a short-lived process (a hook, a CLI command) would otherwise compute
         again for the next one, in ``folder``: built meaning indexes of dropped asks, token
-        counts, the current asks, and views and files at a head (:mod:`._kept`)."""
+        counts, the current asks, and views and files at a head (:mod:`._kept`); each file
+        signed with the store's key, and one it does not confirm dropped (:class:`Seal`)."""
         from orbital.service._kept import KeptAsks
         from orbital.service._meanings import KeptMeaningIndexes, KeptMeanings
         from orbital.service._outputs import Outputs
 
-        self.units.asks.build_index = KeptMeaningIndexes(folder / "meanings")
-        self.units.meanings = KeptMeanings(folder / "entry-meanings.msgpack")
-        self.units.asks.kept = KeptAsks(folder / "asks")
-        self.keep_counts(folder)
-        self._memory.outputs = Outputs(folder / "outputs")
+        seal = self._seal()
+        self.units.asks.build_index = KeptMeaningIndexes(folder / "meanings", seal)
+        self.units.meanings = KeptMeanings(folder / "entry-meanings.msgpack", seal)
+        self.units.asks.kept = KeptAsks(folder / "asks", seal)
+        self.keep_counts(folder, seal)
+        self._memory.outputs = Outputs(folder / "outputs", seal)
 
-    def keep_counts(self, folder: Path) -> None:
+    def keep_counts(self, folder: Path, seal: Seal | None = None) -> None:
         """Keep only token counts in ``folder``: what a long-running server, which keeps its
         views in memory, still gains at its next start."""
         from orbital.service._kept import KeptCounter
 
-        self._kept_counter = KeptCounter(folder / "tokens.msgpack")
+        self._kept_counter = KeptCounter(folder / "tokens.msgpack", seal or self._seal())
         self._memory.count = self._kept_counter
+
+    def _seal(self) -> Seal:
+        """Signs and confirms kept files with the store's key (read once, when first needed)."""
+        from orbital.service._outputs import Seal
+
+        def key() -> bytes | None:
+            with self.store.reader() as r:
+                return r.cache_key()
+
+        return Seal(key)
 
     def close(self) -> None:
         if self._kept_counter is not None:

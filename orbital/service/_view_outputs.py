@@ -23,7 +23,7 @@ from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES
 from orbital.clock import clock_from_env
 from orbital.domain.budgets import TokenCounter
 from orbital.project import Project, inside_project
-from orbital.service._outputs import Outputs
+from orbital.service._outputs import Outputs, Seal
 from orbital.store._quick import quick_reader
 from projections import (
     PROJECTORS,
@@ -112,9 +112,10 @@ KEPT_FILES = frozenset(
 )
 
 
-def _at_head(db_url: str | None, path: Path) -> tuple[Project, Heads] | None:
-    """The project ``path`` is in and its heads, read with plain SQL (None: not a SQLite
-    store, or no registered project there)."""
+def _at_head(db_url: str | None, path: Path, folder: Path) -> tuple[Project, Heads, Outputs] | None:
+    """The project ``path`` is in and its heads, read with plain SQL, and the outputs kept in
+    ``folder`` that the store's key confirms (None: not a SQLite store, or no registered
+    project there)."""
     reader = quick_reader(db_url)
     if reader is None:
         return None
@@ -123,33 +124,34 @@ def _at_head(db_url: str | None, path: Path) -> tuple[Project, Heads] | None:
         if project is None:
             return None
         with reader.reads() as reads:
-            return project, Heads(reads.category_heads(project.project_id))
+            heads, key = Heads(reads.category_heads(project.project_id)), reads.cache_key()
+    return project, heads, Outputs(folder, Seal(lambda: key))
 
 
 def kept_view(
-    outputs: Outputs, db_url: str | None, path: Path, window: int | None, audience: str
+    folder: Path, db_url: str | None, path: Path, window: int | None, audience: str
 ) -> str | None:
     """The injection view of the project ``path`` is in, now, if a process kept it."""
     try:
-        found = _at_head(db_url, path)
+        found = _at_head(db_url, path, folder)
         if found is None:
             return None
-        project, heads = found
+        project, heads, outputs = found
         return find_view(outputs, project, heads, clock_from_env().now(), window, audience)
     except Exception:  # the full path does no worse, and reports it
         return None
 
 
-def kept_file(outputs: Outputs, db_url: str | None, path: Path, name: str) -> str | None:
+def kept_file(folder: Path, db_url: str | None, path: Path, name: str) -> str | None:
     """Projected file ``name`` (a memory file or an archive) of the project ``path`` is in,
     now, if a process kept it."""
     if name not in KEPT_FILES:
         return None
     try:
-        found = _at_head(db_url, path)
+        found = _at_head(db_url, path, folder)
         if found is None:
             return None
-        project, heads = found
+        project, heads, outputs = found
         return outputs.get(PROJECTORS[name].key(project.project_id, heads))
     except Exception:  # the full path does no worse, and reports it
         return None

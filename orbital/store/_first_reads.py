@@ -66,6 +66,12 @@ class FirstReads:
         )
         return None if found is None else str(found)
 
+    def cache_key(self) -> bytes | None:
+        """The store's secret that signs the caches a process keeps for the next (None: the
+        row is gone, and nothing kept is trusted)."""
+        found = self._conn.scalar("SELECT value FROM store_secrets WHERE name = 'cache'")
+        return None if found is None else bytes.fromhex(str(found))
+
     def head(self, project: str | None = None) -> int:
         """The last position (of the project, or of the whole store); 0 when empty: one
         indexed max()."""

@@ -11,6 +11,7 @@ import pytest
 
 from orbital.domain import rephrase
 from orbital.service._meanings import KeptMeanings
+from orbital.service._outputs import Seal
 
 FILE = {
     "d-1": "Chose: Postgres for the event store. Reason: the team outgrew one machine.",
@@ -18,6 +19,9 @@ FILE = {
     "d-3": "Chose: render the Workbench on the server, no client framework.",
 }
 NEW = "Chose: the event store on Postgres, as the team outgrew one machine."
+
+#: What signs the kept files here (a store's key, as ``Orbital.keep_caches`` reads it).
+SEAL = Seal(lambda: bytes(range(32)))
 
 
 @pytest.fixture
@@ -48,7 +52,7 @@ def new_process(monkeypatch: pytest.MonkeyPatch, worked: list[str]) -> None:
 def compared_in_a_process(path: Path) -> str | None:
     """A write's restatement check of ``NEW`` against ``FILE``, with meanings kept at ``path``
     (as ``Orbital.keep_caches`` wires them: loaded before the check, saved at close)."""
-    kept = KeptMeanings(path)
+    kept = KeptMeanings(path, SEAL)
     kept.load()
     found = rephrase.restated(NEW, FILE)
     kept.save()
@@ -75,10 +79,10 @@ def test_meanings_kept_by_another_orbital_are_not_read(
 
     new_process(monkeypatch, fresh)
     monkeypatch.setattr("orbital.service._outputs.code_stamp", lambda: b"another Orbital")
-    KeptMeanings(path).load()
+    KeptMeanings(path, SEAL).load()
     assert rephrase.restated(NEW, FILE) == "d-1"
     assert sorted(fresh) == sorted([NEW, *FILE.values()])
     path.write_bytes(b"not meanings")
     new_process(monkeypatch, fresh)
-    KeptMeanings(path).load()  # unreadable: worked out again, as a cache
+    KeptMeanings(path, SEAL).load()  # unreadable: worked out again, as a cache
     assert rephrase.restated(NEW, FILE) == "d-1" and len(fresh) == 4

@@ -10,14 +10,17 @@ import pytest
 from orbital.domain.lazy_meanings import build_meaning_index
 from orbital.domain.rephrase import MeaningIndex
 from orbital.service._meanings import KEEP, KeptMeaningIndexes
+from orbital.service._outputs import Seal
 
+#: What signs the kept files here (a store's key, as ``Orbital.keep_caches`` reads it).
+SEAL = Seal(lambda: bytes(range(32)))
 ITEMS = (("a1b2c3", "Move cron off Heroku"), ("d4e5f6", "Raise the price on the pricing page"))
 
 
 def test_a_kept_index_is_read_back_not_rebuilt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    built = KeptMeaningIndexes(tmp_path)(ITEMS)
+    built = KeptMeaningIndexes(tmp_path, SEAL)(ITEMS)
     assert built == build_meaning_index(ITEMS)
     assert len(list(tmp_path.glob("*.msgpack"))) == 1
 
@@ -25,7 +28,7 @@ def test_a_kept_index_is_read_back_not_rebuilt(
         raise AssertionError("rebuilt")
 
     monkeypatch.setattr(MeaningIndex, "added", no_build)
-    again = KeptMeaningIndexes(tmp_path)(ITEMS)
+    again = KeptMeaningIndexes(tmp_path, SEAL)(ITEMS)
     assert again == built
     assert dict(again.pivots) == dict(built.pivots)  # not compared by ==
     assert again.restated_by("move the cron jobs off Heroku") == built.restated_by(
@@ -35,7 +38,7 @@ def test_a_kept_index_is_read_back_not_rebuilt(
 
 
 def test_an_unreadable_index_is_rebuilt_and_other_sets_get_their_own(tmp_path: Path) -> None:
-    kept = KeptMeaningIndexes(tmp_path)
+    kept = KeptMeaningIndexes(tmp_path, SEAL)
     built = kept(ITEMS)
     (path,) = tmp_path.glob("*.msgpack")
     path.write_bytes(b"not an index")

@@ -122,7 +122,9 @@ def test_a_symlink_swapped_in_during_a_file_reference_never_reads_outside(env: E
     try:
         for _ in range(400):
             try:
-                seen.add(env.orbital.mentions.resolve(env.project, "@file.docs/note.md").content)
+                found = env.orbital.mentions.resolve(env.project, "@file.docs/note.md")
+                assert isinstance(found, MentionedFile)
+                seen.add(found.content)
             except NotFound as exc:
                 assert str(exc) == "@file.docs/note.md names no file inside the project"
                 seen.add("not found")

@@ -180,18 +180,18 @@ import json, sys
 from pathlib import Path
 from orbital.clock import FixedClock
 from orbital.service import Orbital
-from orbital.service._outputs import Outputs
+from orbital.service._outputs import Outputs, Seal
 from orbital.service._view_outputs import find_view
 from projections import PROJECTORS, Heads
 import datetime as dt
 url, pid, folder = sys.argv[1:4]
 now = dt.datetime(2026, 9, 19, 9, 0, tzinfo=dt.UTC)
-outputs = Outputs(Path(folder) / "outputs")  # as keep_caches keeps them
 found = {}
 with Orbital.open(url, clock=FixedClock(now)) as fresh:
     project = fresh.project_by_id(pid)
     with fresh.store.reader() as r:
-        heads = Heads(r.category_heads(pid))
+        heads, key = Heads(r.category_heads(pid)), r.cache_key()
+    outputs = Outputs(Path(folder) / "outputs", Seal(lambda: key))  # as keep_caches keeps them
     for audience in ("agent", "subagent"):
         for window in (None, 200000):
             kept = find_view(outputs, project, heads, now, window, audience)

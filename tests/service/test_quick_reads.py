@@ -20,6 +20,7 @@ from orbital.domain.asks import Ask
 from orbital.events import Actor
 from orbital.service import Orbital
 from orbital.service._kept import KeptAsks, KeptCounter
+from orbital.service._outputs import Seal
 from orbital.tokens import CachedCounter
 
 #: What a kept read may not import (the store's library, the tokenizer, the rephrase index).
@@ -28,6 +29,8 @@ ENTRY = (
     "import atexit, sys; atexit.register(lambda: print(sorted(sys.modules), file=sys.stderr)); "
     "from orbital.cli import main; main()"
 )
+#: What signs the kept files here (a store's key, as ``Orbital.keep_caches`` reads it).
+SEAL = Seal(lambda: bytes(range(32)))
 DECISION = "\n## Keep reads warm\nChose: kept texts.\nReason: every command is a new process.\n"
 
 
@@ -149,7 +152,7 @@ def test_a_line_the_quick_read_does_not_take_goes_to_click(
 
 def test_token_counts_outlive_the_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "tokens.msgpack"
-    counter = KeptCounter(path)
+    counter = KeptCounter(path, SEAL)
     texts = ["Chose: kept texts.", "Reason: every command is a new process. " * 40]
     counts = [counter(t) for t in texts]
     assert counts == [CachedCounter()(t) for t in texts]
@@ -159,11 +162,11 @@ def test_token_counts_outlive_the_process(tmp_path: Path, monkeypatch: pytest.Mo
         raise AssertionError("the tokenizer was loaded again")
 
     monkeypatch.setattr("orbital.tokens.default_encoding", no_encoding)
-    again = KeptCounter(path)
+    again = KeptCounter(path, SEAL)
     assert [again(t) for t in texts] == counts
     path.write_bytes(b"not counts")
     monkeypatch.undo()
-    assert [KeptCounter(path)(t) for t in texts] == counts  # unreadable: counted again
+    assert [KeptCounter(path, SEAL)(t) for t in texts] == counts  # unreadable: counted again
 
 
 def test_kept_asks_are_read_back_only_for_the_same_log(
@@ -178,7 +181,7 @@ def test_kept_asks_are_read_back_only_for_the_same_log(
             return dict(service.units.asks.now(r, pid).asks.merged)
 
     with Orbital.open(store_url, clock=clock) as service:
-        service.units.asks.kept = KeptAsks(folder)
+        service.units.asks.kept = KeptAsks(folder, SEAL)
         pid = service.init_project(root).project_id
         first = service.ask_open(pid, "Move cron off Heroku", actor=Actor.USER).events[0]
         service.ask_open(pid, "Raise the price on the pricing page", actor=Actor.USER)
@@ -187,17 +190,19 @@ def test_kept_asks_are_read_back_only_for_the_same_log(
         service.units.asks.kept = None  # a process that keeps nothing closes it
         service.ask_close(pid, closed, "done", actor=Actor.USER)
     with Orbital.open(store_url, clock=clock) as full, Orbital.open(store_url, clock=clock) as kept:
-        kept.units.asks.kept = KeptAsks(folder)
+        kept.units.asks.kept = KeptAsks(folder, SEAL)
         with kept.store.reader() as r:
-            base = KeptAsks(folder).get(pid, lambda at: r.event_id(pid, at))
+            base = KeptAsks(folder, SEAL).get(pid, lambda at: r.event_id(pid, at))
         assert base is not None and base[1][closed].state == "open"  # kept before the close
         now = asks_now(kept, pid)  # the kept asks, updated by the streams changed since
         assert now == asks_now(full, pid) and now[closed].state == "done"
     (path,) = folder.iterdir()
-    head, _, asks = msgspec.msgpack.decode(path.read_bytes())
-    path.write_bytes(msgspec.msgpack.encode((head, "another log's event", asks)))
+    kept = SEAL.read(path)
+    assert kept is not None
+    head, _, asks = msgspec.msgpack.decode(kept)
+    SEAL.write(path, msgspec.msgpack.encode((head, "another log's event", asks)))
     with Orbital.open(store_url, clock=clock) as service, service.store.reader() as r:
-        assert KeptAsks(folder).get(pid, lambda at: r.event_id(pid, at)) is None
+        assert KeptAsks(folder, SEAL).get(pid, lambda at: r.event_id(pid, at)) is None
 
 
 def test_an_ask_write_keeps_the_asks_after_it(
@@ -207,10 +212,10 @@ def test_an_ask_write_keeps_the_asks_after_it(
     root = tmp_path / "project"
     root.mkdir()
     with Orbital.open(store_url, clock=clock) as service:
-        service.units.asks.kept = KeptAsks(folder)
+        service.units.asks.kept = KeptAsks(folder, SEAL)
         pid = service.init_project(root).project_id
         opened = service.ask_open(pid, "Move cron off Heroku", actor=Actor.USER).events[0]
         with service.store.reader() as r:
-            kept = KeptAsks(folder).get(pid, lambda at: r.event_id(pid, at))
+            kept = KeptAsks(folder, SEAL).get(pid, lambda at: r.event_id(pid, at))
     assert kept is not None and kept[0] == opened.position  # the next process reads no ask
     assert kept[1][opened.stream.removeprefix("ask:")].text == "Move cron off Heroku"
