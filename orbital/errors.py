@@ -64,6 +64,20 @@ class UnsafePath(InvalidInput):
         super().__init__(f"refused {path!r}: {reason}; nothing was written")
 
 
+class PlantedJournal(InvalidInput):
+    """Names in ``orbital/`` that look like Orbital's write journal but are no record of it
+    (recovery acts only on its own records, kept in the state folder)."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        listed = ", ".join(f"orbital/{n}" for n in names)
+        super().__init__(
+            f"{listed}: named like Orbital's write journal, but Orbital has no record of "
+            "writing it (put there by git, an archive or a hand?); it was left alone and "
+            "nothing was written: remove it, or move it out of orbital/, and run again"
+        )
+
+
 class TooLarge(InvalidInput):
     """A write over the size limit."""
 

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-import errno
 import os
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from orbital.errors import InvalidEncoding, TooLarge, UnknownFile, UnsafePath
 from orbital.files import (
     FileGateway,
     FileStamp,
+    Journal,
     check_size,
     decode_utf8,
     memory_file,
     projected_file,
     sha256,
 )
+from orbital.files._journal import Entry
 
 
 @pytest.mark.parametrize("name", ["ASKS.md", "asks.md", "Asks.MD", "aSkS.Md"])
@@ -102,59 +104,50 @@ def test_size_limit_and_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+def journalled(root: Path, journal: Path) -> FileGateway:
+    """A gateway whose checked writes are recorded in ``journal`` (signed with a test key)."""
+    root.mkdir(exist_ok=True)
+    return FileGateway(root, Journal(journal, lambda data: sha256(b"key" + data).encode()[:32]))
+
+
 def test_a_journal_still_linked_to_the_file_at_the_name_is_dropped(tmp_path: Path) -> None:
     """A power loss that kept the commit but not the swap (or a kill before it): the name
-    holds the previous projection and its journal is a second name of it; recovery drops the
-    journal and keeps no copy (the next unit regenerates the file)."""
-    files = FileGateway(tmp_path)
+    holds the previous projection and the link recorded beside it is a second name of it;
+    recovery drops the link and the record and keeps no copy (the next unit regenerates the
+    file)."""
+    root = tmp_path / "proj"
+    files = journalled(root, tmp_path / "journal")
     stamp = files.write("DECISIONS.md", b"## Old\nChose: a.\n")
-    memory = tmp_path / "orbital"
-    journal = f".DECISIONS.md.{sha256(b'new')[:16]}.orbital-prev"
-    os.link(memory / "DECISIONS.md", memory / journal)
+    memory = root / "orbital"
+    beside = f".DECISIONS.md.{sha256(b'new')[:16]}.0badc0de.orbital-"
+    assert files.journal is not None
+    files.journal.record(Entry("DECISIONS.md", "replace", beside=beside, new=sha256(b"new")))
+    os.link(memory / "DECISIONS.md", memory / f"{beside}prev")
     newer = FileStamp(stamp.size + 1, stamp.mtime_ns + 1, sha256(b"new"))
 
     assert files.recover(lambda name: newer if name == "DECISIONS.md" else None) == []
     assert sorted(p.name for p in memory.iterdir()) == ["DECISIONS.md"]
     assert (memory / "DECISIONS.md").read_bytes() == b"## Old\nChose: a.\n"
+    assert list((tmp_path / "journal").iterdir()) == []
 
 
-def _has_user_attributes(path: Path) -> bool:
-    try:
-        os.setxattr(path, "user.orbital.probe", b"1")
-    except OSError:
-        return False
-    os.removexattr(path, "user.orbital.probe")
-    return True
-
-
-def _append_journal(path: Path) -> bytes | None:
-    try:
-        return os.getxattr(path, "user.orbital.append")
-    except OSError:
-        return None
-
-
-def test_an_append_is_journalled_on_the_file_and_cut_back_when_it_never_committed(
+def test_an_append_is_recorded_in_the_journal_and_cut_back_when_it_never_committed(
     tmp_path: Path,
 ) -> None:
-    """The append's journal is an attribute of ASKS.md (synced with the bytes by one fsync):
-    nothing beside the file; settled on commit; after a crash before the commit, the next
-    unit cuts the uncommitted lines off and drops the attribute."""
-    files = FileGateway(tmp_path)
+    """The append's record is in the checkout's journal, written before the bytes: nothing
+    beside the file; dropped on commit; after a crash before the commit, the next unit cuts
+    the uncommitted lines off and drops the record."""
+    root, journal = tmp_path / "proj", tmp_path / "journal"
+    files = journalled(root, journal)
     first = files.write("ASKS.md", b"- open aaaaaa 2026-09-19 One\n")
-    asks = tmp_path / "orbital" / "ASKS.md"
-    if not _has_user_attributes(asks):
-        pytest.skip("this filesystem has no user extended attributes")
+    asks = root / "orbital" / "ASKS.md"
     line = b"- open bbbbbb 2026-09-19 Two\n"
 
     settled = files.append_checked("ASKS.md", line, (first.size, first.mtime_ns))
-    assert (
-        _append_journal(asks)
-        == f".ASKS.md.{first.size}.{first.size + len(line)}.orbital-append".encode()
-    )
     assert sorted(p.name for p in asks.parent.iterdir()) == ["ASKS.md"]
+    assert len(list(journal.iterdir())) == 1
     files.settle("ASKS.md", settled)
-    assert _append_journal(asks) is None
+    assert list(journal.iterdir()) == []
     assert asks.read_bytes() == b"- open aaaaaa 2026-09-19 One\n" + line
 
     committed = os.stat(asks)
@@ -165,41 +158,39 @@ def test_an_append_is_journalled_on_the_file_and_cut_back_when_it_never_committe
     assert crashed.stamp is not None
     assert files.recover(lambda name: stamp if name == "ASKS.md" else None) == []
     assert asks.read_bytes() == b"- open aaaaaa 2026-09-19 One\n" + line
-    assert _append_journal(asks) is None
+    assert list(journal.iterdir()) == []
 
 
-def test_without_user_attributes_an_append_is_journalled_by_a_marker_beside(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A filesystem that refuses user attributes (tmpfs without them, say) gets the marker
-    file, synced with the directory before the bytes; recovery reads it the same way."""
-
-    def refused(*args: object) -> None:
-        raise OSError(errno.EOPNOTSUPP, "Operation not supported")
-
-    files = FileGateway(tmp_path)
+def test_a_record_signed_by_another_key_is_not_acted_on(tmp_path: Path) -> None:
+    """A record written into the journal's folder by anything but this store's Orbital is
+    dropped unread: the file it names is not cut."""
+    root, journal = tmp_path / "proj", tmp_path / "journal"
+    files = journalled(root, journal)
     first = files.write("ASKS.md", b"- open aaaaaa 2026-09-19 One\n")
-    monkeypatch.setattr(os, "setxattr", refused)
-    line = b"- open bbbbbb 2026-09-19 Lost\n"
-    marker = f".ASKS.md.{first.size}.{first.size + len(line)}.orbital-append"
-
-    crashed = files.append_checked("ASKS.md", line, (first.size, first.mtime_ns))
-    assert crashed.journal == marker and not crashed.attribute
-    memory = tmp_path / "orbital"
-    assert sorted(p.name for p in memory.iterdir()) == [marker, "ASKS.md"]
+    line = b"- open bbbbbb 2026-09-19 Two\n"
+    files.append("ASKS.md", line)
+    other = Journal(journal, lambda data: sha256(b"another key" + data).encode()[:32])
+    entry = Entry("ASKS.md", "append", old=first.size, size=first.size + len(line))
+    other.record(msgspec.structs.replace(entry, tail=sha256(line)))
     assert files.recover(lambda name: first if name == "ASKS.md" else None) == []
-    assert sorted(p.name for p in memory.iterdir()) == ["ASKS.md"]
-    assert (memory / "ASKS.md").read_bytes() == b"- open aaaaaa 2026-09-19 One\n"
+    assert (root / "orbital" / "ASKS.md").read_bytes() == b"- open aaaaaa 2026-09-19 One\n" + line
+    assert list(journal.iterdir()) == []
 
 
-def test_recovery_reads_no_attribute_through_a_symlinked_asks_md(tmp_path: Path) -> None:
+def test_recovery_follows_no_symlinked_asks_md(tmp_path: Path) -> None:
     """ASKS.md made a symlink is refused where it is read or written, never followed by the
-    recovery every unit starts with (which looks for an append's attribute on it)."""
-    files = FileGateway(tmp_path)
+    recovery every unit starts with, even with a record of an append to it."""
+    root, journal = tmp_path / "proj", tmp_path / "journal"
+    files = journalled(root, journal)
     files.ensure_dir()
     outside = tmp_path / "outside.md"
     outside.write_bytes(b"- open aaaaaa 2026-09-19 Elsewhere\n")
-    (tmp_path / "orbital" / "ASKS.md").symlink_to(outside)
+    (root / "orbital" / "ASKS.md").symlink_to(outside)
+    assert files.journal is not None
+    size = outside.stat().st_size
+    files.journal.record(
+        Entry("ASKS.md", "append", old=0, size=size, tail=sha256(outside.read_bytes()))
+    )
 
     assert files.recover(lambda name: None) == []
     assert outside.read_bytes() == b"- open aaaaaa 2026-09-19 Elsewhere\n"

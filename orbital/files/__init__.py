@@ -1,8 +1,9 @@
 """The file gateway's public names (the rules are in :mod:`._gateway`, :mod:`._checked`,
-:mod:`._names` and :mod:`._held`)."""
+:mod:`._journal`, :mod:`._names` and :mod:`._held`)."""
 
 from orbital.files._checked import FileGateway, Written
 from orbital.files._held import HELD_MTIME_NS, HeldGateway
+from orbital.files._journal import Journal
 from orbital.files._names import (
     ABSENT,
     DEFAULT_MAX_FILE_BYTES,
@@ -23,6 +24,7 @@ __all__ = [
     "FileGateway",
     "FileStamp",
     "HeldGateway",
+    "Journal",
     "MemoryFile",
     "Written",
     "check_size",

@@ -2,10 +2,13 @@
 
 A projection is replaced by swapping names (``renameat2(RENAME_EXCHANGE)``: the file at the
 name is never missing) and checking what was swapped out: a save that landed since the file was
-read is put back, never overwritten. What was swapped out stays beside, under a name that
-carries the new content's hash, until the store's transaction ends: removed on commit, put back
-on rollback, and after a crash recognised by the next unit of work (:meth:`FileGateway.recover`),
-which puts back a projection no commit stands behind. See ARCHITECTURE.md, "Files on disk".
+read is put back, never overwritten. What was swapped out stays beside until the store's
+transaction ends: removed on commit, put back on rollback. Every such write is first recorded
+in the checkout's journal in the state folder (:mod:`._journal`), and after a crash the next
+unit of work finishes the writes recorded there, and only those (:meth:`FileGateway.recover`):
+a name in ``orbital/`` that looks like a journal's is never taken for one, a link is never
+followed, a file with other links is never cut, and a file is removed only when its bytes are
+the ones the record says Orbital wrote. See ARCHITECTURE.md, "Files on disk".
 """
 
 from __future__ import annotations
@@ -14,45 +17,56 @@ import ctypes
 import errno
 import os
 import re
+import secrets
+import stat
 from collections.abc import Callable
 from contextlib import suppress
+from pathlib import Path
 
 import msgspec
 
-from orbital.catalogue import ASKS_KEY, MEMORY_FILES
 from orbital.errors import UnsafePath
-from orbital.files._gateway import NOFOLLOW, READ, Gateway, pread_all
+from orbital.files._gateway import READ, Gateway, pread_all
+from orbital.files._journal import NOFOLLOW, Entry, Journal
 from orbital.files._names import FileStamp, projected_file, sha256
 
-_JOURNAL = re.compile(
-    r"^\.(?P<name>.+?)\.(?:(?P<new>[0-9a-f]{16})\.orbital-(?P<kind>prev|none)"
-    r"|(?P<old>\d+)\.(?P<size>\d+)\.orbital-append|[0-9a-f]{8}\.tmp)$"
-)
-#: The extended attribute that journals an append on the appended file itself (its value:
-#: the append marker's name), synced with the appended bytes by one fsync; a filesystem
-#: without user attributes gets the marker file beside instead.
-_APPEND_ATTR = "user.orbital.append"
-#: The file Orbital appends to, whose attribute :meth:`FileGateway.recover` reads.
-_APPENDED = MEMORY_FILES[ASKS_KEY]
+#: A name Orbital gives what it keeps beside a file while writing it (this version's, and the
+#: journal names of versions before it, which kept their journal in ``orbital/``).
+JOURNAL_NAME = re.compile(r"^\..+\.orbital-(?:prev|none|append)$")
+#: A temp file a write left behind (a plain file of one link is removed by recovery).
+_TEMP = re.compile(r"^\..+\.[0-9a-f]{8}\.tmp$")
 
 
 class Written(msgspec.Struct, frozen=True):
     """What a checked write did. ``stamp`` None: nothing was written, as a save was found
     where the caller expected its own file (the save stays on disk, to be taken in). ``kept``:
     a save found in the way that could not stay (keep it as a conflict copy). ``journal``:
-    the name to settle on commit or undo on rollback (see :meth:`FileGateway.replace`)."""
+    what is beside the file until the write settles (see :meth:`FileGateway.replace`);
+    ``record``, ``entry``: the write's record in the journal, to settle on commit or undo on
+    rollback."""
 
     stamp: FileStamp | None
     kept: bytes | None = None
     journal: str | None = None
     #: The replaced file's size and mtime when it was checked (to see a late write into it).
     previous: tuple[int, int] | None = None
-    #: The journal is the file's attribute (:data:`_APPEND_ATTR`), not a file of that name.
-    attribute: bool = False
+    record: str | None = None
+    entry: Entry | None = None
 
 
 class FileGateway(Gateway):
-    """Reads and writes the projected files of one project's ``orbital/`` directory."""
+    """Reads and writes the projected files of one project's ``orbital/`` directory;
+    ``journal``: where its checked writes are recorded (a gateway without one only reads and
+    writes unchecked)."""
+
+    def __init__(self, root: str | Path, journal: Journal | None = None) -> None:
+        super().__init__(root)
+        self.journal = journal
+
+    def _journal(self) -> Journal:
+        if self.journal is None:
+            raise RuntimeError("a checked write needs the checkout's journal")
+        return self.journal
 
     # -- checked writes: no save lost, no uncommitted write left behind ---------------
 
@@ -60,22 +74,21 @@ class FileGateway(Gateway):
         """Replace the file with ``data`` unless it no longer holds what the caller decided
         on (``expect``: its SHA-256, :data:`ABSENT`, or None for no check).
 
-        The file is hard-linked to a journal name (``.<name>.<new hash>.orbital-prev``) and
-        the journal checked; a save found there stays and nothing is written. Then the new
-        file and the name are swapped atomically (``renameat2(RENAME_EXCHANGE)``: the name is
-        never missing and never replaced blindly): what comes out is the checked file, or a
-        save that took the name in between, returned as ``kept``. A writer that kept the old
-        file open and writes into it later shows as a change of the journal (``kept`` now,
-        or put back at commit: :meth:`settle`). The journal is the undo: removed on commit,
-        put back on rollback, and recognised after a crash (:meth:`recover`).
+        The write is recorded in the journal first. The file is hard-linked to a name beside
+        it (``.<name>.<new hash>.<random>.orbital-prev``) and that link checked; a save found
+        there stays and nothing is written. Then the new file and the name are swapped
+        atomically (``renameat2(RENAME_EXCHANGE)``: the name is never missing and never
+        replaced blindly): what comes out is the checked file, or a save that took the name
+        in between, returned as ``kept``. A writer that kept the old file open and writes into
+        it later shows as a change of the link (``kept`` now, or put back at commit:
+        :meth:`settle`). The link is the undo: removed on commit, put back on rollback, and
+        after a crash by the record (:meth:`recover`).
 
         The new text is synced before the swap; the directory is not: the store's commit
         makes the write durable, and the file is its projection. A power loss that keeps the
         commit but not the swap leaves the previous projection at the name (a version Orbital
-        wrote: regenerated by the next unit, never taken in) and its journal still a link to
-        it (dropped by :meth:`recover`); the journal's link is made before the swap, so
-        (metadata kept in order, as journalling filesystems do) an uncommitted swap that
-        survives has its journal too and is put back."""
+        wrote: regenerated by the next unit, never taken in) and the link beside it still a
+        link to it (dropped by :meth:`recover`)."""
         filename = projected_file(name).name
         new = sha256(data)
         with self._dir(create=True) as directory:
@@ -96,20 +109,26 @@ class FileGateway(Gateway):
         new: str,
         expect: str | None,
     ) -> Written:
-        journal = f".{filename}.{new[:16]}.orbital-prev"
+        beside = f".{filename}.{new[:16]}.{secrets.token_hex(4)}.orbital-"
+        entry = Entry(filename, "replace", beside=beside, new=new)
+        record = self._journal().record(entry)
         stamp = FileStamp(written.st_size, written.st_mtime_ns, new)
+        journal = beside + "prev"
         if not _link(directory, filename, journal, missing_ok=True):  # nothing at the name
-            journal = f".{filename}.{new[:16]}.orbital-none"
-            os.close(os.open(journal, os.O_WRONLY | os.O_CREAT | NOFOLLOW, 0o600, dir_fd=directory))
+            journal = beside + "none"
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW
+            os.close(os.open(journal, flags, 0o600, dir_fd=directory))
             if not _link(directory, temp, filename):  # link never replaces: a save stays
                 os.unlink(journal, dir_fd=directory)
+                self._journal().drop(record)
                 return Written(None)
-            return Written(stamp, None, journal)
+            return Written(stamp, None, journal, record=record, entry=entry)
         fd, found = self._open(directory, journal, READ)
         with os.fdopen(fd, "rb") as handle:
             before = handle.read()
         if expect is not None and sha256(before) != expect:  # a save landed: it stays
             os.unlink(journal, dir_fd=directory)
+            self._journal().drop(record)
             return Written(None)
         kept = None
         if _exchange(directory, temp, filename):  # the temp name: what the name held
@@ -120,6 +139,7 @@ class FileGateway(Gateway):
             now = os.stat(filename, dir_fd=directory, follow_symlinks=False)
             if now.st_ino != found.st_ino:
                 os.unlink(journal, dir_fd=directory)
+                self._journal().drop(record)
                 return Written(None)
             os.rename(temp, filename, src_dir_fd=directory, dst_dir_fd=directory)
         after = os.stat(journal, dir_fd=directory, follow_symlinks=False)
@@ -128,15 +148,14 @@ class FileGateway(Gateway):
             found.st_mtime_ns,
         ):
             kept = self._read(journal, shared=True)  # written into since the check
-        return Written(stamp, kept, journal, (found.st_size, found.st_mtime_ns))
+        previous = (found.st_size, found.st_mtime_ns)
+        return Written(stamp, kept, journal, previous, record, entry)
 
     def append_checked(self, name: str, data: bytes, expect: tuple[int, int]) -> Written:
         """Append to the file only while it is the one the caller knows (``expect``: size
-        and mtime); a marker ``.<name>.<old size>.<new size>.orbital-append`` records the
-        append until it commits, so a crash's uncommitted lines are cut off (:meth:`recover`).
-        The marker is an attribute of the file, set before the bytes are written and synced
-        with them (one fsync), where the filesystem has user attributes; else a file beside,
-        synced with the directory before the bytes are written."""
+        and mtime); the append is recorded in the journal (the sizes before and after, the
+        hash of the bytes appended) before the bytes are written, so a crash's uncommitted
+        lines are cut off (:meth:`recover`)."""
         filename = projected_file(name).name
         with self._dir(create=True) as directory:
             fd, info = self._open(directory, filename, os.O_RDWR | os.O_APPEND)
@@ -146,12 +165,9 @@ class FileGateway(Gateway):
                 if info.st_nlink > 1:  # never write through a link: replace with a copy
                     before = pread_all(fd, info.st_size)
                     return self.replace(name, before + data, sha256(before))
-                journal = f".{filename}.{info.st_size}.{info.st_size + len(data)}.orbital-append"
-                attribute = _mark(fd, journal)
-                if not attribute:
-                    flags = os.O_WRONLY | os.O_CREAT | NOFOLLOW
-                    os.close(os.open(journal, flags, 0o600, dir_fd=directory))
-                    os.fsync(directory)
+                size = info.st_size + len(data)
+                entry = Entry(filename, "append", old=info.st_size, size=size, tail=sha256(data))
+                record = self._journal().record(entry)
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
@@ -160,21 +176,33 @@ class FileGateway(Gateway):
             finally:
                 os.close(fd)
         stamp = FileStamp(info.st_size, info.st_mtime_ns, None)
-        return Written(stamp, None, journal, attribute=attribute)
+        return Written(stamp, None, None, record=record, entry=entry)
 
     def settle(self, name: str, written: Written) -> None:
         """The write committed: drop its journal; unless a writer that had the replaced file
         open wrote into it since it was checked (an editor saving in place): then that save
         goes back at the name while the name still holds this write, to be taken in."""
         journal, stamp = written.journal, written.stamp
-        if journal is None or stamp is None:
+        if stamp is None or written.record is None:
             return
         filename = projected_file(name).name
+        try:
+            self._settle(filename, journal, stamp, written.previous)
+        finally:
+            self._journal().drop(written.record)
+
+    def _settle(
+        self,
+        filename: str,
+        journal: str | None,
+        stamp: FileStamp,
+        previous: tuple[int, int] | None,
+    ) -> None:
         with self._dir() as directory, suppress(FileNotFoundError):
-            if written.previous is not None:
+            if journal is not None and previous is not None:
                 info = os.stat(journal, dir_fd=directory, follow_symlinks=False)
                 now = self._lstat(directory, filename)
-                late = (info.st_size, info.st_mtime_ns) != written.previous
+                late = (info.st_size, info.st_mtime_ns) != previous
                 if (
                     late
                     and now is not None
@@ -186,159 +214,159 @@ class FileGateway(Gateway):
                 ):
                     os.rename(journal, filename, src_dir_fd=directory, dst_dir_fd=directory)
                     return
-            self._drop(directory, filename, journal, written.attribute)
+            if journal is not None:
+                os.unlink(journal, dir_fd=directory)
 
     def undo(self, name: str, written: Written) -> None:
         """The write did not commit: put the file back as it was, unless something other than
-        the write is there now (then the journal stays for :meth:`recover`)."""
-        found = _JOURNAL.match(written.journal or "")
-        if found is None or written.stamp is None:
+        the write is there now (then the record stays for :meth:`recover`)."""
+        if written.entry is None or written.record is None or written.stamp is None:
             return
-        filename = projected_file(name).name
         with self._dir() as directory:
-            self._roll_back(directory, filename, found, written.stamp.sha256, written.attribute)
+            if self._roll_back(directory, written.entry):
+                self._journal().drop(written.record)
 
-    def _drop(self, directory: int, filename: str, journal: str, attribute: bool) -> None:
-        """Remove a journal: the marker file, or the attribute of ``filename``."""
-        if not attribute:
-            os.unlink(journal, dir_fd=directory)
-            return
+    def _roll_back(self, directory: int, entry: Entry) -> bool:
+        """Undo one recorded write if the file is still exactly what it wrote; True when
+        undone. Nothing is followed: a link at the name or beside it is left alone, a file
+        with other links is never cut, and a file is removed only when its bytes are the ones
+        the record names."""
+        filename = entry.file
         try:
-            fd, _ = self._open(directory, filename, READ)
-        except UnsafePath:  # no longer the plain file: the attribute went with it
-            return
-        try:
-            os.removexattr(fd, _APPEND_ATTR)
-        except OSError as exc:
-            if exc.errno != errno.ENODATA:
-                raise
-        finally:
-            os.close(fd)
-
-    def _roll_back(
-        self,
-        directory: int,
-        filename: str,
-        found: re.Match[str],
-        new: str | None,
-        attribute: bool = False,
-    ) -> bool:
-        """Undo one journalled write if the file is still exactly it; True when undone."""
-        journal = found.group(0)
-        info = self._lstat(directory, filename)
-        if found.group("kind"):
-            if info is None:  # stopped between the rename and the link
-                if found.group("kind") == "prev":
-                    os.rename(journal, filename, src_dir_fd=directory, dst_dir_fd=directory)
-                return found.group("kind") == "prev"
-            fd, _ = self._open(directory, filename, READ)
-            with os.fdopen(fd, "rb") as handle:
-                if sha256(handle.read())[:16] != found.group("new"):
-                    return False
-            if found.group("kind") == "prev":
-                os.rename(journal, filename, src_dir_fd=directory, dst_dir_fd=directory)
-            else:
-                os.unlink(filename, dir_fd=directory)
-                os.unlink(journal, dir_fd=directory)
-            return True
-        if info is None or info.st_size != int(found.group("size")):
+            info = self._lstat(directory, filename)
+        except UnsafePath:
             return False
-        fd, _ = self._open(directory, filename, os.O_RDWR)
+        if entry.kind == "replace":
+            prev, none = entry.beside + "prev", entry.beside + "none"
+            if info is None:  # stopped between the rename and the link
+                if not _plain(directory, prev):
+                    return _plain(directory, none) and _unlink(directory, none)
+                os.rename(prev, filename, src_dir_fd=directory, dst_dir_fd=directory)
+                return True
+            try:
+                fd, _ = self._open(directory, filename, READ)
+            except UnsafePath:
+                return False
+            with os.fdopen(fd, "rb") as handle:
+                if sha256(handle.read()) != entry.new:
+                    return False
+            if _plain(directory, prev):
+                os.rename(prev, filename, src_dir_fd=directory, dst_dir_fd=directory)
+                return True
+            if _plain(directory, none):
+                os.unlink(filename, dir_fd=directory)
+                os.unlink(none, dir_fd=directory)
+                return True
+            return False
+        if info is None or info.st_size != entry.size:
+            return False
         try:
-            os.ftruncate(fd, int(found.group("old")))
+            fd, opened = self._open(directory, filename, os.O_RDWR)
+        except UnsafePath:
+            return False
+        try:
+            if opened.st_nlink != 1 or opened.st_size != entry.size:  # never cut a link
+                return False
+            appended = os.pread(fd, entry.size - entry.old, entry.old)
+            if sha256(appended) != entry.tail:  # not the bytes Orbital appended
+                return False
+            os.ftruncate(fd, entry.old)
             os.fsync(fd)
         finally:
             os.close(fd)
-        self._drop(directory, filename, journal, attribute)
         return True
 
     def recover(self, committed: Callable[[str], FileStamp | None]) -> list[tuple[str, bytes]]:
         """Finish what a crashed writer left (run under the store's write lock, so no live
-        writer has a journal open): temp files are removed; a journalled write that committed
-        (the file is what ``committed`` says was last written) is settled; one that did not,
-        and is still on disk, is undone. Returns what must be kept as conflict copies: a
-        previous file that was neither the committed one nor put back."""
+        writer has a record open): each write in the journal that committed (the file is
+        what ``committed`` says was last written) is settled; one that did not, and is still
+        on disk, is undone; temp files are removed. Returns what must be kept as conflict
+        copies: a previous file that was neither the committed one nor put back. Only the
+        journal's records are acted on: a name in ``orbital/`` is never taken for a record."""
         kept: list[tuple[str, bytes]] = []
+        records = self.journal.entries() if self.journal is not None else []
+        try:
+            with self._dir() as directory:
+                for record, entry in records:
+                    kept += self._recover_one(directory, entry, committed)
+                    self._journal().drop(record)
+                for name in os.listdir(directory):
+                    if _TEMP.match(name) and _plain(directory, name):
+                        os.unlink(name, dir_fd=directory)
+        except FileNotFoundError:  # no orbital/ yet
+            for record, _ in records:
+                self._journal().drop(record)
+        return kept
+
+    def planted(self) -> list[str]:
+        """Names in ``orbital/`` that look like a write's journal but are no record of this
+        checkout's (a file put there by git, an archive or a hand): never acted on."""
+        ours = set[str]()
+        for _, entry in self.journal.entries() if self.journal is not None else []:
+            ours |= {entry.beside + "prev", entry.beside + "none"}
         try:
             with self._dir() as directory:
                 listed = os.listdir(directory)
-                for entry in listed:
-                    found = _JOURNAL.match(entry)
-                    if found is not None:
-                        kept += self._recover_one(directory, found, committed)
-                found = self._marked(directory) if _APPENDED in listed else None
-                if found is not None:
-                    kept += self._recover_one(directory, found, committed, attribute=True)
-        except FileNotFoundError:  # no orbital/ yet
-            pass
-        return kept
-
-    def _marked(self, directory: int) -> re.Match[str] | None:
-        """The append journalled in the appended file's attribute, if any."""
-        try:
-            fd, _ = self._open(directory, _APPENDED, READ)
-        except (FileNotFoundError, UnsafePath):  # a file that is not the plain one has none
-            return None
-        try:
-            value = os.getxattr(fd, _APPEND_ATTR)
-        except OSError as exc:
-            if exc.errno not in (errno.ENODATA, *_NO_ATTRIBUTES):
-                raise
-            return None
-        finally:
-            os.close(fd)
-        found = _JOURNAL.match(value.decode("ascii", "replace"))
-        appended = found is not None and found.group("old") and found.group("name") == _APPENDED
-        return found if appended else None
+        except FileNotFoundError:
+            return []
+        return sorted(n for n in listed if JOURNAL_NAME.match(n) and n not in ours)
 
     def _recover_one(
-        self,
-        directory: int,
-        found: re.Match[str],
-        committed: Callable[[str], FileStamp | None],
-        *,
-        attribute: bool = False,
+        self, directory: int, entry: Entry, committed: Callable[[str], FileStamp | None]
     ) -> list[tuple[str, bytes]]:
-        journal, filename = found.group(0), found.group("name")
-        if not (found.group("kind") or found.group("old")):  # a temp file
-            os.unlink(journal, dir_fd=directory)
+        filename = entry.file
+        prev = entry.beside + "prev" if entry.kind == "replace" else ""
+        none = entry.beside + "none" if entry.kind == "replace" else ""
+        if entry.kind == "replace" and not (_plain(directory, prev) or _plain(directory, none)):
+            return []  # stopped before the link: nothing was swapped
+        try:
+            info = self._lstat(directory, filename)
+        except UnsafePath:  # a link at the name now: left alone, as what is beside it
             return []
-        last = committed(filename)
-        info = self._lstat(directory, filename)
-        if info is not None and found.group("kind") == "prev":
-            linked = os.stat(journal, dir_fd=directory, follow_symlinks=False)
+        if info is not None and _plain(directory, prev):
+            linked = os.stat(prev, dir_fd=directory, follow_symlinks=False)
             if (linked.st_dev, linked.st_ino) == (info.st_dev, info.st_ino):
-                os.unlink(journal, dir_fd=directory)  # never swapped: the name holds it
+                os.unlink(prev, dir_fd=directory)  # never swapped: the name holds it
                 return []
+        last = committed(filename)
         if info is not None and last is not None:
             same = (info.st_size, info.st_mtime_ns) == (last.size, last.mtime_ns)
             if same or (
                 last.sha256 and last.sha256 == sha256(self._read(filename, shared=True) or b"")
             ):
-                self._drop(directory, filename, journal, attribute)  # it committed
+                _drop_beside(directory, prev, none)  # it committed
                 return []
-        if self._roll_back(directory, filename, found, None, attribute):
+        if self._roll_back(directory, entry):
             return []
-        previous = self._read(journal, shared=True) if found.group("kind") == "prev" else None
-        self._drop(directory, filename, journal, attribute)
+        previous = self._read(prev, shared=True) if _plain(directory, prev) else None
+        _drop_beside(directory, prev, none)
         if previous and (last is None or sha256(previous) != last.sha256):
             return [(filename, previous)]
         return []
 
 
-#: A filesystem (or file) without user extended attributes says so with one of these.
-_NO_ATTRIBUTES = (errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM)
-
-
-def _mark(fd: int, journal: str) -> bool:
-    """Journal an append as the open file's attribute; False where attributes are refused."""
-    try:
-        os.setxattr(fd, _APPEND_ATTR, journal.encode())
-    except OSError as exc:
-        if exc.errno not in _NO_ATTRIBUTES:
-            raise
+def _plain(directory: int, name: str) -> bool:
+    """``name`` is a regular file here (a link is never one)."""
+    if not name:
         return False
+    try:
+        info = os.stat(name, dir_fd=directory, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return stat.S_ISREG(info.st_mode)
+
+
+def _unlink(directory: int, name: str) -> bool:
+    with suppress(FileNotFoundError):
+        os.unlink(name, dir_fd=directory)
     return True
+
+
+def _drop_beside(directory: int, *names: str) -> None:
+    """Remove what a recorded write kept beside its file (its own names: never followed)."""
+    for name in names:
+        if _plain(directory, name):
+            os.unlink(name, dir_fd=directory)
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True)

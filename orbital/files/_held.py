@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from orbital.files._checked import FileGateway, Written
+from orbital.files._journal import Journal
 from orbital.files._names import FileStamp, projected_file, sha256
 
 #: The mtime a held write's checkpoint records: no stat matches it, so the next unit looks at
@@ -23,8 +24,8 @@ HELD_MTIME_NS = -1
 class HeldGateway(FileGateway):
     """A gateway that writes every file but ``held``, whose bytes are kept in :attr:`data`."""
 
-    def __init__(self, root: str | Path, held: str) -> None:
-        super().__init__(root)
+    def __init__(self, root: str | Path, held: str, journal: Journal | None) -> None:
+        super().__init__(root, journal)
         self.held = projected_file(held).name
         #: What Orbital would have written to ``held`` (None: it was not written).
         self.data: bytes | None = None

@@ -110,6 +110,7 @@ class Checkouts:
     def sync(self, checkout: Project) -> SyncReport:
         """Take in the checkout's hand edits and rewrite its stale files."""
         with self.units.begin(checkout, Actor.SYSTEM) as u:
+            u.refuse_planted()
             u.sync_memory()
             u.sync_asks()
         return SyncReport(u.warnings, u.events, u.conflicts)

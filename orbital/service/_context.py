@@ -4,6 +4,8 @@ and what use cases report back."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import hmac
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -11,8 +13,9 @@ from typing import Any
 import msgspec
 
 from orbital.clock import Clock
-from orbital.files import FileGateway
+from orbital.files import FileGateway, Journal
 from orbital.project import Project
+from orbital.service._sessions import state_dir
 from orbital.store import EventStore
 
 #: Decoded snapshots kept in memory (each can hold every ask of a large project).
@@ -113,6 +116,8 @@ class Context(msgspec.Struct):
     #: Per checkout and folder (a moved checkout gets a new one).
     _gateways: dict[tuple[str, str], FileGateway] = msgspec.field(default_factory=dict)
     _snapshots: dict[tuple[str, str, int], Any] = msgspec.field(default_factory=dict)
+    #: The store's secret that signs what is kept outside it (read once: :meth:`store_key`).
+    _key: list[bytes | None] = msgspec.field(default_factory=list)
 
     def today(self, project: Project) -> dt.date:
         """Today in the project's timezone (dates in files are project-local)."""
@@ -137,7 +142,22 @@ class Context(msgspec.Struct):
         return found
 
     def files(self, project: Project) -> FileGateway:
+        """The checkout's files, its checked writes recorded in its journal in the state
+        folder (signed with the store's key: :mod:`orbital.files._journal`)."""
         gateway = self._gateways.get((project.checkout, project.root))
         if gateway is None:
-            gateway = self._gateways[project.checkout, project.root] = FileGateway(project.root)
+            journal = Journal(state_dir() / "journals" / project.checkout, self.sign)
+            gateway = FileGateway(project.root, journal)
+            self._gateways[project.checkout, project.root] = gateway
         return gateway
+
+    def store_key(self) -> bytes | None:
+        """The store's own secret (None: its row is gone), read once per process."""
+        if not self._key:
+            with self.store.reader() as r:
+                self._key.append(r.cache_key())
+        return self._key[0]
+
+    def sign(self, data: bytes) -> bytes:
+        """An HMAC-SHA256 of ``data`` keyed by the store's secret."""
+        return hmac.new(self.store_key() or b"", data, hashlib.sha256).digest()

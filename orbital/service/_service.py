@@ -137,11 +137,7 @@ class Orbital(OnFirstUse):
         """Signs and confirms kept files with the store's key (read once, when first needed)."""
         from orbital.service._outputs import Seal
 
-        def key() -> bytes | None:
-            with self.store.reader() as r:
-                return r.cache_key()
-
-        return Seal(key)
+        return Seal(self.units.ctx.store_key)
 
     def close(self) -> None:
         if self._kept_counter is not None:
@@ -180,6 +176,7 @@ class Orbital(OnFirstUse):
         with self.store.writing() as w:
             project = register(w, path, timezone)
             with self.units.over(w, project, Actor.SYSTEM) as u:
+                u.refuse_planted()
                 u.sync_memory(create=True)
                 u.sync_asks()
         self.store.pin(project)

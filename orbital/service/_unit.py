@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
 from orbital.domain.entries import stream_for
+from orbital.errors import PlantedJournal
 from orbital.events import Actor, Event, event_type
 from orbital.events.asks import ASK_EVENTS
 from orbital.events.asks import stream_of as ask_stream
@@ -84,7 +85,11 @@ class Unit:
     ) -> None:
         self.units, self.w, self.project = units, w, project
         #: A file whose new bytes are held back for the agent's own tool to write.
-        self.held = HeldGateway(project.root, held) if held is not None else None
+        self.held = (
+            None
+            if held is None
+            else HeldGateway(project.root, held, units.ctx.files(project).journal)
+        )
         #: What the writer is told besides the result (a NUL removed from the session id).
         self.warnings: list[str] = []
         if session is not None:
@@ -303,6 +308,13 @@ class Unit:
         return text if text is not None else render_memory_file(self.memory_after.files[key])
 
     # -- what the projections become -----------------------------------------------------
+
+    def refuse_planted(self) -> None:
+        """Refuse to go on beside a name that looks like a write's journal but is no record
+        of Orbital's (``init`` and ``sync``: a checkout that may hold what git brought)."""
+        planted = self.units.ctx.files(self.project).planted()
+        if planted:
+            raise PlantedJournal(planted)
 
     def sync_memory(self, *, create: bool = False) -> None:
         """Take the memory files in and write each missing or stale one again (``create``:

@@ -197,9 +197,9 @@ def test_kept_asks_are_read_back_only_for_the_same_log(
         now = asks_now(kept, pid)  # the kept asks, updated by the streams changed since
         assert now == asks_now(full, pid) and now[closed].state == "done"
     (path,) = folder.iterdir()
-    kept = SEAL.read(path)
-    assert kept is not None
-    head, _, asks = msgspec.msgpack.decode(kept)
+    signed = SEAL.read(path)
+    assert signed is not None
+    head, _, asks = msgspec.msgpack.decode(signed)
     SEAL.write(path, msgspec.msgpack.encode((head, "another log's event", asks)))
     with Orbital.open(store_url, clock=clock) as service, service.store.reader() as r:
         assert KeptAsks(folder, SEAL).get(pid, lambda at: r.event_id(pid, at)) is None
