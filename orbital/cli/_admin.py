@@ -3,6 +3,7 @@ and its credentials."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 import click
 
 from orbital.cli._app import cli, project_option, reports_errors, service_of
+from orbital.errors import StoreCorrupt
 from orbital.service import Audience
 
 
@@ -120,18 +122,24 @@ def serve(
 
     from orbital.follower import Follower
 
-    sync_all(service, report)
-    watcher, follower = Watcher(service, report), Follower(service, report)
-    watcher.start()
-    follower.start()
+    watching: list[Watcher | Follower] = []
+    if service.store_status().state != "store-corrupt":
+        with contextlib.suppress(StoreCorrupt):  # said below, once
+            sync_all(service, report)
+            watching = [Watcher(service, report), Follower(service, report)]
     status = service.store_status()
-    mode = f"; read-only: {status.detail}" if status.state == "read-only" else ""
+    if status.state == "store-corrupt":  # one line, then the reads that still work
+        click.echo(f"error: {status.detail}", err=True)
+        watching = []
+    for started in watching:
+        started.start()
+    mode = f"; {status.state}: {status.detail}" if status.state == "read-only" else ""
     click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store_backend}{mode})")
     try:
         uvicorn.run(create_app(service, settings), host=host, port=port, log_level="warning")
     finally:
-        follower.stop()
-        watcher.stop()
+        for started in reversed(watching):
+            started.stop()
 
 
 @cli.command()

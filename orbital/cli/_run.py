@@ -38,7 +38,7 @@ def open_service(db: str | None, *, create: bool = False, server: bool = False) 
     from orbital.service import Orbital
     from orbital.service._sessions import state_dir
 
-    service = Orbital.open(db, create=create)
+    service = Orbital.open(db, create=create, damaged_ok=server)
     if server:
         service.keep_counts(state_dir() / "cache")
     else:

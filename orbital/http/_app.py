@@ -22,6 +22,7 @@ from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
 import orbital
+from orbital.errors import StoreCorrupt
 from orbital.http._agent import agent_router
 from orbital.http._auth import BEARER_SCHEME
 from orbital.http._mcp import mcp_mount
@@ -46,11 +47,11 @@ _HERE = Path(__file__).parent
     responses={503: ResponseSpec(Health, description="The store cannot take writes")},
 )
 def health(service: NamedDependency[Orbital]) -> Response[Health]:
-    """200 while the store is usable (``read-only`` included: reads work); 503 when it is
-    deleted or replaced under the server, so a monitor that reads only the status code
-    notices."""
+    """200 while the store is usable: ``ok``, or ``read-only`` or ``disk-full`` (reads work,
+    writes are refused; ``detail`` says why); 503 when it is deleted or replaced under the
+    server, or found damaged, so a monitor that reads only the status code notices."""
     status = service.store_status()
-    ok = status.state != "store-gone"
+    ok = status.state not in ("store-gone", "store-corrupt")
     head = service.head() if ok else 0
     body = Health(
         status.state,
@@ -83,6 +84,16 @@ class _Litestar(Litestar):
 async def _warm_threads() -> None:
     """Start the worker thread the synchronous routes run on before the first request."""
     await asyncio.get_running_loop().run_in_executor(None, lambda: None)
+
+
+def _warm_views(service: Orbital, views: EncodedViews) -> None:
+    """Each project's view rendered and encoded before the first request; on a store found
+    damaged, as far as the damage allows (a request that meets it gets its problem)."""
+    try:
+        service.warm()
+        views.warm(service)
+    except StoreCorrupt:
+        pass
 
 
 def _warm_parameters(app: Litestar) -> None:
@@ -154,8 +165,7 @@ def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litest
         ),
         lifespan=[mcp_lifespan],
         on_startup=[
-            service.warm,
-            partial(views.warm, service),
+            partial(_warm_views, service, views),
             _warm_parameters,
             _warm_threads,
             *([_settle_heap] if settings.own_process else []),

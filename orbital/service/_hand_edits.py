@@ -19,7 +19,7 @@ import msgspec
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.hand_edits import looks_broken
-from orbital.errors import InvalidEncoding
+from orbital.errors import InvalidEncoding, UnsafePath
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.events.files import HandEditConflict, HandEditDetected
@@ -50,7 +50,13 @@ def take_in_memory(u: Unit) -> None:
     for key in MEMORY_KEYS:
         name = MEMORY_FILES[key]
         checkpoint = u.w.checkpoint(u.project, name)
-        stat = files.stat(name)
+        try:
+            stat = files.stat(name)
+        except UnsafePath as exc:  # a symlink: it blocks itself, not the others
+            if key in u.proposals:
+                raise
+            u.blocked[name] = exc.reason
+            continue
         if stat is None:
             u.seen[name] = ABSENT
             continue

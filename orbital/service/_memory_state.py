@@ -15,6 +15,7 @@ import msgspec
 
 from orbital.catalogue import ARCHIVE_FILES, LAYER1_KEYS, MEMORY_FILES, MEMORY_PREFIXES
 from orbital.domain.entries import fold_file
+from orbital.errors import UnsafePath
 from orbital.events import Event
 from orbital.files import ABSENT, FileGateway
 from orbital.grammar.model import FileState
@@ -174,13 +175,15 @@ class MemoryFiles:
         displaced: Displaced | None = None,
         files: FileGateway | None = None,
         texts: dict[str, str] | None = None,
+        blocked: dict[str, str] | None = None,
     ) -> None:
         """Write what changed: each archive before its live file (over budget beats losing an
         entry), and a checkpoint per file in the same transaction (through ``files``: the
         project's gateway unless one holds a file back); ``texts`` gets each live file's
         text as written (the caller's answer need not render it again). A file this checkout
         last wrote before a change another checkout made is written too (its checkpoint is
-        behind)."""
+        behind). ``blocked``: files that are not plain files (a symlink) are left alone and
+        named there, instead of refusing every write (see :meth:`write`)."""
         files = files or self.ctx.files(project)
         for key in MEMORY_KEYS:
             archive_name = ARCHIVE_FILES.get(key)
@@ -191,11 +194,21 @@ class MemoryFiles:
                 if text and (
                     changed or _behind(w.checkpoint(project, archive_name), after.changed_at[key])
                 ):
-                    self.write(w, project, archive_name, text, after.changed_at[key], files=files)
+                    self.write(
+                        w,
+                        project,
+                        archive_name,
+                        text,
+                        after.changed_at[key],
+                        files=files,
+                        blocked=blocked,
+                    )
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
             unchanged = after.files[key] is before.files[key] and key not in rewrite
             if unchanged and not _behind(w.checkpoint(project, name), after.changed_at[key]):
+                continue
+            if blocked is not None and name in blocked:
                 continue
             if (
                 files.stat(name) is None
@@ -210,7 +223,15 @@ class MemoryFiles:
             expect = (seen or {}).get(name)
             position = after.changed_at[key]
             self.write(
-                w, project, name, text, position, expect=expect, displaced=displaced, files=files
+                w,
+                project,
+                name,
+                text,
+                position,
+                expect=expect,
+                displaced=displaced,
+                files=files,
+                blocked=blocked,
             )
 
     def write(
@@ -224,13 +245,21 @@ class MemoryFiles:
         expect: str | None = None,
         displaced: Displaced | None = None,
         files: FileGateway | None = None,
+        blocked: dict[str, str] | None = None,
     ) -> None:
         """Replace the file unless a save landed since it was read as ``expect`` (then the
         save is left, or handed to ``displaced``), with its checkpoint and its undo; in the
-        file's own line endings (a CRLF file is written CRLF)."""
+        file's own line endings (a CRLF file is written CRLF). A file that is not a plain
+        file is refused; with ``blocked``, it is left alone and named there instead."""
         files = files or self.ctx.files(project)
-        crlf = uses_crlf(files.read_bytes(name))
-        done = files.replace(name, with_line_endings(text, crlf).encode(), expect)
+        try:
+            crlf = uses_crlf(files.read_bytes(name))
+            done = files.replace(name, with_line_endings(text, crlf).encode(), expect)
+        except UnsafePath as exc:
+            if blocked is None:
+                raise
+            blocked[name] = exc.reason
+            return
         if displaced is not None and (done.stamp is None or done.kept is not None):
             displaced(name, done.kept)
         stamp = done.stamp
@@ -251,12 +280,15 @@ class MemoryFiles:
         new_too: bool = False,
         displaced: Displaced | None = None,
         files: FileGateway | None = None,
+        blocked: dict[str, str] | None = None,
     ) -> None:
         """Write again each file Orbital wrote that is gone from disk; ``new_too``: also each
         file never written (with its format contract), never overwriting one on disk."""
         files = files or self.ctx.files(project)
         for key in MEMORY_KEYS:
             name = MEMORY_FILES[key]
+            if blocked is not None and name in blocked:
+                continue
             written = w.checkpoint(project, name) is not None
             if files.stat(name) is None and (written or new_too):
                 self.write(

@@ -101,12 +101,16 @@ class Orbital(OnFirstUse):
         mint: Callable[[], str] = mint_hex,
         counter: TokenCounter | None = None,
         create: bool = True,
+        damaged_ok: bool = False,
     ) -> Orbital:
         """Open (and upgrade) the store at ``db_url`` (default: ``ORBITAL_DB`` or the user
         data directory), with ``ORBITAL_NOW`` honoured unless a clock is given; ``create``:
-        a SQLite store may be created where there is none."""
+        a SQLite store may be created where there is none; ``damaged_ok``: a damaged store
+        is opened for the reads that still work (a server's)."""
         clock = clock or clock_from_env()
-        store = EventStore(db_url, clock=clock, reducers=REDUCERS, create=create)
+        store = EventStore(
+            db_url, clock=clock, reducers=REDUCERS, create=create, damaged_ok=damaged_ok
+        )
         return cls(store, clock, mint=mint, counter=counter)
 
     def keep_caches(self, folder: Path) -> None:

@@ -108,6 +108,9 @@ class Unit:
         #: Per projected file, what the unit found on disk and decided on (SHA-256 or
         #: ``ABSENT``): a file found otherwise when written is a save, never overwritten.
         self.seen: dict[str, str | None] = {}
+        #: Projected files left alone, not being plain files (a symlink): name -> why. One
+        #: such file blocks only itself; a write to it is refused.
+        self.blocked: dict[str, str] = {}
         self._before: Memory | None = None
         self._memory: Memory | None = None
         #: The entry ids read by :meth:`ever_used` (at the entry head then); the entry
@@ -350,6 +353,7 @@ class Unit:
                 displaced=self.displaced,
                 files=self.held,
                 texts=self._texts,
+                blocked=self.blocked,
             )
             if self._restore:
                 memory.write_missing(
@@ -359,7 +363,13 @@ class Unit:
                     new_too=self._create,
                     displaced=self.displaced,
                     files=self.held,
+                    blocked=self.blocked,
                 )
+            self.warnings += [
+                f"{name} was neither read nor written: {why}; the other files are written as "
+                "usual. Make it a plain file again (or remove it) and run `orbital sync`."
+                for name, why in self.blocked.items()
+            ]
             self.memory_after = after
             self.memory_head = Heads(self.w.category_heads(self.pid)).newest(*MEMORY_PREFIXES)
         if self._ask_events:

@@ -57,7 +57,12 @@ class StoreFile:
 
     def disk_full(self) -> bool:
         """Whether no block is left for this process on the store's filesystem."""
-        return os.statvfs(self.path.parent).f_bavail == 0
+        return self.free() == 0
+
+    def free(self) -> int:
+        """The bytes this process may still write on the store's filesystem."""
+        found = os.statvfs(self.path.parent)
+        return found.f_bavail * found.f_frsize
 
     def check(self) -> None:
         what = self.problem()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from orbital.clock import Clock, FixedClock, SystemClock
-from orbital.errors import StoreReadOnly
+from orbital.errors import DiskFull, StoreCorrupt, StoreReadOnly
 from orbital.project import Project
 from orbital.store._base import Reducer
 from orbital.store._changes import ChangeCounter
@@ -54,10 +54,13 @@ class EventStore:
         upgrade: bool = True,
         create: bool = True,
         warn: Callable[[str], None] | None = None,
+        damaged_ok: bool = False,
     ) -> None:
         """``create``: a SQLite store file may be created where none is (see
         :mod:`orbital.store._file`). ``warn`` tells the person running Orbital something
-        they should know (default: a ``warning:`` line on stderr)."""
+        they should know (default: a ``warning:`` line on stderr). ``damaged_ok``: a store
+        found damaged at open is opened anyway for the reads that still work, every write
+        refused (a server: :meth:`status` says so)."""
         self.url = url or default_url()
         self._shown_url: str | None = None
         self.clock: Clock = clock or SystemClock()
@@ -75,11 +78,22 @@ class EventStore:
         self._changes = ChangeCounter(path)
         self.known_projects: set[str] = set()
         self._projects: dict[str, Project] = {}
+        #: The free bytes on the store's disk when a write last found it full (0 where that
+        #: cannot be asked: PostgreSQL); None once a write commits again.
+        self._full: int | None = None
         #: Opened on a store that cannot be written: reads see it as immutable (SQLite cannot
         #: create the ``-shm`` beside it), writes are refused until it is writable again.
         self._read_only = self._file is not None and self._file.read_only()
+        #: Found damaged (at open with ``damaged_ok``, or by any read since): every write is
+        #: refused with this.
+        self._damaged: StoreCorrupt | None = None
         try:
             self._start(upgrade=upgrade)
+        except StoreCorrupt as exc:
+            if not damaged_ok:
+                self.close()
+                raise
+            self._damaged = exc
         except BaseException:
             self.close()  # no connection left for the garbage collector to find open
             raise
@@ -119,10 +133,31 @@ class EventStore:
         if self._file is not None and (problem := self._file.problem()):
             detail = f"the store {self._file.path} {problem}"
             return StoreStatus("store-gone", detail, self.database_version)
+        if self._damaged is not None:
+            detail = (
+                f"the store {self._display_url()} is damaged ({self._damaged.detail}): only "
+                "the reads that do not meet the damage work, every write is refused; restore "
+                "it from a backup (`sqlite3 FILE .recover` may save what is left)"
+            )
+            return StoreStatus("store-corrupt", detail, self.database_version)
         if self._read_only or (self._file is not None and self._file.read_only()):
             detail = f"the store {self._display_url()} is read-only: reads work, writes wait"
             return StoreStatus("read-only", detail, self.database_version)
+        if self._disk_full():
+            detail = (
+                f"the disk holding the store {self._display_url()} is full: reads work, "
+                "writes are refused until space is freed"
+            )
+            return StoreStatus("disk-full", detail, self.database_version)
         return StoreStatus("ok", "", self.database_version)
+
+    def _disk_full(self) -> bool:
+        """No room on the store's disk now, or a write found none and no space was freed
+        since (SQLite); a write found none and none committed since (PostgreSQL)."""
+        if self._file is None:
+            return self._full is not None
+        free = self._file.free()
+        return free == 0 or (self._full is not None and free <= self._full)
 
     def _writable_again(self) -> None:
         """Leave read-only mode once the store can be written, else refuse the write before
@@ -180,6 +215,8 @@ class EventStore:
 
         Callbacks registered with :meth:`Writer.on_commit` run after the commit returned;
         those registered with :meth:`Writer.on_rollback` run when it did not."""
+        if self._damaged is not None:
+            raise StoreCorrupt(self._damaged.where, self._damaged.detail)
         if self._read_only:
             self._writable_again()
         writer: Writer | None = None
@@ -191,11 +228,14 @@ class EventStore:
                 yield writer
                 if self._file is not None:
                     self._file.check()  # the commit would go to a file no one opens again
-        except BaseException:
+        except BaseException as exc:
+            if isinstance(exc, DiskFull):
+                self._full = 0 if self._file is None else self._file.free()
             if writer is not None:
                 for undo in reversed(writer._on_rollback):
                     undo()
             raise
+        self._full = None
         for done in writer._on_commit:
             done()
 
@@ -242,6 +282,8 @@ class EventStore:
             typed = fault(exc, self._display_url(), self.timeout_ms, self._file)
             if typed is None:
                 raise
+            if isinstance(typed, StoreCorrupt):
+                self._damaged = typed  # no write into a store found damaged, from now on
             if isinstance(typed, StoreReadOnly):
                 self._write_db.dispose()  # its connections stay read-only once opened so
             raise typed from exc

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 from litestar.testing import TestClient
 
+import orbital
 from orbital.cli import cli
 from orbital.errors import StoreReadOnly
 from orbital.events import Actor
@@ -85,6 +86,41 @@ def test_a_full_disk_is_a_problem_of_its_own_on_http(tmpfs: Tmpfs) -> None:
             )
     assert response.status_code == 503
     assert response.json()["type"] == "/problems/disk-full"
+
+
+def test_health_says_the_disk_is_full_until_space_is_freed(tmpfs: Tmpfs) -> None:
+    """Issue 33, finding 7: ``/health`` said ``ok`` while every write got 503 disk-full."""
+    (tmpfs.path / "proj").mkdir()
+    with Orbital.open(f"sqlite:///{tmpfs.path / 'orbital.db'}") as service:
+        project = service.init_project(tmpfs.path / "proj").project_id
+        token = service.credentials.create("agent", [project]).token
+        with TestClient(create_app(service), base_url=BASE) as client:
+            assert client.get("/health").json()["status"] == "ok"
+            filler = _fill(tmpfs.path)
+            for _ in range(2):
+                response = client.put(
+                    f"/api/v1/projects/{project}/files/DECISIONS.md",
+                    json={"content": "# Decisions\n\n## Big\n" + "y" * 50_000 + "\n"},
+                    headers={"Authorization": f"Bearer {token}"},
+                )
+                assert response.json()["type"] == "/problems/disk-full"
+                health = client.get("/health")
+                assert (health.status_code, health.json()["status"]) == (200, "disk-full")
+                assert health.json()["detail"] == (
+                    f"the disk holding the store sqlite:///{tmpfs.path / 'orbital.db'} is full: reads "
+                    "work, writes are refused until space is freed"
+                )
+            filler.unlink()
+            assert client.get("/health").json()["status"] == "ok"
+            service.ask_open(project, "after", actor=Actor.AGENT)
+            assert client.get("/health").json() | {"head": 0} == {
+                "status": "ok",
+                "version": orbital.__version__,
+                "backend": "sqlite",
+                "head": 0,
+                "database": service.store.database_version,
+                "detail": "",
+            }
 
 
 def test_a_read_only_store_serves_reads_says_so_and_writes_again_once_writable(
