@@ -106,9 +106,10 @@ def test_health_says_the_disk_is_full_until_space_is_freed(tmpfs: Tmpfs) -> None
                 assert response.json()["type"] == "/problems/disk-full"
                 health = client.get("/health")
                 assert (health.status_code, health.json()["status"]) == (200, "disk-full")
+                store = f"sqlite:///{tmpfs.path / 'orbital.db'}"
                 assert health.json()["detail"] == (
-                    f"the disk holding the store sqlite:///{tmpfs.path / 'orbital.db'} is full: reads "
-                    "work, writes are refused until space is freed"
+                    f"the disk holding the store {store} is full: reads work, writes are "
+                    "refused until space is freed"
                 )
             filler.unlink()
             assert client.get("/health").json()["status"] == "ok"
