@@ -68,9 +68,12 @@ def _ask_line(event: object, ask_texts: Mapping[str, str]) -> str | None:
     text = clipped(ask_texts.get(getattr(event, "ask_id", ""), ""), _CLIP)
     if isinstance(event, AskClosed | AskReopened):
         what = "reopened" if isinstance(event, AskReopened) else event.kind
-        words = f' — their words: "{event.note}"' if event.note else ""
         mark = marked(event_mark(event))
-        return f"ask {event.ask_id} {what} ({text}){words}{' ' + mark if mark else ''}"
+        if mark:  # an agent's: whether its quote is the person's words is the mark's to say
+            words = f" — quoting the person: {event.note}" if event.note else ""
+            return f"ask {event.ask_id} {what} ({text}){words} {mark}"
+        words = f' — their words: "{event.note}"' if event.note else ""
+        return f"ask {event.ask_id} {what} ({text}){words}"
     if isinstance(event, AskReopenProposed):
         return (
             f"a reopen of ask {event.ask_id} ({text}), dropped by the person, waits on the "
