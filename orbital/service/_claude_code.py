@@ -27,6 +27,7 @@ from orbital.errors import warning_lines
 from orbital.files import FileGateway
 from orbital.project import Project
 from orbital.service._first_look import FIRST_LOOKS, WRITABLE, HookResult, first_answer
+from orbital.service._sessions import ToolCalls
 
 if TYPE_CHECKING:
     from orbital.service._agents import AgentSessions
@@ -130,6 +131,12 @@ class ClaudeCodeHooks:
         return HookResult(allow_answer(updated, context))
 
     def _post_tool(self, project: Project, p: Payload) -> HookResult:
+        try:
+            return self._take_in_after_tool(project, p)
+        finally:  # taken in: the watcher may sync the project again
+            ToolCalls().end(project.project_id, p.session_id)
+
+    def _take_in_after_tool(self, project: Project, p: Payload) -> HookResult:
         # A file tool on a memory file, or a Bash command after which one changed: the
         # first look answered every other call.
         name = self._target(project, p)
