@@ -102,6 +102,7 @@ class ClaudeCodeHooks:
         if name in unlanded:
             # The file was just written again with the write the tool never made: the
             # agent's copy of it is stale, and its own tool would refuse to edit it.
+            ToolCalls().end(project.project_id, p.session_id)  # the tool will not run
             return HookResult(deny_answer("\n".join(notes)))
         raw = FileGateway(project.root).read_bytes(name)
         current = raw.decode("utf-8") if raw is not None else ""
@@ -118,6 +119,7 @@ class ClaudeCodeHooks:
             # Nothing of the proposal kept (a dropped ask proposed again…): the tool must not
             # run, and the model reads why as the tool's error.
             reason = f"Orbital refused this write of orbital/{name}; the file is unchanged."
+            ToolCalls().end(project.project_id, p.session_id)  # the tool will not run
             return HookResult(deny_answer(f"{reason}\n{warnings}".rstrip()))
         note = ""
         if wanted != proposed:
@@ -152,6 +154,7 @@ class ClaudeCodeHooks:
         return _post_tool_answer([*notes, warning_lines(warnings)])
 
     def _session_end(self, project: Project, p: Payload) -> HookResult:
+        ToolCalls().end(project.project_id, p.session_id)
         view = self._view_path(project)
         self.agents.end(project, p.session_id, view, p.transcript_path)
         sessions = Path(p.transcript_path).parent if p.transcript_path else None

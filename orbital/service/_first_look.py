@@ -114,7 +114,10 @@ class _FirstLook:
         self.now = now
 
     def prompt(self) -> HookResult | None:
-        """Nothing moved since the session last looked (or it was never seen: from now)."""
+        """Nothing moved since the session last looked (or it was never seen: from now). A
+        prompt means none of the session's tool calls runs (one refused after PreToolUse has
+        no PostToolUse to end it)."""
+        ToolCalls().end(self.project.project_id, self.p.session_id)
         pid = self.project.project_id
         mark = self.marks.get(pid, self.p.session_id)
         if mark.pending:
