@@ -26,6 +26,11 @@ def test_reopens_wait_on_the_person_and_closes_are_marked(server: str, world: Wo
         service.ask_reopen(world.alpha, dropped, '"please reopen it"', actor=Actor.AGENT)
     service.ask_close(world.alpha, deck, "done", '"sent it"', actor=Actor.AGENT)
     service.ask_close(world.alpha, logo, "done", actor=Actor.AGENT)
+    service.ask_open(world.alpha, "Order the banner", actor=Actor.AGENT)
+    banner = next(a.id for a in service.asks(world.alpha) if a.text == "Order the banner")
+    path = world.alpha_root / "orbital" / "ASKS.md"  # typed into the file by someone unknown
+    path.write_text(path.read_text() + f'- done {banner} by:user "ordered"\n')
+    service.sync(world.alpha)
 
     with signed_in(server, world.person) as page:
         waiting = page.locator(f"#proposed-{world.alpha}-{venue}")
@@ -38,6 +43,9 @@ def test_reopens_wait_on_the_person_and_closes_are_marked(server: str, world: Wo
             "quote unverified"
         )
         sync_api.expect(deck_row.locator(".by")).to_have_text("agent")
+        banner_row = page.locator(f"#closed-{world.alpha}-{banner}")
+        sync_api.expect(banner_row.locator(".by")).to_have_text("changed on disk, author unknown")
+        sync_api.expect(banner_row.locator(".badge.quote.unverified")).to_have_count(1)
         logo_row = page.locator(f"#closed-{world.alpha}-{logo}")
         sync_api.expect(logo_row.locator(".badge.quote.no-quote")).to_have_text("no quote")
 
