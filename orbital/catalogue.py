@@ -125,3 +125,8 @@ def workspace_stream(name: str) -> str:
 def stream_id(stream: str) -> str:
     """What follows the category: the ask id of ``ask:<id>``, the key of ``file:<key>``."""
     return stream.partition(":")[2]
+
+
+#: The session a person's change made from the CLI with their Workbench token (``--as-user``)
+#: is recorded under, so it is never told as made in the Workbench.
+PERSON_CLI_SESSION = "person-cli"

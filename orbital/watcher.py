@@ -20,6 +20,7 @@ from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.errors import OrbitalError
 from orbital.project import Project
 from orbital.service import Orbital
+from orbital.service._sessions import ToolCalls
 
 _NAMES = {name.casefold() for name in MEMORY_FILES.values()}
 
@@ -52,7 +53,13 @@ def sync_all(
 
 
 def sync_one(service: Orbital, checkout: Project, report: Callable[[str], None]) -> None:
-    """Sync one checkout, reporting its warnings (named by checkout) and a failure."""
+    """Sync one checkout, reporting its warnings (named by checkout) and a failure. While an
+    agent's tool call runs in its project, nothing: a memory file changed meanwhile is the
+    agent's, and its PostToolUse hook takes it in (then the log moves and the follower syncs;
+    the watcher hears of the next change)."""
+    if ToolCalls().running(checkout.project_id, time.time()):
+        report(f"{checkout.checkout}: an agent's tool call is running; left to its hook")
+        return
     try:
         result = service.local.sync(checkout)
     except (OrbitalError, OSError) as exc:

@@ -147,7 +147,8 @@ def subagent_dropped_line(asks: Asks, today: dt.date) -> str:
 
 
 def recently_closed(asks: Asks, today: dt.date, days: int = 7) -> list[Ask]:
-    """Asks closed by someone other than the user in the last ``days`` days, newest first.
+    """Asks closed, or reopened, by someone other than the user (or the editor's reopen) in
+    the last ``days`` days, newest first.
 
     The Workbench offers these for undo.
     """
@@ -155,7 +156,11 @@ def recently_closed(asks: Asks, today: dt.date, days: int = 7) -> list[Ask]:
     closed = [
         a
         for a in asks.values()
-        if a.state in ("done", "dropped") and a.closed_by != "user" and a.updated >= since
+        if a.updated >= since
+        and (
+            (a.state in ("done", "dropped") and a.closed_by != "user")
+            or (a.state == "open" and a.reopened_by not in (None, "user", "editor"))
+        )
     ]
     closed.sort(key=lambda a: (a.updated, a.seq), reverse=True)
     return closed

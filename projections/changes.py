@@ -11,8 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from orbital.catalogue import PERSON_CLI_SESSION
 from orbital.events import Actor, RecordedEvent
-from orbital.events.asks import AskClosed, AskOpened, AskReopened
+from orbital.events.asks import (
+    AskClosed,
+    AskOpened,
+    AskReopenDeclined,
+    AskReopened,
+    AskReopenProposed,
+)
 from orbital.events.entries import (
     EntryArchived,
     EntryCreated,
@@ -25,15 +32,32 @@ from orbital.events.entries import (
     EntryUnpinned,
 )
 from orbital.events.project import ProjectDescribed, ProjectWorkspaceChanged
+from orbital.events.trust import (
+    EntryDisputed,
+    EntryReaffirmed,
+    EntryRetracted,
+    EntrySuperseded,
+)
 from orbital.grammar.text import clipped
+from projections.history import event_mark, marked
 
 _WHO = {
     Actor.USER: "the person (Workbench)",
     Actor.AGENT: "another agent session",
     Actor.EDITOR: "the memory editor",
     Actor.SYSTEM: "Orbital",
-    Actor.FILE: "a hand edit of the file",
+    Actor.FILE: "a change on disk, author unknown",
 }
+
+
+def who(recorded: RecordedEvent) -> str:
+    """Whose change it was, naming the person's surface: the Workbench, or the CLI with
+    their Workbench token (``--as-user``, recorded under :data:`PERSON_CLI_SESSION`)."""
+    if recorded.actor is Actor.USER and recorded.session == PERSON_CLI_SESSION:
+        return "the person (CLI, --as-user)"
+    return _WHO[recorded.actor]
+
+
 _CLIP = 300
 
 
@@ -41,15 +65,38 @@ def _ask_line(event: object, ask_texts: Mapping[str, str]) -> str | None:
     if isinstance(event, AskOpened):
         due = f" (due {event.due})" if event.due else ""
         return f"ask {event.ask_id} opened{due}: {clipped(event.text, _CLIP)}"
-    if isinstance(event, AskClosed):
-        text = ask_texts.get(event.ask_id, "")
-        what = "done" if event.kind == "done" else "dropped"
+    text = clipped(ask_texts.get(getattr(event, "ask_id", ""), ""), _CLIP)
+    if isinstance(event, AskClosed | AskReopened):
+        what = "reopened" if isinstance(event, AskReopened) else event.kind
+        mark = marked(event_mark(event))
+        if mark:  # an agent's: whether its quote is the person's words is the mark's to say
+            words = f" — quoting the person: {event.note}" if event.note else ""
+            return f"ask {event.ask_id} {what} ({text}){words} {mark}"
         words = f' — their words: "{event.note}"' if event.note else ""
-        return f"ask {event.ask_id} {what} ({clipped(text, _CLIP)}){words}"
-    if isinstance(event, AskReopened):
-        words = f' — their words: "{event.note}"' if event.note else ""
-        text = clipped(ask_texts.get(event.ask_id, ""), _CLIP)
-        return f"ask {event.ask_id} reopened ({text}){words}"
+        return f"ask {event.ask_id} {what} ({text}){words}"
+    if isinstance(event, AskReopenProposed):
+        return (
+            f"a reopen of ask {event.ask_id} ({text}), dropped by the person, waits on the "
+            f"person: {event.note or '(no words)'}"
+        )
+    if isinstance(event, AskReopenDeclined):
+        why = f": {event.note}" if event.note else ""
+        return f"the reopen of ask {event.ask_id} ({text}) was declined{why}: it stays dropped"
+    return None
+
+
+def _trust_line(event: object) -> str | None:
+    """The person's judgement of an entry, with their reason (issue 28)."""
+    if isinstance(event, EntryDisputed):
+        return f"entry {event.entry_id} disputed — their reason: {clipped(event.reason, _CLIP)}"
+    if isinstance(event, EntryRetracted):
+        why = f" — their reason: {clipped(event.reason, _CLIP)}" if event.reason else ""
+        return f"entry {event.entry_id} retracted (wrong: out of the view){why}"
+    if isinstance(event, EntryReaffirmed):
+        why = f" — their reason: {clipped(event.reason, _CLIP)}" if event.reason else ""
+        return f"entry {event.entry_id} reaffirmed (held true again, no longer disputed){why}"
+    if isinstance(event, EntrySuperseded):
+        return f"entry {event.entry_id} superseded by {', '.join(event.by)} (out of the view)"
     return None
 
 
@@ -99,7 +146,12 @@ def describe_changes(
         if session and recorded.session == session:
             continue
         event = recorded.event
-        line = _ask_line(event, ask_texts) or _entry_line(event) or _text_line(event)
+        line = (
+            _ask_line(event, ask_texts)
+            or _entry_line(event)
+            or _trust_line(event)
+            or _text_line(event)
+        )
         if line is not None:
-            lines.append(f"- @{recorded.position} by {_WHO[recorded.actor]}: {line}")
+            lines.append(f"- @{recorded.position} by {who(recorded)}: {line}")
     return lines

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import msgspec
 
-from orbital.domain.asks import Ask, Asks
+from orbital.domain.asks import Ask, Asks, ask_mark
 from orbital.grammar.model import Entry, FileState
 from projections.asks_view import recently_closed
 
@@ -38,7 +38,9 @@ class OpenAsk(msgspec.Struct, frozen=True):
 
 
 class ClosedAsk(msgspec.Struct, frozen=True):
-    """A done or dropped ask; ``closed_by`` is who closed it (user, agent, editor, file)."""
+    """A done or dropped ask (or, in "Closed for you", one an agent reopened: ``kind``
+    ``reopened``); ``closed_by`` is who closed (or reopened) it (user, agent, editor, file);
+    ``quote`` what an agent's close rests on: ``verified``, ``unverified`` or ``no quote``."""
 
     project_id: str
     id: str
@@ -49,6 +51,20 @@ class ClosedAsk(msgspec.Struct, frozen=True):
     closed_by: str | None
     kind: str
     note: str
+    quote: str | None = None
+
+
+class ProposedReopen(msgspec.Struct, frozen=True):
+    """A dropped ask an agent (or a change on disk) asked to reopen without words of the
+    person's verified in its session: it waits on the person's Confirm or Decline."""
+
+    project_id: str
+    id: str
+    text: str
+    dropped: dt.date
+    reason: str
+    #: The proposer's words, as written.
+    words: str
 
 
 class ProjectInfo(msgspec.Struct, frozen=True):
@@ -62,13 +78,15 @@ class ProjectInfo(msgspec.Struct, frozen=True):
 
 class WorkbenchView(msgspec.Struct, frozen=True, omit_defaults=True):
     """The person's asks across projects: open ones (overdue first, then oldest), recently
-    done, every dropped one, and on request the recent closes made by someone else."""
+    done, every dropped one, the reopens waiting on the person, and on request the recent
+    closes (and reopens) made by someone else."""
 
     projects: list[ProjectInfo]
     asks: list[OpenAsk]
     done: list[ClosedAsk]
     dropped: list[ClosedAsk]
     recently_closed: list[ClosedAsk] | None = None
+    proposed_reopens: list[ProposedReopen] = msgspec.field(default_factory=list)
 
 
 class TimelineItem(msgspec.Struct, frozen=True):
@@ -138,6 +156,8 @@ def open_row(project_id: str, ask: Ask, now: dt.datetime) -> OpenAsk:
 
 
 def closed_row(project_id: str, ask: Ask) -> ClosedAsk:
+    """An ask's last close (or, open again, its reopen) as the person's lists show it."""
+    reopened = ask.state == "open"
     return ClosedAsk(
         project_id=project_id,
         id=ask.id,
@@ -145,10 +165,20 @@ def closed_row(project_id: str, ask: Ask) -> ClosedAsk:
         due=ask.due,
         created=ask.opened,
         closed=ask.updated,
-        closed_by=ask.closed_by,
-        kind=ask.state,
+        closed_by=ask.reopened_by if reopened else ask.closed_by,
+        kind="reopened" if reopened else ask.state,
         note=ask.note,
+        quote=ask_mark(ask),
     )
+
+
+def proposed_reopens(project_id: str, asks: Asks) -> list[tuple[ProposedReopen, int]]:
+    """The dropped asks with a reopen waiting on the person."""
+    return [
+        (ProposedReopen(project_id, a.id, a.text, a.updated, a.note, a.proposal), a.seq)
+        for a in asks.values()
+        if a.state == "dropped" and a.proposal is not None
+    ]
 
 
 def sort_open(rows: Iterable[tuple[OpenAsk, int]]) -> list[OpenAsk]:
@@ -170,7 +200,8 @@ def open_asks(project_id: str, asks: Asks, now: dt.datetime) -> list[tuple[OpenA
 def recently_closed_asks(
     project_id: str, asks: Asks, today: dt.date
 ) -> list[tuple[ClosedAsk, int]]:
-    """Closes by anyone but the user in the last 7 days: the ones to check and maybe undo."""
+    """Closes and reopens by anyone but the user in the last 7 days: the ones to check and
+    maybe undo."""
     return [(closed_row(project_id, a), a.seq) for a in recently_closed(asks, today)]
 
 

@@ -52,14 +52,15 @@ class Hook:
     timeout: int
 
 
-#: The session's view and changes; the write path for the file tools (PreToolUse), the stat
+#: The session's view and changes; the write path for the file tools and every call recorded
+#: as running, so that the watcher leaves its changes to the hooks (PreToolUse), the stat
 #: of what the tool wrote recorded and edits made through Bash taken in (PostToolUse); the
 #: sub-agent view; the backstop within a raised session-end budget (the shared default is
 #: 1.5 s). No Stop hook: context returned there makes the agent go on.
 HOOKS = (
     Hook("SessionStart", "session-start", None, 10),
     Hook("UserPromptSubmit", "prompt", None, 10),
-    Hook("PreToolUse", "pre-tool", "Write|Edit|MultiEdit", 30),
+    Hook("PreToolUse", "pre-tool", "Write|Edit|MultiEdit|Bash", 30),
     Hook("PostToolUse", "post-tool", "Write|Edit|MultiEdit|Bash", 30),
     Hook("SubagentStart", "subagent-start", None, 10),
     Hook("SessionEnd", "session-end", None, 30),

@@ -18,7 +18,7 @@ from orbital.cli._app import (
     reports_errors,
     transcript_option,
 )
-from orbital.cli._person import caller_actor, person_options
+from orbital.cli._person import caller_actor, person_options, person_session
 
 
 @cli.command("asks")
@@ -37,7 +37,10 @@ def asks_command(ctx: click.Context, project_path: Path, state: str, as_json: bo
     service, project = project_of(ctx, project_path)
     chosen = service.asks(project.project_id, state)  # type: ignore[arg-type]
     if as_json:
-        sys.stdout.buffer.write(msgspec.json.encode(chosen) + b"\n")
+        from orbital.domain.asks import ask_mark
+
+        rows = [{**msgspec.structs.asdict(a), "quote": ask_mark(a)} for a in chosen]
+        sys.stdout.buffer.write(msgspec.json.encode(rows) + b"\n")
         return
     from rich.console import Console
     from rich.table import Table
@@ -113,7 +116,7 @@ def _change(command: str) -> Callable[..., None]:
             ask_id,
             quote,
             actor,
-            session=session,
+            session=person_session(actor, session),
             transcript=transcript,
             as_json=as_json,
         )

@@ -12,7 +12,7 @@ import msgspec
 
 from orbital.cli._app import cli, project_of, project_option, reports_errors
 from orbital.cli._output import print_outcome
-from orbital.cli._person import caller_actor, person_options
+from orbital.cli._person import caller_actor, person_options, person_session
 from orbital.clock import parse_as_of
 from orbital.domain.trust import TRUST_ACTIONS, TrustAction
 from projections.beliefs import TRUST_STATES, Belief, parse_day
@@ -51,7 +51,10 @@ def _action(action: TrustAction) -> Callable[..., None]:
         service, project = project_of(ctx, project_path)
         pid = project.project_id
         actor = caller_actor(ctx, service, pid)
-        print_outcome(service.trust.act(pid, entry_id, action, reason, actor=actor), as_json)
+        done = service.trust.act(
+            pid, entry_id, action, reason, actor=actor, session=person_session(actor)
+        )
+        print_outcome(done, as_json)
 
     change.__doc__ = _HELP[action]
     return change

@@ -8,6 +8,7 @@ from typing import TypeVar
 
 import click
 
+from orbital.catalogue import PERSON_CLI_SESSION
 from orbital.errors import InvalidInput
 from orbital.events import Actor
 from orbital.service import Audience, Orbital
@@ -53,3 +54,9 @@ def caller_actor(ctx: click.Context, service: Orbital, project: str) -> Actor:
     if not credential.reaches(project):
         raise InvalidInput(f"this Workbench token does not reach project {project!r}")
     return credential.actor
+
+
+def person_session(actor: Actor, session: str | None = None) -> str | None:
+    """The session a change is recorded under: the person's from the CLI is marked as made
+    there (:data:`PERSON_CLI_SESSION`), so no one is told it came from the Workbench."""
+    return PERSON_CLI_SESSION if actor is Actor.USER else session

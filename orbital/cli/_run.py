@@ -78,7 +78,11 @@ def ask_open(
     service: Orbital, pid: str, text: str, due: str | None, actor: Actor, as_json: bool = False
 ) -> None:
     """``orbital ask open TEXT`` (the service checks ``--due``)."""
-    print_outcome(service.ask_open(pid, text, due, actor=actor), as_json)
+    from orbital.catalogue import PERSON_CLI_SESSION
+    from orbital.events import Actor
+
+    session = PERSON_CLI_SESSION if actor is Actor.USER else None
+    print_outcome(service.ask_open(pid, text, due, actor=actor, session=session), as_json)
 
 
 def ask_change(

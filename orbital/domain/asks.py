@@ -20,10 +20,15 @@ import msgspec
 from orbital.domain.layered import Layered
 from orbital.domain.lazy_meanings import IndexBuilder, LazyMeaningIndex, build_meaning_index
 from orbital.domain.quotes import UserWords, quoted, reopen_refusal
-from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Actor, Event
-from orbital.events.asks import AskClosed, AskOpened, AskOpenRefused, AskReopened
-from orbital.grammar.asks_md import valid_due
+from orbital.events.asks import (
+    AskClosed,
+    AskOpened,
+    AskOpenRefused,
+    AskReopenDeclined,
+    AskReopened,
+    AskReopenProposed,
+)
 from orbital.grammar.text import norm, one_line
 
 if TYPE_CHECKING:
@@ -34,7 +39,6 @@ CloseKind = Literal["done", "dropped"]
 #: Returns a candidate id (6 lowercase hex); callers retry until it is unused.
 Minter = Callable[[], str]
 
-WRITERS = ("user", "agent", "editor")
 _QUOTES = ('"', "\u201c", "\u201d", "\u300c", "\u300d", "\u300e", "\u300f")
 _NON_WORD = re.compile(r"[\W_]+")
 _HEX6 = re.compile(r"[0-9a-f]{6}")
@@ -56,6 +60,12 @@ class Ask(msgspec.Struct, frozen=True, gc=False):
     closed_by: str | None
     note: str
     seq: int
+    #: The quote of an agent's close or reopen was found in its session's transcript.
+    verified: bool = False
+    #: The words of a reopen held for the person (:class:`AskReopenProposed`), while it waits.
+    proposal: str | None = None
+    #: Who reopened an open ask (``None``: opened, never reopened).
+    reopened_by: str | None = None
 
 
 Asks = Mapping[str, Ask]
@@ -116,7 +126,15 @@ def _evolve(asks: Asks, seq: int, event: Event) -> Ask | None:
         known = asks.get(event.ask_id)
         if known is not None:
             return msgspec.structs.replace(
-                known, state="open", closed_by=None, note="", updated=event.date, seq=seq
+                known,
+                state="open",
+                closed_by=None,
+                note="",
+                updated=event.date,
+                seq=seq,
+                verified=False,
+                proposal=None,
+                reopened_by=None,
             )
         return Ask(
             id=event.ask_id,
@@ -129,11 +147,14 @@ def _evolve(asks: Asks, seq: int, event: Event) -> Ask | None:
             note="",
             seq=seq,
         )
-    if not isinstance(event, AskClosed | AskReopened):
+    if not isinstance(event, AskClosed | AskReopened | AskReopenProposed | AskReopenDeclined):
         return None
     known = asks.get(event.ask_id)
     if known is None:
         return None
+    if isinstance(event, AskReopenProposed | AskReopenDeclined):
+        proposal = event.note if isinstance(event, AskReopenProposed) else None
+        return msgspec.structs.replace(known, proposal=proposal, seq=seq)
     if isinstance(event, AskClosed):
         return msgspec.structs.replace(
             known,
@@ -142,9 +163,20 @@ def _evolve(asks: Asks, seq: int, event: Event) -> Ask | None:
             note=event.note,
             updated=event.date,
             seq=seq,
+            verified=event.verified,
+            proposal=None,
+            reopened_by=None,
         )
     return msgspec.structs.replace(
-        known, state="open", closed_by=None, note=event.note, updated=event.date, seq=seq
+        known,
+        state="open",
+        closed_by=None,
+        note=event.note,
+        updated=event.date,
+        seq=seq,
+        verified=event.verified,
+        proposal=None,
+        reopened_by=event.by or "agent",
     )
 
 
@@ -391,6 +423,8 @@ def decide_agent_change(
         refused = reopen_refusal(ask.id, ask.updated, ask.text, note, words)
         if refused is not None:
             return Decision(warnings=[refused])
+        if words is None:
+            return _propose_reopen(ask, note, today, by)
     check = words.check(note, ask.text) if words is not None else None
     verified = check is not None and check.verified
     event: AskClosed | AskReopened
@@ -409,65 +443,47 @@ def decide_agent_change(
             f"ASKS.md: {'reopened' if kind == 'reopen' else kind} [{ask.id}] with a quote that "
             f"is not verified — {words.why(check)}; quote the user's own words."
         )
+    elif words is None and quoted(note):
+        decision.warnings.append(
+            f"ASKS.md: {'reopened' if kind == 'reopen' else kind} [{ask.id}]; its quote is "
+            "not verified (no session transcript of yours to check it against): the user sees "
+            "it marked unverified, with Undo."
+        )
     return decision
 
 
-# --- Workbench / CLI / editor actions (§6.6) -------------------------------------------------
+def _propose_reopen(ask: Ask, note: str, today: dt.date, by: str) -> Decision:
+    """A reopen of the person's drop whose words nothing ties to the agent's own session:
+    held as a proposal that waits on the person (the ask stays dropped)."""
+    held = (
+        f"ASKS.md: [{ask.id}] was dropped by the user on {ask.updated} — not reopened: nothing "
+        "ties your quote to your own session's transcript, so the reopen is held as a "
+        "proposal and now waits on the user, who confirms or declines it in the Workbench. "
+        "Treat the ask as dropped until then."
+    )
+    if ask.proposal is not None:
+        return Decision(warnings=[f"ASKS.md: [{ask.id}] already has a reopen waiting on the user."])
+    proposed = AskReopenProposed(ask_id=ask.id, date=today, by=by, note=note)
+    return Decision(events=[proposed], warnings=[held])
 
 
-def check_request(text: str, due: str | None) -> None:
-    """What a person or a command asks to open must be usable: a text, and a due date that
-    is a real ``YYYY-MM-DD`` (optionally ``THH:MM``), since views compare it as a date."""
-    if not one_line(text):
-        raise InvalidInput("an ask needs a text")
-    if due is not None and not valid_due(due):
-        raise InvalidInput(
-            f"due {due!r} is not a date: write YYYY-MM-DD or YYYY-MM-DDTHH:MM (a real day)"
-        )
+#: What an agent's (or a file's) close or reopen rests on, as the person and the next session
+#: see it.
+QuoteMark = Literal["verified", "unverified", "no quote"]
 
 
-def decide_open(
-    asks: Asks,
-    text: str,
-    due: str | None,
-    today: dt.date,
-    mint: Minter,
-    open_index: OpenIndex | None = None,
-) -> AskOpened | None:
-    """Open an ask on request; ``None`` when an ask with the same text is already open."""
-    check_request(text, due)
-    text = one_line(text)
-    if open_with_text(asks, text, open_index) is not None:
+def ask_mark(ask: Ask) -> QuoteMark | None:
+    """The quote mark of an ask's last close or reopen (None: the person's or the editor's,
+    or an ask never closed)."""
+    by = ask.closed_by if ask.state != "open" else ask.reopened_by
+    return None if by is None else quote_mark(by, ask.note, ask.verified)
+
+
+def quote_mark(by: str | None, note: str, verified: bool) -> QuoteMark | None:
+    """The mark of a close or reopen written ``by`` someone other than the person or the
+    editor (an agent, a file edit, an unsigned line): the person's word needs no mark."""
+    if by in ("user", "editor"):
         return None
-    return AskOpened(ask_id=mint_id(mint, asks), text=text, date=today, due=due)
-
-
-def decide_change(
-    asks: Asks,
-    kind: str,
-    ask_id: str,
-    today: dt.date,
-    by: str = "user",
-    note: str = "",
-) -> AskClosed | AskReopened | None:
-    """Close (``done``/``dropped``) or ``reopen`` an ask on request.
-
-    Closing a closed ask or reopening an open one is a no-op (``None``). Raises
-    :class:`InvalidInput` for a bad kind or writer and :class:`UnknownAsk` for an unknown id.
-    """
-    if kind not in ("done", "dropped", "reopen"):
-        raise InvalidInput(f"unknown ask action {kind!r}: use done, dropped or reopen")
-    if by not in WRITERS:
-        raise InvalidInput(f"unknown writer {by!r}: use one of {', '.join(WRITERS)}")
-    ask = asks.get(ask_id.strip().lower())
-    if ask is None:
-        raise UnknownAsk(ask_id)
-    note = one_line(note)
-    if kind == "reopen":
-        if ask.state == "open":
-            return None
-        return AskReopened(ask_id=ask.id, date=today, by=by, note=note)
-    if ask.state != "open":
-        return None
-    close_kind: CloseKind = "done" if kind == "done" else "dropped"
-    return AskClosed(ask_id=ask.id, kind=close_kind, date=today, by=by, note=note)
+    if verified:
+        return "verified"
+    return "unverified" if quoted(note) else "no quote"

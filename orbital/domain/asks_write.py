@@ -39,7 +39,7 @@ from orbital.domain.asks import (
 from orbital.domain.asks_legacy import flag_line
 from orbital.domain.quotes import UserWords
 from orbital.events import Actor, Event
-from orbital.events.asks import AskClosed, AskOpened, AskReopened
+from orbital.events.asks import AskClosed, AskOpened, AskReopened, AskReopenProposed
 from orbital.grammar.asks_md import (
     append_lines,
     due_warning,
@@ -76,6 +76,8 @@ def _summary(event: Event) -> str:
         return f"opened [{event.ask_id}]"
     if isinstance(event, AskClosed):
         return f"{event.kind} [{event.ask_id}]"
+    if isinstance(event, AskReopenProposed):
+        return f"reopen of [{event.ask_id}] held for the user"
     assert isinstance(event, AskReopened)
     return f"reopened [{event.ask_id}]"
 
@@ -206,6 +208,7 @@ def _decide_lines(
     if lines:
         done = ", ".join(_summary(e) for e in decision.events)
         warnings.append(f"ASKS.md: {done}. The file now ends with: {lines[-1]}")
+
     return Appended(decision.events, decision.audit, lines, warnings)
 
 

@@ -3,7 +3,9 @@
 Streams:
 
 * ``ask:<id>`` — :class:`AskOpened`, :class:`AskClosed`, :class:`AskReopened`: the life of one
-  ask. Its state is its last event.
+  ask. Its state is its last event. :class:`AskReopenProposed` and :class:`AskReopenDeclined`
+  (an agent's reopen of an ask the person dropped, waiting on the person; the person's no)
+  leave its state as it was and set or clear the proposal beside it.
 * ``asks`` — log-level events that belong to no single ask: :class:`AskOpenRefused` (audit of
   an agent's refused open; changes no state), :class:`AskFileLine` (a line of a hand-written
   ASKS.md that is not an ask event, kept so the file round-trips) and
@@ -76,6 +78,27 @@ class AskReopened(Event, frozen=True, tag="ask.reopened"):
     undated: bool = False
 
 
+class AskReopenProposed(Event, frozen=True, tag="ask.reopen_proposed"):
+    """An agent (or a file edit) reopened an ask the person dropped without words of theirs
+    verified in the agent's own session: held, the ask stays dropped until the person
+    confirms (an :class:`AskReopened` by ``user``) or declines (:class:`AskReopenDeclined`)."""
+
+    ask_id: str
+    date: dt.date
+    #: ``agent`` or ``file`` (a change on disk of unknown authorship).
+    by: str
+    #: The proposer's words, as written (quotes included).
+    note: str = ""
+
+
+class AskReopenDeclined(Event, frozen=True, tag="ask.reopen_declined"):
+    """The person declined a proposed reopen: the ask stays dropped."""
+
+    ask_id: str
+    date: dt.date
+    note: str = ""
+
+
 class AskOpenRefused(Event, frozen=True, tag="ask.open_refused"):
     """Audit: an agent tried to open an ask and was refused (nothing else changed)."""
 
@@ -108,6 +131,8 @@ ASK_EVENTS: tuple[type[Event], ...] = (
     AskOpened,
     AskClosed,
     AskReopened,
+    AskReopenProposed,
+    AskReopenDeclined,
     AskOpenRefused,
     AskFileLine,
     AskBytesReplaced,
@@ -116,7 +141,9 @@ ASK_EVENTS: tuple[type[Event], ...] = (
 
 def stream_of(event: Event) -> str:
     """The stream an ask event is appended to."""
-    if isinstance(event, AskOpened | AskClosed | AskReopened):
+    if isinstance(
+        event, AskOpened | AskClosed | AskReopened | AskReopenProposed | AskReopenDeclined
+    ):
         return ask_stream(event.ask_id)
     if isinstance(event, AskOpenRefused | AskFileLine | AskBytesReplaced):
         return ASKS_STREAM

@@ -382,6 +382,20 @@ _ACTIONS = [
         lambda service, project, item, _form, actor: service.ask_reopen(project, item, actor=actor),
     ),
     _action(
+        "asks/{item:str}/confirm-reopen",
+        "[{item}] is open again, on the agent's words you confirmed.",
+        lambda service, project, item, _form, actor: service.ask_proposal(
+            project, item, True, actor=actor
+        ),
+    ),
+    _action(
+        "asks/{item:str}/decline-reopen",
+        "[{item}] stays dropped: the agent's reopen is declined.",
+        lambda service, project, item, form, actor: service.ask_proposal(
+            project, item, False, form.get("reason", ""), actor=actor
+        ),
+    ),
+    _action(
         "entries/{item:str}/pin", "{item} pinned: it stays in the agent's view.", _entry("pin")
     ),
     _action("entries/{item:str}/unpin", "{item} unpinned.", _entry("unpin")),

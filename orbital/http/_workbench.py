@@ -71,12 +71,39 @@ def _writes(path: str, summary: str, **more: Any) -> Callable[[AnyCallable], HTT
     )
 
 
+def _proposal_route(confirm: bool) -> HTTPRouteHandler:
+    verb = "confirm" if confirm else "decline"
+
+    @_writes(
+        f"/{{project:str}}/asks/{{ask_id:str}}/{verb}-reopen",
+        f"{verb.capitalize()} an agent's reopen of an ask you dropped (held for you)",
+        operation_class=_OptionalBody,
+        name=f"{verb}_reopen",
+    )
+    def answer(
+        service: NamedDependency[Orbital],
+        caller: NamedDependency[Credential],
+        target: NamedDependency[Project],
+        ask_id: FromPath[str],
+        data: JSONBody[AskDrop | None] = None,
+    ) -> WriteResult:
+        reason = data.reason if data is not None else ""
+        outcome = service.ask_proposal(
+            target.project_id, ask_id, confirm, reason, actor=caller.actor
+        )
+        return _result(outcome)
+
+    return answer
+
+
 @get(
     "/",
     summary="The person's asks across the projects this credential reaches",
     description="Open asks overdue first, then oldest; ages and lateness in each project's "
     "timezone. `done` holds the last 30 days, `dropped` every dropped ask; "
-    "`recently_closed` (on request) the closes by anyone but the person in the last 7 days.",
+    "`recently_closed` (on request) the closes and reopens by anyone but the person in the "
+    "last 7 days, each agent close marked by its `quote` (verified, unverified, no quote); "
+    "`proposed_reopens` the agents' reopens of asks you dropped, waiting on you.",
     responses=documented(*AUTHED),
     sync_to_thread=True,
 )
@@ -281,6 +308,8 @@ def workbench_router() -> Router:
             ask_done,
             ask_drop,
             ask_reopen,
+            _proposal_route(True),
+            _proposal_route(False),
             entries,
             *(_entry_route(action) for action in _ENTRY_ACTIONS),
             *trust_routes(),

@@ -40,9 +40,13 @@ class AskRow(msgspec.Struct, array_like=True, frozen=True, gc=False):
     note: str = ""
     closed_by: str | None = None
     due: str | None = None
+    verified: bool = False
+    proposal: str | None = None
+    reopened_by: str | None = None
 
 
-_DEFAULTS = ("", None, None)  # of note, closed_by, due
+#: Of note, closed_by, due, verified, proposal, reopened_by.
+_DEFAULTS = ("", None, None, False, None, None)
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -56,7 +60,7 @@ def row_of(ask: Ask) -> list[object]:
     opened = ask.opened.toordinal() - _EPOCH
     updated = ask.updated.toordinal() - _EPOCH - opened
     row: list[object] = [ask.id, ask.text, opened, _STATE_INDEX[ask.state], updated, ask.seq]
-    rest = [ask.note, ask.closed_by, ask.due]
+    rest = [ask.note, ask.closed_by, ask.due, ask.verified, ask.proposal, ask.reopened_by]
     while rest and rest[-1] == _DEFAULTS[len(rest) - 1]:
         rest.pop()
     row += rest
@@ -75,6 +79,9 @@ def ask_of(row: AskRow) -> Ask:
         row.closed_by,
         row.note,
         row.seq,
+        row.verified,
+        row.proposal,
+        row.reopened_by,
     )
 
 

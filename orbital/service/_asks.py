@@ -11,15 +11,18 @@ from typing import Literal
 import msgspec
 
 from orbital.catalogue import migration_stream
+from orbital.domain.ask_requests import (
+    check_request,
+    decide_change,
+    decide_open,
+    decide_reopen_proposal,
+)
 from orbital.domain.asks import (
     Ask,
     AskState,
     CloseKind,
-    check_request,
     decide_agent_change,
     decide_agent_open,
-    decide_change,
-    decide_open,
     request_stamp,
 )
 from orbital.domain.asks_legacy import (
@@ -43,6 +46,7 @@ from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks_file import Projection
 from orbital.service._context import WriteOutcome
+from orbital.service._sessions import SessionMarks
 from orbital.service._unit import Unit, Units
 
 StateFilter = Literal["open", "done", "dropped", "all"]
@@ -89,6 +93,13 @@ class AsksService:
         """The user's messages in a session transcript (``None``: none given), read before
         the unit of work begins, outside the store's lock."""
         return None if transcript is None else transcript_words(transcript)
+
+    @staticmethod
+    def session_transcript(project: Project, session: str | None) -> Path | None:
+        """The transcript the agent's hooks recorded for ``session`` (a session id its MCP
+        client or the CLI's ``--session`` names): what ties a call to the person's words."""
+        known = SessionMarks().get(project.project_id, session).transcript if session else ""
+        return Path(known) if known else None
 
     def decide_write(self, u: Unit, content: bytes, words: UserWords | None = None) -> None:
         """Decide a proposed ASKS.md in ``u``. A proposal that is the file on disk with lines
@@ -169,6 +180,8 @@ class AsksService:
         Closing a closed ask or reopening an open one changes nothing. ``transcript``: the
         agent's session, whose user messages an agent's quote is checked against."""
         ask_id = ask_id.strip().lower()
+        if actor is Actor.AGENT and transcript is None:
+            transcript = self.session_transcript(project, session)
         words = self.words(transcript)
         note, removed = without_nul(note, "the note")
         with self.units.begin(project, actor, session=session) as u:
@@ -189,6 +202,15 @@ class AsksService:
                     )
                 else:
                     u.decided([event], [], [])
+        return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
+
+    def answer_proposal(
+        self, project: Project, ask_id: str, confirm: bool, note: str, actor: Actor
+    ) -> WriteOutcome:
+        """The person confirms or declines a reopen held for them."""
+        with self.units.begin(project, actor) as u:
+            event = decide_reopen_proposal(u.asks.asks, ask_id, confirm, u.today, actor, note)
+            u.decided([event], [], [])
         return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
 
     # -- reads ----------------------------------------------------------------------------

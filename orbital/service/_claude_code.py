@@ -27,6 +27,7 @@ from orbital.errors import warning_lines
 from orbital.files import FileGateway
 from orbital.project import Project
 from orbital.service._first_look import FIRST_LOOKS, WRITABLE, HookResult, first_answer
+from orbital.service._sessions import ToolCalls
 
 if TYPE_CHECKING:
     from orbital.service._agents import AgentSessions
@@ -101,6 +102,7 @@ class ClaudeCodeHooks:
         if name in unlanded:
             # The file was just written again with the write the tool never made: the
             # agent's copy of it is stale, and its own tool would refuse to edit it.
+            ToolCalls().end(project.project_id, p.session_id)  # the tool will not run
             return HookResult(deny_answer("\n".join(notes)))
         raw = FileGateway(project.root).read_bytes(name)
         current = raw.decode("utf-8") if raw is not None else ""
@@ -117,6 +119,7 @@ class ClaudeCodeHooks:
             # Nothing of the proposal kept (a dropped ask proposed again…): the tool must not
             # run, and the model reads why as the tool's error.
             reason = f"Orbital refused this write of orbital/{name}; the file is unchanged."
+            ToolCalls().end(project.project_id, p.session_id)  # the tool will not run
             return HookResult(deny_answer(f"{reason}\n{warnings}".rstrip()))
         note = ""
         if wanted != proposed:
@@ -130,6 +133,12 @@ class ClaudeCodeHooks:
         return HookResult(allow_answer(updated, context))
 
     def _post_tool(self, project: Project, p: Payload) -> HookResult:
+        try:
+            return self._take_in_after_tool(project, p)
+        finally:  # taken in: the watcher may sync the project again
+            ToolCalls().end(project.project_id, p.session_id)
+
+    def _take_in_after_tool(self, project: Project, p: Payload) -> HookResult:
         # A file tool on a memory file, or a Bash command after which one changed: the
         # first look answered every other call.
         name = self._target(project, p)
@@ -145,6 +154,7 @@ class ClaudeCodeHooks:
         return _post_tool_answer([*notes, warning_lines(warnings)])
 
     def _session_end(self, project: Project, p: Payload) -> HookResult:
+        ToolCalls().end(project.project_id, p.session_id)
         view = self._view_path(project)
         self.agents.end(project, p.session_id, view, p.transcript_path)
         sessions = Path(p.transcript_path).parent if p.transcript_path else None

@@ -33,7 +33,7 @@ from orbital.agents.claude_code_hooks import (
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.clock import clock_from_env
 from orbital.project import Project
-from orbital.service._sessions import SessionMarks
+from orbital.service._sessions import SessionMarks, ToolCalls
 from orbital.store._first_reads import FirstReads
 from orbital.store._quick import quick_reader
 
@@ -114,7 +114,10 @@ class _FirstLook:
         self.now = now
 
     def prompt(self) -> HookResult | None:
-        """Nothing moved since the session last looked (or it was never seen: from now)."""
+        """Nothing moved since the session last looked (or it was never seen: from now). A
+        prompt means none of the session's tool calls runs (one refused after PreToolUse has
+        no PostToolUse to end it)."""
+        ToolCalls().end(self.project.project_id, self.p.session_id)
         pid = self.project.project_id
         mark = self.marks.get(pid, self.p.session_id)
         if mark.pending:
@@ -154,14 +157,24 @@ class _FirstLook:
         return memory_target(str(Path(self.project.root)), self.p.cwd, name, WRITABLE)
 
     def pre_tool(self) -> HookResult | None:
-        """A file tool on a file that is not one of Orbital's: nothing to do."""
+        """The tool call is recorded as running (a memory file it changes is the agent's:
+        :class:`ToolCalls`); a file tool on a file that is not one of Orbital's, or a
+        ``Bash`` command: nothing else to do."""
+        ToolCalls().begin(self.project.project_id, self.p.session_id)
         if self.p.tool_name not in FILE_TOOLS or self._target() is None:
             return NOTHING
         return None
 
     def post_tool(self) -> HookResult | None:
         """A file tool on a file that is not Orbital's, or a ``Bash`` command after which every
-        memory file still has the size and mtime Orbital recorded when it wrote it."""
+        memory file still has the size and mtime Orbital recorded when it wrote it: the tool
+        call has ended, nothing to take in."""
+        answer = self._post_tool()
+        if answer is not None:
+            ToolCalls().end(self.project.project_id, self.p.session_id)
+        return answer
+
+    def _post_tool(self) -> HookResult | None:
         if self.p.tool_name in FILE_TOOLS:
             return NOTHING if self._target() is None else None
         if self.p.tool_name != "Bash":

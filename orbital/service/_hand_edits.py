@@ -21,7 +21,7 @@ from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.hand_edits import looks_broken
 from orbital.errors import InvalidEncoding, UnsafePath
 from orbital.events import Actor, Event
-from orbital.events.asks import AskClosed, AskOpened, AskReopened
+from orbital.events.asks import AskClosed, AskOpened, AskReopened, AskReopenProposed
 from orbital.events.files import HandEditConflict, HandEditDetected
 from orbital.files import ABSENT, decode_utf8, sha256
 from orbital.grammar.asks_md import decode_asks_bytes, parse_line, read_file
@@ -285,7 +285,7 @@ def _represented(line: str, events: Sequence[Event]) -> bool:
     kind = "reopen" if parsed.kind == "reopen" else parsed.kind
     return any(
         (
-            (isinstance(e, AskReopened) and kind == "reopen")
+            (isinstance(e, AskReopened | AskReopenProposed) and kind == "reopen")
             or (isinstance(e, AskClosed) and e.kind == kind)
         )
         and e.ask_id == parsed.ask_id

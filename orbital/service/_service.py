@@ -430,6 +430,13 @@ class Orbital(OnFirstUse):
         found = self.store.project(project)
         return self._asks.change(found, ask_id, "reopen", note, actor, session, transcript)
 
+    def ask_proposal(
+        self, project: str, ask_id: str, confirm: bool, note: str = "", *, actor: Actor
+    ) -> WriteOutcome:
+        """The person confirms (``confirm``) or declines an agent's reopen held for them."""
+        found = self.store.project(project)
+        return self._asks.answer_proposal(found, ask_id, confirm, note, actor)
+
     def migrate_retractions(
         self,
         project: str,

@@ -68,3 +68,43 @@ class SessionMarks:
     def put(self, project: str, session: str, mark: SessionMark) -> None:
         data = {"seen": mark.seen, "transcript": mark.transcript, "pending": list(mark.pending)}
         write_atomic(self.path(project, session), json.dumps(data))
+
+
+#: A tool call running longer than this is taken as ended (its PostToolUse never came):
+#: Claude Code's longest Bash timeout is 10 minutes.
+TOOL_CALL_MAX_SECONDS = 660.0
+
+
+class ToolCalls:
+    """The agents' tool calls running now, one empty file each: ``tools/<project>/<session>``,
+    begun by PreToolUse and ended by PostToolUse (its mtime says when it began). While one
+    runs in a project, a memory file changed there is that agent's doing: the watcher and the
+    follower leave it to the hook's take-in, which records it as the agent's, in its session,
+    and tells the model what was refused."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or state_dir() / "tools"
+
+    def path(self, project: str, session: str) -> Path:
+        return self.root / _SAFE.sub("_", project) / _SAFE.sub("_", session or "unknown")
+
+    def begin(self, project: str, session: str) -> None:
+        write_atomic(self.path(project, session), "")
+
+    def end(self, project: str, session: str) -> None:
+        self.path(project, session).unlink(missing_ok=True)
+
+    def running(self, project: str, now: float) -> bool:
+        """Whether a tool call of some session runs in ``project`` at ``now`` (epoch s)."""
+        try:
+            calls = list(os.scandir(self.root / _SAFE.sub("_", project)))
+        except OSError:
+            return False
+        for call in calls:
+            try:
+                began = call.stat().st_mtime
+            except OSError:
+                continue
+            if not call.name.startswith(".") and now - began < TOOL_CALL_MAX_SECONDS:
+                return True
+        return False

@@ -59,10 +59,18 @@ class Trust:
         self.store = units.ctx.store
 
     def act(
-        self, project: str, entry_id: str, action: TrustAction, reason: str, *, actor: Actor
+        self,
+        project: str,
+        entry_id: str,
+        action: TrustAction,
+        reason: str,
+        *,
+        actor: Actor,
+        session: str | None = None,
     ) -> WriteOutcome:
-        """Dispute, retract or reaffirm one entry, as ``actor`` (only the person may)."""
-        with self.units.begin(self.store.project(project), actor) as u:
+        """Dispute, retract or reaffirm one entry, as ``actor`` (only the person may);
+        ``session``: where it was made (:data:`PERSON_CLI_SESSION` from the CLI)."""
+        with self.units.begin(self.store.project(project), actor, session=session) as u:
             u.append(decide_trust_action(u.memory.files, entry_id, action, reason, actor, u.today))
         assert u.memory_after is not None
         entry = find(u.memory_after.files, entry_id)

@@ -12,10 +12,12 @@ from projections.workbench import (
     ClosedAsk,
     OpenAsk,
     ProjectInfo,
+    ProposedReopen,
     WorkbenchView,
     done_asks,
     dropped_asks,
     open_asks,
+    proposed_reopens,
     recently_closed_asks,
     sort_closed,
     sort_open,
@@ -32,6 +34,7 @@ def workbench_view(
     done: list[tuple[ClosedAsk, int]] = []
     dropped: list[tuple[ClosedAsk, int]] = []
     closed: list[tuple[ClosedAsk, int]] = []
+    proposed: list[tuple[ProposedReopen, int]] = []
     for found in projects:
         pid, local = found.project_id, now.astimezone(found.tz())
         asks = {a.id: a for a in asks_service.listing(found, "all")}
@@ -40,10 +43,12 @@ def workbench_view(
         done += done_asks(pid, asks, local.date())
         dropped += dropped_asks(pid, asks)
         closed += recently_closed_asks(pid, asks, local.date())
+        proposed += proposed_reopens(pid, asks)
     return WorkbenchView(
         projects=infos,
         asks=sort_open(opened),
         done=sort_closed(done),
         dropped=sort_closed(dropped),
         recently_closed=sort_closed(closed) if recently_closed else None,
+        proposed_reopens=[row for row, _ in sorted(proposed, key=lambda pair: pair[1])],
     )

@@ -49,7 +49,7 @@ def test_install_into_no_file_writes_every_hook_and_uninstall_removes_the_file()
     assert list(settings) == ["hooks"]
     assert list(settings["hooks"]) == [hook.event for hook in HOOKS]
     pre_tool = settings["hooks"]["PreToolUse"][0]
-    assert pre_tool["matcher"] == "Write|Edit|MultiEdit"
+    assert pre_tool["matcher"] == "Write|Edit|MultiEdit|Bash"
     assert pre_tool["hooks"] == [
         {"type": "command", "command": f"{ORBITAL} hook claude-code pre-tool", "timeout": 30}
     ]

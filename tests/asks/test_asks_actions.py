@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from orbital.domain.asks import decide_change, decide_open, fold
+from orbital.domain.ask_requests import decide_change, decide_open
+from orbital.domain.asks import fold
 from orbital.errors import InvalidInput, UnknownAsk
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened

@@ -64,7 +64,7 @@ def test_close_is_forced_to_by_agent_and_dated_today() -> None:
 
 
 def test_reopen_is_forced_to_by_agent_too() -> None:
-    prev = PREV + "- dropped d4e5f6 2026-09-03 by:user\n"
+    prev = PREV + "- dropped d4e5f6 2026-09-03 by:editor\n"
     result = write(prev + '- reopen d4e5f6 2026-01-01 by:user "do send it"\n', prev)
     assert result.text == prev + '- reopen d4e5f6 2026-09-19 by:agent "do send it"\n'
 
@@ -270,7 +270,7 @@ def test_later_lines_see_what_earlier_lines_of_the_same_write_changed() -> None:
     )
     assert [type(e) for e in dropped_then_repeated.events] == [AskClosed]
     assert refusals(dropped_then_repeated) == ["dropped"]
-    prev = PREV + "- dropped d4e5f6 2026-09-10 by:user\n"
+    prev = PREV + "- dropped d4e5f6 2026-09-10 by:agent\n"
     reopened_then_repeated = write(prev + '- reopen d4e5f6 "send it"\n- open Send the deck\n', prev)
     assert refusals(reopened_then_repeated) == ["duplicate_open"]
     closed_then_reopened = write(

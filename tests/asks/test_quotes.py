@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from orbital.domain.asks import decide_agent_change
+from orbital.domain.asks import fold as fold_asks
 from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.quotes import UserWords, fold, quoted
 from orbital.events import Actor
-from orbital.events.asks import AskClosed, AskReopened
+from orbital.events.asks import AskClosed, AskReopened, AskReopenProposed
 from orbital.grammar.asks_md import FORMAT_HEADER
 from tests.asks.helpers import TODAY, asks_of, minter
 
@@ -110,11 +111,14 @@ def test_an_unverified_close_is_kept_with_a_warning() -> None:
     ]
 
 
-def test_without_a_transcript_a_quoted_close_is_kept_unverified_as_before() -> None:
+def test_without_a_transcript_a_quoted_close_is_kept_unverified_and_said_so() -> None:
     asks = asks_of(_asks())
     d = decide_agent_change(asks, "done", "a1b2c3", '"book the terrace"', TODAY, Actor.AGENT)
     assert [(e.verified, e.by) for e in d.events if isinstance(e, AskClosed)] == [(False, "agent")]
-    assert d.warnings == []
+    assert d.warnings == [
+        "ASKS.md: done [a1b2c3]; its quote is not verified (no session transcript of yours to "
+        "check it against): the user sees it marked unverified, with Undo."
+    ]
 
 
 USER_DROPPED = _asks("- dropped a1b2c3 2026-09-05 by:user too expensive")
@@ -167,14 +171,31 @@ def test_an_agent_reopen_of_a_user_drop_needs_a_verified_quote_when_a_transcript
     )
 
 
-def test_a_quoted_reopen_of_a_user_drop_without_a_transcript_is_kept_unverified() -> None:
+HELD = (
+    "ASKS.md: [a1b2c3] was dropped by the user on 2026-09-05 — not reopened: nothing ties your "
+    "quote to your own session's transcript, so the reopen is held as a proposal and now waits "
+    "on the user, who confirms or declines it in the Workbench. Treat the ask as dropped until "
+    "then."
+)
+
+
+@pytest.mark.parametrize("actor", [Actor.AGENT, Actor.FILE])
+def test_a_quoted_reopen_of_a_user_drop_without_a_transcript_waits_on_the_person(
+    actor: Actor,
+) -> None:
     d = decide_agent_change(
-        asks_of(USER_DROPPED), "reopen", "a1b2c3", '"I want it back"', TODAY, Actor.AGENT
+        asks_of(USER_DROPPED), "reopen", "a1b2c3", '"I want it back"', TODAY, actor
     )
+    by = "file" if actor is Actor.FILE else "agent"
     assert d.events == [
-        AskReopened(ask_id="a1b2c3", date=TODAY, by="agent", note='"I want it back"')
+        AskReopenProposed(ask_id="a1b2c3", date=TODAY, by=by, note='"I want it back"')
     ]
-    assert d.warnings == []
+    assert d.warnings == [HELD]
+    held = fold_asks(enumerate(d.events, 100), asks_of(USER_DROPPED))["a1b2c3"]
+    assert (held.state, held.proposal) == ("dropped", '"I want it back"')
+    again = decide_agent_change({"a1b2c3": held}, "reopen", "a1b2c3", '"x y z"', TODAY, actor)
+    assert again.events == []
+    assert again.warnings == ["ASKS.md: [a1b2c3] already has a reopen waiting on the user."]
 
 
 def test_a_short_quote_does_not_reopen_a_user_drop() -> None:

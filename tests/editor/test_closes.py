@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from orbital.domain.asks import decide_change, fold
+from orbital.domain.ask_requests import decide_change
+from orbital.domain.asks import fold
 from orbital.domain.editor.choices import Applied, CloseAskChoice, parse_choices
 from orbital.domain.editor.closes import apply_close_asks, verify_close
 from orbital.domain.quotes import is_short_quote

@@ -37,7 +37,8 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from orbital.domain.asks import Ask, Asks, decide_change, fold
+from orbital.domain.ask_requests import decide_change
+from orbital.domain.asks import Ask, Asks, fold
 from orbital.domain.editor.choices import Applied, CloseAskChoice
 from orbital.domain.quotes import content_words, is_short_quote
 from orbital.domain.transcripts import is_session_name
