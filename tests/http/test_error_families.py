@@ -31,6 +31,7 @@ FAMILIES: dict[type[errors.OrbitalError], tuple[int, int]] = {
 EXAMPLES: list[errors.OrbitalError] = [
     errors.InvalidInput("an ask needs a text"),
     errors.UnsafePath("..", "a memory file is named without a directory"),
+    errors.PlantedJournal([".DECISIONS.md.0123456789abcdef.orbital-none"]),
     errors.TooLarge(10, 5),
     errors.InvalidEncoding(3),
     errors.UnknownProject("nope"),
