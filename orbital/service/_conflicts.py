@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from orbital.catalogue import ASKS_KEY
 from orbital.errors import InvalidInput, Refused, UnmergedEdits
 from orbital.events import Actor
-from orbital.events.files import HandEditConflict, HandEditResolved
-from orbital.files import check_size, decode_utf8, memory_file, sha256
+from orbital.events.files import HandEditResolved
+from orbital.files import check_size, decode_utf8, memory_file
 from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks import AsksService
@@ -158,10 +158,7 @@ class Conflicts:
             for name in pending:
                 raw = files.read_bytes(name) or b""
                 if name == ASKS_FILE:
-                    copy = u.save_aside(name, raw)
-                    conflict = HandEditConflict(
-                        file="asks", conflict_copy=copy, found_sha256=sha256(raw)
-                    )
+                    conflict = u.save_aside(name, ASKS_KEY, raw)
                     u.append([conflict], actor=Actor.FILE, stream=ASKS_FILE_STREAM)
                 else:
                     keep_aside(u, memory_file(name).key, raw)

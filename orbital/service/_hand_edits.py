@@ -22,7 +22,7 @@ from orbital.domain.hand_edits import looks_broken
 from orbital.errors import InvalidEncoding
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
-from orbital.events.files import HandEditConflict, HandEditDetected
+from orbital.events.files import HandEditDetected
 from orbital.files import ABSENT, decode_utf8, sha256
 from orbital.grammar.asks_md import decode_asks_bytes, parse_line, read_file
 from orbital.grammar.text import norm, same_text, to_lf, without_nul
@@ -165,9 +165,7 @@ def _keep_aside(u: Unit, key: str, raw: bytes, why: str, base: int = 0) -> None:
 def keep_aside(u: Unit, key: str, raw: bytes, base: int = 0) -> None:
     """Save a memory file beside its projection as a conflict copy and record that, with the
     version it was based on when known (``base``, a position; 0: not known)."""
-    copy = u.save_aside(MEMORY_FILES[key], raw)
-    conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw), base=base)
-    u.append([conflict], actor=Actor.FILE)
+    u.append([u.save_aside(MEMORY_FILES[key], key, raw, base)], actor=Actor.FILE)
     u.rewrite.add(key)
 
 
@@ -218,8 +216,7 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
     broken = looks_broken(expected, raw)
     if broken is not None:
         _note(u, detected)
-        copy = u.save_aside(ASKS_FILE, raw)
-        _note(u, HandEditConflict(file=ASKS_KEY, conflict_copy=copy, found_sha256=found))
+        copy = _keep_asks_aside(u, raw)
         u.warnings.append(
             f"ASKS.md was edited outside Orbital and the edit looks broken: it {broken}; "
             f"nothing was taken from it, the edited file is saved as orbital/{copy} and "
@@ -253,14 +250,19 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
         if line.strip() and line not in kept and not _represented(line, result.events)
     ]
     if lost:
-        copy = u.save_aside(ASKS_FILE, raw)
-        conflict = HandEditConflict(file=ASKS_KEY, conflict_copy=copy, found_sha256=found)
-        _note(u, conflict)
+        copy = _keep_asks_aside(u, raw)
         u.warnings.append(
             f"ASKS.md: {len(lost)} line(s) of the hand edit are not ask events or were "
             f"refused; the edited file is saved as orbital/{copy} so nothing is lost."
         )
     return Projection(rendered=new_text)
+
+
+def _keep_asks_aside(u: Unit, raw: bytes) -> str:
+    """Keep an edited ASKS.md beside it as a conflict copy, recorded; returns its name."""
+    conflict = u.save_aside(ASKS_FILE, ASKS_KEY, raw)
+    _note(u, conflict)
+    return conflict.conflict_copy
 
 
 def _note(u: Unit, event: Event) -> None:

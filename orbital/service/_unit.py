@@ -254,11 +254,16 @@ class Unit:
         self.events += appended
         return appended
 
-    def save_aside(self, name: str, raw: bytes) -> str:
-        """Keep a person's edited file beside its projection; returns the copy's name."""
+    def save_aside(self, name: str, key: str, raw: bytes, base: int = 0) -> HandEditConflict:
+        """Keep a person's edited file beside its projection (under a name no other copy
+        has) and return the event that records it, with the text itself: the store keeps
+        every conflict's text, whatever becomes of the copy on disk."""
         copy = self.units.ctx.conflict_copy(self.project, name, raw)
         self.conflicts.append(copy)
-        return copy
+        text, _ = without_nul(raw.decode("utf-8", errors="replace"), copy)
+        return HandEditConflict(
+            file=key, conflict_copy=copy, found_sha256=sha256(raw), base=base, text=text
+        )
 
     def displaced(self, name: str, kept: bytes | None) -> None:
         """A save found where a projection was to be written: it stayed on disk (taken in
@@ -273,9 +278,8 @@ class Unit:
 
     def keep_copy(self, name: str, raw: bytes, why: str) -> None:
         """Keep ``raw`` of projected file ``name`` as a conflict copy, recorded and listed."""
-        copy = self.save_aside(name, raw)
-        key = projected_file(name).key
-        conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw))
+        conflict = self.save_aside(name, projected_file(name).key, raw)
+        key, copy = conflict.file, conflict.conflict_copy
         result = self.w.append(
             self.pid, file_stream(key), [conflict], expected_version=None, actor=Actor.FILE
         )
