@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -203,9 +203,12 @@ class Orbital(OnFirstUse):
 
     # -- history --------------------------------------------------------------------------
 
-    def history(self, project: str, query: HistoryQuery | None = None) -> Iterator[RecordedEvent]:
-        """Events of a project, oldest first, filtered by time window and by what they
-        concern (a stream, a memory file, an entry, an ask)."""
+    def history(
+        self, project: str, query: HistoryQuery | None = None
+    ) -> Generator[RecordedEvent, None, None]:
+        """Events of a project, oldest first (or newest first), filtered by time window and
+        by what they concern (a stream, a memory file, an entry, an ask), at most the query's
+        limit; streamed from the store (close the generator when stopping early)."""
         return self._history.events(project, query)
 
     def revisions(self, project: str, entry_id: str) -> list[Revision]:
