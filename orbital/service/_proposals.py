@@ -22,12 +22,12 @@ from orbital.domain.file_write import decide_file_write
 from orbital.domain.hand_edits import replay_edit
 from orbital.domain.merge import closest
 from orbital.domain.writes import Decision
-from orbital.errors import InvalidInput
 from orbital.events import Actor, Event
 from orbital.events.entries import EntryCreated, EntryRetired, EntryRevised
 from orbital.events.files import FileLayoutSet, Slot
 from orbital.grammar.model import FileState, ParsedEntry
 from orbital.grammar.parse import parse_proposed
+from orbital.service._as_of import check_base
 from orbital.service._memory_state import MERGE_BASES
 from projections.files import render_memory_file
 
@@ -134,8 +134,8 @@ def decide_proposal(
     keeping the entries it may never have seen (:func:`_kept_back`). ``prefer_edit``: where
     both changed an entry, the proposal's side is applied ("Keep mine"). Entries named in
     ``remove`` and left out of ``text`` are retired whatever the base."""
-    if base is not None and base < 0:
-        raise InvalidInput(f"a version is a position, 0 or more, not {base}")
+    if base is not None:
+        check_base(u.w, u.pid, base)
     text = move_legacy_flags(u, key, text, actor)
     current = u.memory.files[key]
     now = u.memory.changed_at[key]

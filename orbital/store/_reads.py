@@ -88,6 +88,17 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
 
     # -- the log --------------------------------------------------------------------------
 
+    def span(self, project: str) -> tuple[int, int]:
+        """The project's first position and the store's last (0 for either when none): the
+        versions a read of this project can have been given. Two indexed lookups."""
+        row = self._conn.first(
+            "SELECT (SELECT min(position) FROM events WHERE project_id = :p),"
+            " (SELECT max(position) FROM events)",
+            {"p": project},
+        )
+        assert row is not None
+        return int(row[0] or 0), int(row[1] or 0)
+
     def event_id(self, project: str, position: int) -> str:
         """The id of the project's event at ``position`` ("" when it has none there)."""
         found = self._conn.scalar(
