@@ -68,10 +68,11 @@ def db_upgrade(ctx: click.Context) -> None:
 @click.pass_context
 @reports_errors
 def db_status(ctx: click.Context) -> None:
-    """Whether the store takes writes, and the database underneath it."""
+    """Whether the store takes writes, where it is, and the database underneath it."""
     service = service_of(ctx)
     status = service.store_status()
     click.echo(f"store: {status.state}{f' ({status.detail})' if status.detail else ''}")
+    click.echo(f"location: {service.store_location}")
     click.echo(f"backend: {service.store_backend}\ndatabase: {status.database}")
 
 

@@ -37,11 +37,14 @@ class _Preview(Exception):
 
 @dataclass(frozen=True)
 class ConflictPreview:
-    """What each way of settling a conflict copy does, as unified diffs ("" for none)."""
+    """What each way of settling a conflict copy does, as unified diffs ("" for none), and
+    what the rules would leave out of Keep mine (its warnings: a refused line, a dropped ask
+    proposed again), so an empty diff is never read as "already there"."""
 
     copy: str
     keep_mine: str
     keep_orbital: str
+    keep_mine_warnings: tuple[str, ...] = ()
 
 
 def _diff(before: str, after: str, old: str, new: str) -> str:
@@ -136,14 +139,15 @@ class Conflicts:
             with self.units.begin(found, actor, proposals={key: raw}) as u:
                 today = _text(u, key)
                 self._keep_mine(u, conflict, raw)
-                raise _Preview(today, _text(u, key))
+                raise _Preview(today, _text(u, key), tuple(u.warnings))
         except _Preview as preview:
-            today, after = preview.args
+            today, after, warnings = preview.args
         name = conflict.file
         return ConflictPreview(
             copy=copy,
             keep_mine=_diff(today, after, f"{name} (today)", f"{name} (keep mine)"),
             keep_orbital=_diff(raw.decode("utf-8", "replace"), today, copy, f"{name} (today)"),
+            keep_mine_warnings=warnings,
         )
 
     def regenerate(self, found: Project, force: bool) -> list[str]:

@@ -192,6 +192,11 @@ class Orbital(OnFirstUse):
         """The store's database: ``sqlite`` or ``postgresql``."""
         return self.store.backend
 
+    @property
+    def store_location(self) -> str:
+        """A SQLite store's file, or the store's URL (password hidden)."""
+        return self.store.location
+
     def store_status(self) -> StoreStatus:
         """Whether the store can take writes, and the database underneath it."""
         return self.store.status()

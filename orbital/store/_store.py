@@ -246,6 +246,14 @@ class EventStore:
                 self._write_db.dispose()  # its connections stay read-only once opened so
             raise typed from exc
 
+    @property
+    def location(self) -> str:
+        """Where the store is, as a person finds it: a SQLite store's file (absolute), else
+        its URL with any password hidden."""
+        if self._file is not None:
+            return str(self._file.path.absolute())
+        return self._display_url()
+
     def _display_url(self) -> str:
         if self._shown_url is None:
             self._shown_url = display_url(self.url)
