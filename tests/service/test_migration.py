@@ -143,7 +143,7 @@ def test_an_impossible_legacy_date_is_refused_by_line_and_nothing_is_migrated(
     path = retractions(env, text)
     head, asks_file = env.orbital.head(), env.file("ASKS.md")
     expected = (
-        "retraction on line 2 ([a1b2c3] \"Pick the venue\"): 2026-02-30 is not a date; "
+        'retraction on line 2 ([a1b2c3] "Pick the venue"): 2026-02-30 is not a date; '
         "nothing was migrated: correct the date and run again"
     )
     monkeypatch.setenv("ORBITAL_DB", env.orbital.store.url)
