@@ -69,7 +69,7 @@ class EventStore:
         self._write_db = self._open(immediate=True)
         self._read_db = self._open(immediate=False)
         path = sqlite_path(self.url)
-        self._file = None if path is None else StoreFile(path, create=create)
+        self._file = None if path is None else StoreFile(path, create=create, now=self._now)
         #: SQLite writers take turns on a lock file first (fair, unlike SQLite's busy wait).
         self._queue = None if path is None else WriterQueue(path)
         self._changes = ChangeCounter(path)
@@ -83,6 +83,9 @@ class EventStore:
         except BaseException:
             self.close()  # no connection left for the garbage collector to find open
             raise
+
+    def _now(self) -> dt.datetime:
+        return self.clock.now()
 
     def _start(self, *, upgrade: bool) -> None:
         if self._read_only:
@@ -116,8 +119,8 @@ class EventStore:
     def status(self) -> StoreStatus:
         """How the store is: ``ok`` or ``store-gone`` (its file deleted or replaced), with
         what to know about it; cheap enough for every health check."""
-        if self._file is not None and (problem := self._file.problem()):
-            detail = f"the store {self._file.path} {problem}"
+        if self._file is not None and (gone := self._file.problem()) is not None:
+            detail = f"the store {self._file.path} {gone[0]}; {gone[1]}"
             return StoreStatus("store-gone", detail, self.database_version)
         if self._read_only or (self._file is not None and self._file.read_only()):
             detail = f"the store {self._display_url()} is read-only: reads work, writes wait"
