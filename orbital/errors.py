@@ -211,6 +211,21 @@ class MassRemoval(Refused):
         )
 
 
+class TooMuchAtOnce(Refused):
+    """A write that would add more to a memory file at once than any memory needs: a runaway
+    writer (a loop, a dumped log), refused whole so it never costs every later read."""
+
+    def __init__(self, name: str, adds: str, bound: str) -> None:
+        self.name = name
+        self.adds = adds
+        self.bound = bound
+        super().__init__(
+            f"{name}: this write adds {adds} at once, over the bound of {bound} per write; "
+            "nothing was changed. A memory file keeps what is worth rereading: write the few "
+            "entries that matter, or add them over several writes"
+        )
+
+
 # -- conflict -----------------------------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ import msgspec
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.hand_edits import looks_broken
-from orbital.errors import InvalidEncoding
+from orbital.errors import InvalidEncoding, TooMuchAtOnce
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened
 from orbital.events.files import HandEditDetected
@@ -102,7 +102,11 @@ def _import(u: Unit, key: str, raw: bytes) -> None:
         return
     text, removed = without_nul(text, MEMORY_FILES[key])
     u.warnings += removed
-    decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
+    try:
+        decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
+    except TooMuchAtOnce as exc:
+        _keep_aside(u, key, raw, _too_much(exc))
+        return
     decide_trust_of_write(u, decision.events, Actor.SYSTEM)
     u.warnings += decision.warnings
     u.rewrite.add(key)
@@ -135,7 +139,11 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
         return
     theirs, removed = without_nul(theirs, name)
     u.warnings += removed
-    proposal = decide_proposal(u, key, theirs, actor=Actor.FILE)
+    try:
+        proposal = decide_proposal(u, key, theirs, actor=Actor.FILE)
+    except TooMuchAtOnce as exc:
+        _keep_aside(u, key, raw, _too_much(exc))
+        return
     broken = looks_broken(current, raw, proposal.events)  # most entries gone at once
     if broken is not None:
         _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
@@ -149,6 +157,13 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
         _keep_aside(u, key, raw, why, proposal.base)
         return
     u.warnings.append(f"{name}: took in a hand edit ({found[:12]}).")
+
+
+def _too_much(exc: TooMuchAtOnce) -> str:
+    return (
+        f"adds {exc.adds} at once, over the bound of {exc.bound} per write; nothing was "
+        "taken from it"
+    )
 
 
 def _keep_aside(u: Unit, key: str, raw: bytes, why: str, base: int = 0) -> None:

@@ -63,7 +63,8 @@ class Orbital(OnFirstUse):
         self.store = store
         self.clock = clock
         #: Opens every use case's unit of work (benchmarks and tests reach the state here).
-        self.units = Units(Context(store, clock, mint), HAND_EDITS)
+        counter = counter or CachedCounter()
+        self.units = Units(Context(store, clock, mint), HAND_EDITS, counter)
         self._asks = AsksService(self.units)
         #: This machine's checkouts, and what keeps their files current (the follower's).
         self.local = Checkouts(self.units)
@@ -71,7 +72,7 @@ class Orbital(OnFirstUse):
             self.units, self._asks, lambda project: self._history.memory_entries(project)
         )
         self.workspaces = Workspaces(store, clock, self.mentions)
-        self._memory = MemoryService(self.units, counter or CachedCounter())
+        self._memory = MemoryService(self.units, counter)
         self._kept_counter: KeptCounter | None = None
         self._writes = FileWrites(self.units, self._asks, self._memory, self.mentions)
         self.trust = Trust(self.units)
@@ -128,7 +129,7 @@ class Orbital(OnFirstUse):
         from orbital.service._kept import KeptCounter
 
         self._kept_counter = KeptCounter(folder / "tokens.msgpack")
-        self._memory.count = self._kept_counter
+        self._memory.count = self.units.count = self._kept_counter
 
     def close(self) -> None:
         if self._kept_counter is not None:

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
+from orbital.domain.budgets import TokenCounter
 from orbital.domain.entries import stream_for
 from orbital.events import Actor, Event, event_type
 from orbital.events.asks import ASK_EVENTS
@@ -372,8 +373,10 @@ class Unit:
 class Units:
     """Opens units of work; holds the state loaders and projections they share."""
 
-    def __init__(self, ctx: Context, intake: Intake) -> None:
+    def __init__(self, ctx: Context, intake: Intake, count: TokenCounter) -> None:
         self.ctx, self.intake = ctx, intake
+        #: Tokens in a text (the service's counter), for the rules a write is decided by.
+        self.count = count
         self.memory = MemoryFiles(ctx)
         self.asks = AsksState(ctx)
         self.asks_file = AsksFile(ctx, self.asks)
