@@ -38,7 +38,11 @@ def _orbital(env: Env, args: list[str]) -> subprocess.Popen[bytes]:
 def test_history_piped_into_a_reader_that_stops_early_exits_0_without_a_traceback(
     env: Env, as_json: list[str]
 ) -> None:
-    env.orbital.write_file(env.project, "DECISIONS.md", ENTRIES.encode(), actor=Actor.AGENT)
+    half = ENTRIES.index("## Decision number 150 ")
+    for upto in (half, len(ENTRIES)):  # two writes: one may add at most 10,000 tokens
+        env.orbital.write_file(
+            env.project, "DECISIONS.md", ENTRIES[:upto].encode(), actor=Actor.AGENT
+        )
     with _orbital(env, ["history", *as_json]) as run:
         assert run.stdout is not None and run.stderr is not None
         first = [run.stdout.readline() for _ in range(3)]  # what `| head -3` takes…
