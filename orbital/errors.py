@@ -9,14 +9,13 @@ class's ``hint``, which the CLI adds and HTTP leaves out.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 
 class OrbitalError(Exception):
     """Base of every error Orbital raises on purpose; each one is in exactly one family."""
 
-    #: What to run at a shell to get past this error; empty when nothing CLI-specific helps.
-    hint: ClassVar[str] = ""
+    #: What to run at a shell to get past this error; empty when nothing CLI-specific helps
+    #: (a class's, or one error's own when it depends on what happened).
+    hint: str = ""
 
 
 # -- the families -------------------------------------------------------------------------------
@@ -226,6 +225,21 @@ class MassRemoval(Refused):
         )
 
 
+class TooMuchAtOnce(Refused):
+    """A write that would add more to a memory file at once than any memory needs: a runaway
+    writer (a loop, a dumped log), refused whole so it never costs every later read."""
+
+    def __init__(self, name: str, adds: str, bound: str) -> None:
+        self.name = name
+        self.adds = adds
+        self.bound = bound
+        super().__init__(
+            f"{name}: this write adds {adds} at once, over the bound of {bound} per write; "
+            "nothing was changed. A memory file keeps what is worth rereading: write the few "
+            "entries that matter, or add them over several writes"
+        )
+
+
 # -- conflict -----------------------------------------------------------------------------------
 
 
@@ -292,16 +306,35 @@ class StoreUnreachable(Unavailable):
 
 
 class StoreGone(Unavailable):
-    """The store's file was deleted or replaced since it was opened: a write would land in a
-    file nobody will open again (or in another store), so none is made."""
+    """The store's file was deleted, moved or replaced since it was opened: a write would land
+    in a file nobody will open again (or in another store), so none is made. The hint says
+    what to do about it (where its data was saved, how to get it back)."""
 
-    def __init__(self, path: str, what: str) -> None:
+    def __init__(self, path: str, what: str, advice: str) -> None:
         self.path = path
         self.what = what
-        super().__init__(
-            f"the store {path} {what}; nothing was written. Restore the file, or restart "
-            "Orbital to open the store that is there now"
-        )
+        self.hint = advice
+        super().__init__(f"the store {path} {what}; nothing was written")
+
+
+class NothingToRescue(NotFound):
+    """No process holds a deleted store at that path."""
+
+    hint = (
+        "if the file was moved, point ORBITAL_DB at its new place; else put it back from a "
+        "backup, or remove the -wal and -shm beside it to start an empty store there (what "
+        "they held is lost)"
+    )
+
+    def __init__(self, path: str, why: str) -> None:
+        self.path = path
+        super().__init__(f"nothing to rescue at {path}: {why}")
+
+
+class RescueFailed(Unavailable):
+    """The held store could not be copied or is not a sound SQLite store."""
+
+    hint = "keep the process that holds it running and try again; stopping it loses the data"
 
 
 class StoreReadOnly(Unavailable):

@@ -75,6 +75,21 @@ def test_db_upgrade_reports_the_backend(run: CliRunner, backend: str) -> None:
     assert result.output == f"schema up to date ({backend})\n"
 
 
+def test_db_status_says_where_the_store_is(
+    run: CliRunner, backend: str, orbital_db: str, tmp_path: Path
+) -> None:
+    """README: `orbital db status` prints the store's file (issue 27, finding 8)."""
+    run.invoke(cli, ["db", "upgrade"], obj={})
+    status = run.invoke(cli, ["db", "status"], obj={})
+    assert status.exit_code == 0, status.output
+    lines = status.output.splitlines()
+    assert lines[:3] == [
+        "store: ok",
+        f"location: {tmp_path / 'orbital.db' if backend == 'sqlite' else orbital_db}",
+        f"backend: {backend}",
+    ]
+
+
 def test_ask_commands_act_as_the_agent_unless_a_workbench_token_is_given(
     run: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -66,14 +66,43 @@ def db_upgrade(ctx: click.Context) -> None:
     click.echo(f"schema up to date ({service.store_backend})")
 
 
+@db.command("rescue")
+@click.option(
+    "--to",
+    "to",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Save the store as this new file (default: beside it, named for the moment).",
+)
+@click.pass_context
+@reports_errors
+def db_rescue(ctx: click.Context, to: Path | None) -> None:
+    """Save a SQLite store deleted while a process (`orbital serve`) still holds it open: its
+    data is copied from that process (Linux /proc) before it stops and takes the data with it."""
+    from orbital.clock import clock_from_env
+    from orbital.service import rescue
+
+    done = rescue(ctx.obj["db"], to, clock_from_env())
+    held = done.held
+    click.echo(
+        f"rescued the store ({done.events} events) from process {held.pid} ({held.command}) "
+        f"as {done.saved}"
+    )
+    click.echo(
+        f"to use it: stop that process, remove {done.store}-wal and {done.store}-shm (the "
+        f"saved store holds what they had), then `mv {done.saved} {done.store}`"
+    )
+
+
 @db.command("status")
 @click.pass_context
 @reports_errors
 def db_status(ctx: click.Context) -> None:
-    """Whether the store takes writes, and the database underneath it."""
+    """Whether the store takes writes, where it is, and the database underneath it."""
     service = service_of(ctx)
     status = service.store_status()
     click.echo(f"store: {status.state}{f' ({status.detail})' if status.detail else ''}")
+    click.echo(f"location: {service.store_location}")
     click.echo(f"backend: {service.store_backend}\ndatabase: {status.database}")
 
 

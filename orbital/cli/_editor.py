@@ -12,7 +12,8 @@ import msgspec
 
 from orbital.agents.claude_code import VIEW_FILE
 from orbital.cli._app import cli, project_of, project_option, reports_errors
-from orbital.cli._output import print_events
+from orbital.cli._output import EXIT_STATUS, print_events
+from orbital.errors import Unavailable
 from orbital.service import EditorReport
 
 
@@ -29,20 +30,39 @@ sessions_option = click.option(
 )
 
 
+#: What each outcome of ``editor run`` means, after its code on the first line.
+OUTCOME_WORDS = {
+    "edited": "the pass changed the memory (below)",
+    "no_change": "the pass ran and changed nothing",
+    "failed": "the pass did not finish; nothing it chose was written",
+    "not_needed": "no pass ran: every memory file is within its soft budget "
+    "(`orbital editor run --force` runs one anyway)",
+    "no_delta": "no pass ran: nothing changed since the last one "
+    "(`orbital editor run --force` runs one anyway)",
+    "too_soon": "no pass ran: the last one was less than 30 minutes ago "
+    "(`orbital editor run --force` runs one anyway)",
+    "debounced": "no pass ran: one started less than 5 minutes ago "
+    "(`orbital editor run --force` runs one anyway)",
+    "in_flight": "no pass ran: one is running for this project now",
+}
+
+
 def _print_editor(report: EditorReport, as_json: bool) -> None:
-    """``--json``: the whole report; else one line per applied/rejected/skipped item.
-    A failed run exits 1 (its error on stderr)."""
+    """``--json``: the whole report; else its outcome in words, then one line per
+    applied/rejected/skipped item. A failed run exits as the model's family does
+    (Unavailable, 6; its error on stderr)."""
     if as_json:
         sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
     else:
-        head = f"{report.outcome}"
+        head = report.outcome
         if report.run_id:
             head += (
                 f" (run {report.run_id}; backup: position {report.backup_position}, "
                 f"see `orbital show FILE --as-of @{report.backup_position}`; "
                 f"{report.calls} model call(s))"
             )
-        click.echo(head)
+        words = OUTCOME_WORDS.get(report.outcome)
+        click.echo(f"{head}: {words}" if words else head)
         for item in report.applied:
             what = item.file or item.session
             ids = ",".join(item.ids) + " -> " if item.ids else ""
@@ -55,7 +75,7 @@ def _print_editor(report: EditorReport, as_json: bool) -> None:
         if report.error:
             click.echo(f"error: {report.error}", err=True)
     if report.outcome == "failed":
-        sys.exit(1)
+        sys.exit(EXIT_STATUS[Unavailable])
 
 
 @editor.command("run")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import click
@@ -19,7 +20,7 @@ from orbital.cli._app import (
     reports_errors,
     transcript_option,
 )
-from orbital.cli._output import REFUSED, print_events, print_outcome
+from orbital.cli._output import REFUSED, print_events, print_outcome, reader_may_stop
 from orbital.clock import parse_as_of
 from orbital.errors import InvalidInput
 from orbital.events import Actor
@@ -37,6 +38,10 @@ from projections.history import summarize
 @click.option("--entry", default=None, help="Only events of this entry id.")
 @click.option("--ask", "ask_id", default=None, help="Only events of this ask id.")
 @click.option("--diff", is_flag=True, help="With --entry: unified diffs between its revisions.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many events.")
+@click.option(
+    "--newest-first", is_flag=True, help="The newest event first (with --limit: the last N)."
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 @click.pass_context
 @reports_errors
@@ -50,9 +55,13 @@ def history(
     entry: str | None,
     ask_id: str | None,
     diff: bool,
+    limit: int | None,
+    newest_first: bool,
     as_json: bool,
 ) -> None:
-    """List the project's events, oldest first, with actor, session and a summary."""
+    """List the project's events, oldest first (or newest first), with actor, session and a
+    summary; each line is printed as it is read, so a long log starts at once and ``| head``
+    stops it."""
     service, project = project_of(ctx, project_path)
     if diff:
         if entry is None:
@@ -60,28 +69,32 @@ def history(
         _print_revisions(service.revisions(project.project_id, entry))
         return
     query = HistoryQuery.from_filters(
-        since=since, until=until, stream=stream, file=file_name, entry=entry, ask=ask_id
+        since=since,
+        until=until,
+        stream=stream,
+        file=file_name,
+        entry=entry,
+        ask=ask_id,
+        newest_first=newest_first,
+        limit=limit,
     )
-    events = service.history(project.project_id, query)
-    if as_json:
-        encoder = msgspec.json.Encoder()
-        for event in events:
-            sys.stdout.buffer.write(encoder.encode(event) + b"\n")
-        return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table("pos", "recorded (UTC)", "actor", "session", "stream", "event", box=None)
-    for event in events:
-        table.add_row(
-            str(event.position),
-            event.recorded_at.strftime("%Y-%m-%d %H:%M:%S"),
-            event.actor.value,
-            event.session or "",
-            event.stream,
-            summarize(event.event),
+    out = sys.stdout.buffer
+    with reader_may_stop(), closing(service.history(project.project_id, query)) as events:
+        if as_json:
+            encoder = msgspec.json.Encoder()
+            for event in events:
+                out.write(encoder.encode(event) + b"\n")
+            return
+        out.write(
+            f"{'pos':>7}  {'recorded (UTC)':<19}  {'actor':<6}  stream  event  (session)\n".encode()
         )
-    Console(soft_wrap=not sys.stdout.isatty()).print(table)
+        for event in events:
+            session = f"  ({event.session})" if event.session else ""
+            line = (
+                f"{event.position:>7}  {event.recorded_at:%Y-%m-%d %H:%M:%S}  "
+                f"{event.actor.value:<6}  {event.stream}  {summarize(event.event)}{session}\n"
+            )
+            out.write(line.encode())
 
 
 def _print_revisions(revisions: list[Revision]) -> None:

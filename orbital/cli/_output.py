@@ -4,9 +4,11 @@ command line prints the same bytes and exits the same way whichever path takes i
 
 from __future__ import annotations
 
+import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, NoReturn
 
 from orbital import errors
@@ -71,6 +73,21 @@ def print_outcome(outcome: WriteOutcome, as_json: bool, *, exit_if_refused: bool
         print_events(outcome.events, outcome.warnings)
     if outcome.refused and exit_if_refused:
         sys.exit(REFUSED)
+
+
+@contextmanager
+def reader_may_stop() -> Iterator[None]:
+    """Output for a reader that may stop early (``| head``): a pipe closed under it ends the
+    command quietly with exit 0, as ``head`` has all it asked for. Whatever is still
+    buffered goes nowhere (stdout is pointed at the null device, so the final flush at exit
+    cannot fail either)."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
 
 
 def print_events(

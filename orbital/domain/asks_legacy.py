@@ -13,6 +13,7 @@ import msgspec
 
 from orbital.catalogue import ask_stream
 from orbital.domain.asks import Asks, Minter, is_hex_id, mint_id
+from orbital.errors import InvalidInput
 from orbital.events import Event
 from orbital.events.asks import AskClosed, AskOpened, LegacyRecord
 from orbital.grammar.asks_md import due_warning, valid_due
@@ -168,6 +169,19 @@ def parse_retractions(text: str) -> tuple[list[Retraction], list[UnparsedLine]]:
     return found, bad
 
 
+def _check_dates(retractions: list[Retraction]) -> None:
+    """A retraction's date is when the person dropped the ask: one that is no calendar day
+    (``2026-02-30``) refuses the whole migration, line by line, rather than being guessed
+    (today's date would be a date the person never gave)."""
+    wrong = [r for r in retractions if _date(r.date) is None]
+    if wrong:
+        lines = "; ".join(
+            f'retraction on line {r.line} ([{r.id}] "{r.title}"): {r.date} is not a date'
+            for r in wrong
+        )
+        raise InvalidInput(f"{lines}; nothing was migrated: correct the date and run again")
+
+
 def plan_migration(
     asks: Asks,
     retractions: list[Retraction],
@@ -182,6 +196,7 @@ def plan_migration(
     whose normalised text is already an ask (any state), or planned earlier, is skipped, so
     planning against a state that already holds the migrated asks plans nothing.
     """
+    _check_dates(retractions)
     known_texts = {norm(a.text) for a in asks.values()}
     taken: set[str] = set(asks)
     plan: list[tuple[str, list[Event]]] = []
@@ -227,7 +242,7 @@ def plan_migration(
             reason=retraction.reason,
             line=retraction.line,
         )
-        date = _date(retraction.date) or today
+        date = dt.date.fromisoformat(retraction.date)
         events: list[Event] = [
             AskOpened(
                 ask_id=ask_id,

@@ -214,9 +214,19 @@ def plan_index(index: FileState, count: TokenCounter, archives: list[str]) -> Fi
             new = cut + "\n"
     for name in archives:
         new = ensure_index_mentions(new, name)
+    notes: tuple[str, ...] = ()
+    soft = FILE_BUDGETS["index"].soft
+    if (end := count(new)) > soft:
+        kept = sum(1 for line in new.splitlines() if "_ARCHIVE.md" in line)
+        notes = (
+            f"INDEX.md stays over its soft budget: {int(end):,} of {soft:,} tok after "
+            f"session-end; its {kept} lines naming an archive (_ARCHIVE.md) are never cut; "
+            "leaving it (over budget beats losing the way to archived entries)",
+        )
     if new == body:
-        return FilePlan()
-    return FilePlan((FileLayoutSet(file="index", slots=(Slot(text=new),) if new else ()),))
+        return FilePlan(notes=notes)
+    slots = (Slot(text=new),) if new else ()
+    return FilePlan((FileLayoutSet(file="index", slots=slots),), notes=notes)
 
 
 def _parts(state: FileState, today: dt.date, count: TokenCounter) -> dict[str, list[float]]:
@@ -317,6 +327,7 @@ def plan_backstop(
         notes.extend(budget_notes(state, fold_file(key, plan.events, state), today, count))
         if any(isinstance(e, EntryArchived) for e in plan.events):
             archives.append(ARCHIVE_FILES[key])
-    index = files.get("index", FileState(key="index"))
-    events.extend(plan_index(index, count, archives).events)
+    index = plan_index(files.get("index", FileState(key="index")), count, archives)
+    events.extend(index.events)
+    notes.extend(index.notes)
     return BackstopPlan(tuple(events), over_by, tuple(notes))

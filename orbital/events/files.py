@@ -49,14 +49,16 @@ class HandEditDetected(Event, frozen=True, tag="file.hand_edit_detected"):
 
 
 class HandEditConflict(Event, frozen=True, tag="file.hand_edit_conflict"):
-    """An overlapping hand edit: the person's text was saved beside as ``conflict_copy``;
-    ``base`` is the position of the version the edit was decided against (0: not recorded,
-    as in events from before it was)."""
+    """An overlapping hand edit: the person's text was saved beside as ``conflict_copy``
+    and is kept here too (``text``: as UTF-8, NUL left out; "" in events from before it
+    was); ``base`` is the position of the version the edit was decided against (0: not
+    recorded, as in events from before it was)."""
 
     file: str
     conflict_copy: str
     found_sha256: str
     base: int = 0
+    text: str = ""
 
 
 class HandEditResolved(Event, frozen=True, tag="file.hand_edit_resolved"):

@@ -157,11 +157,26 @@ class Gateway:
         return FileStamp(info.st_size, info.st_mtime_ns, None)
 
     def save_aside(self, filename: str, data: bytes) -> str:
-        """Write ``data`` as a new file beside the projections (a conflict copy)."""
+        """Write ``data`` as a new file beside the projections (a conflict copy) and return
+        its name: ``filename``, or when that is taken ``-2``, ``-3``… before its extension. A
+        copy never replaces another (two conflicts in one clock tick keep both)."""
         check_name(filename)
+        stem, dot, ext = filename.rpartition(".")
         with self._dir(create=True) as directory:
-            self._replace(directory, filename, data)
-        return filename
+            temp, _ = self._temp(directory, filename, data)
+            try:
+                name, n = filename, 1
+                while True:
+                    try:  # a link never replaces what is there: the name is ours or taken
+                        os.link(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+                    except FileExistsError:
+                        n += 1
+                        name = f"{stem}-{n}{dot}{ext}" if dot else f"{filename}-{n}"
+                        continue
+                    os.fsync(directory)
+                    return name
+            finally:
+                os.unlink(temp, dir_fd=directory)
 
     def read_aside(self, filename: str) -> bytes | None:
         """A file kept beside the projections (a conflict copy); it must be the plain file

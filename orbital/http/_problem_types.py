@@ -39,9 +39,9 @@ EXPLAINED: dict[str, str] = {
     "again and repeat your change on the new version.",
     "store-locked": "Another writer held the event store longer than the busy timeout. Wait "
     "the `Retry-After` seconds and send the request again; nothing was changed.",
-    "store-gone": "The event store's file was deleted or replaced while the server had it "
-    "open; nothing was written. Restore the file, or restart the server on the store that is "
-    "there now.",
+    "store-gone": "The event store's file was deleted, moved or replaced while the server had "
+    "it open; nothing was written. A deleted file the server still held is saved beside it "
+    "(its /health detail says where); the person running the server puts it back.",
     "store-unreachable": "The event store's database server could not be reached (nothing "
     "listening, a host that does not resolve, a database or role that does not exist); "
     "nothing was read or written. The person running the server checks its database URL.",

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from orbital.service._history import ConflictCopy, HistoryQuery, Revision
     from orbital.service._mentions import MentionedFile, referenced_text
     from orbital.service._page_sessions import SESSION_SECONDS, PageSession, PageSessions
+    from orbital.service._rescue import rescue
     from orbital.service._service import Orbital
     from orbital.service._setup import AgentSetup, codex_home, cursor_home
 
@@ -51,6 +52,7 @@ _WHERE = {
     "PageSessions": "orbital.service._page_sessions",
     "Project": "orbital.project",
     "Revision": "orbital.service._history",
+    "rescue": "orbital.service._rescue",
     "WriteOutcome": "orbital.service._context",
 }
 
@@ -80,6 +82,7 @@ __all__ = [
     "codex_home",
     "cursor_home",
     "referenced_text",
+    "rescue",
 ]
 
 

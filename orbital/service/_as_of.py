@@ -7,7 +7,7 @@ import datetime as dt
 
 from orbital.clock import Clock, end_of_day
 from orbital.errors import InvalidInput
-from orbital.store import EventStore
+from orbital.store import EventStore, Reader
 
 #: An as-of: an instant, or a position in the log (None: now).
 AsOf = dt.datetime | dt.date | int | None
@@ -25,8 +25,32 @@ def resolve_as_of(
         if isinstance(when, int):
             if when < 0:
                 raise InvalidInput(f"a position is 0 or more, not {when}")
+            head = r.span(project)[1]
+            if when > head:
+                raise InvalidInput(
+                    f"@{when} is past the head of the log (@{head}): nothing is recorded "
+                    f"there yet; read as of @{head} or before, or without an as-of for now"
+                )
             instant = r.recorded_at(project, when)
             return when, instant or clock.now()
         if not isinstance(when, dt.datetime):  # a date: the end of that day, project's time
             when = end_of_day(when, found.tz())
         return r.position_at(project, when), when
+
+
+def check_base(r: Reader, project: str, base: int) -> None:
+    """A version a writer says it read (``--base``, ``If-Match``, MCP ``base``) must be one
+    a read of this project can have given: 0 (a file never written), or a position from the
+    project's first event to the head of the log. Anything else would be decided against a
+    state the writer never saw (an empty file before the project began, a future)."""
+    if base < 0:
+        raise InvalidInput(f"a version is a position, 0 or more, not {base}")
+    first, head = r.span(project)
+    if base == 0 or first <= base <= head:
+        return
+    where = "older than the project's first event" if base < first else "past the head of the log"
+    raise InvalidInput(
+        f"version {base} is {where}: this project's versions are 0 (a file never written) "
+        f"and {first} to {head}; read the file again (`orbital show FILE --json` prints its "
+        "version) and write from that"
+    )

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from orbital.catalogue import ASKS_KEY
 from orbital.errors import InvalidInput, Refused, UnmergedEdits
 from orbital.events import Actor
-from orbital.events.files import HandEditConflict, HandEditResolved
-from orbital.files import check_size, decode_utf8, memory_file, sha256
+from orbital.events.files import HandEditResolved
+from orbital.files import check_size, decode_utf8, memory_file
 from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks import AsksService
@@ -37,11 +37,14 @@ class _Preview(Exception):
 
 @dataclass(frozen=True)
 class ConflictPreview:
-    """What each way of settling a conflict copy does, as unified diffs ("" for none)."""
+    """What each way of settling a conflict copy does, as unified diffs ("" for none), and
+    what the rules would leave out of Keep mine (its warnings: a refused line, a dropped ask
+    proposed again), so an empty diff is never read as "already there"."""
 
     copy: str
     keep_mine: str
     keep_orbital: str
+    keep_mine_warnings: tuple[str, ...] = ()
 
 
 def _diff(before: str, after: str, old: str, new: str) -> str:
@@ -136,14 +139,15 @@ class Conflicts:
             with self.units.begin(found, actor, proposals={key: raw}) as u:
                 today = _text(u, key)
                 self._keep_mine(u, conflict, raw)
-                raise _Preview(today, _text(u, key))
+                raise _Preview(today, _text(u, key), tuple(u.warnings))
         except _Preview as preview:
-            today, after = preview.args
+            today, after, warnings = preview.args
         name = conflict.file
         return ConflictPreview(
             copy=copy,
             keep_mine=_diff(today, after, f"{name} (today)", f"{name} (keep mine)"),
             keep_orbital=_diff(raw.decode("utf-8", "replace"), today, copy, f"{name} (today)"),
+            keep_mine_warnings=warnings,
         )
 
     def regenerate(self, found: Project, force: bool) -> list[str]:
@@ -158,10 +162,7 @@ class Conflicts:
             for name in pending:
                 raw = files.read_bytes(name) or b""
                 if name == ASKS_FILE:
-                    copy = u.save_aside(name, raw)
-                    conflict = HandEditConflict(
-                        file="asks", conflict_copy=copy, found_sha256=sha256(raw)
-                    )
+                    conflict = u.save_aside(name, ASKS_KEY, raw)
                     u.append([conflict], actor=Actor.FILE, stream=ASKS_FILE_STREAM)
                 else:
                     keep_aside(u, memory_file(name).key, raw)

@@ -19,10 +19,10 @@ import msgspec
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.hand_edits import looks_broken
-from orbital.errors import InvalidEncoding, UnsafePath
+from orbital.errors import InvalidEncoding, TooMuchAtOnce, UnsafePath
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened, AskReopenProposed
-from orbital.events.files import HandEditConflict, HandEditDetected
+from orbital.events.files import HandEditDetected
 from orbital.files import ABSENT, decode_utf8, sha256
 from orbital.grammar.asks_md import decode_asks_bytes, parse_line, read_file
 from orbital.grammar.text import norm, same_text, to_lf, without_nul
@@ -108,7 +108,11 @@ def _import(u: Unit, key: str, raw: bytes) -> None:
         return
     text, removed = without_nul(text, MEMORY_FILES[key])
     u.warnings += removed
-    decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
+    try:
+        decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
+    except TooMuchAtOnce as exc:
+        _keep_aside(u, key, raw, _too_much(exc))
+        return
     decide_trust_of_write(u, decision.events, Actor.SYSTEM)
     u.warnings += decision.warnings
     u.rewrite.add(key)
@@ -141,7 +145,11 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
         return
     theirs, removed = without_nul(theirs, name)
     u.warnings += removed
-    proposal = decide_proposal(u, key, theirs, actor=Actor.FILE)
+    try:
+        proposal = decide_proposal(u, key, theirs, actor=Actor.FILE)
+    except TooMuchAtOnce as exc:
+        _keep_aside(u, key, raw, _too_much(exc))
+        return
     broken = looks_broken(current, raw, proposal.events)  # most entries gone at once
     if broken is not None:
         _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
@@ -155,6 +163,13 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
         _keep_aside(u, key, raw, why, proposal.base)
         return
     u.warnings.append(f"{name}: took in a hand edit ({found[:12]}).")
+
+
+def _too_much(exc: TooMuchAtOnce) -> str:
+    return (
+        f"adds {exc.adds} at once, over the bound of {exc.bound} per write; nothing was "
+        "taken from it"
+    )
 
 
 def _keep_aside(u: Unit, key: str, raw: bytes, why: str, base: int = 0) -> None:
@@ -171,9 +186,7 @@ def _keep_aside(u: Unit, key: str, raw: bytes, why: str, base: int = 0) -> None:
 def keep_aside(u: Unit, key: str, raw: bytes, base: int = 0) -> None:
     """Save a memory file beside its projection as a conflict copy and record that, with the
     version it was based on when known (``base``, a position; 0: not known)."""
-    copy = u.save_aside(MEMORY_FILES[key], raw)
-    conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw), base=base)
-    u.append([conflict], actor=Actor.FILE)
+    u.append([u.save_aside(MEMORY_FILES[key], key, raw, base)], actor=Actor.FILE)
     u.rewrite.add(key)
 
 
@@ -224,8 +237,7 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
     broken = looks_broken(expected, raw)
     if broken is not None:
         _note(u, detected)
-        copy = u.save_aside(ASKS_FILE, raw)
-        _note(u, HandEditConflict(file=ASKS_KEY, conflict_copy=copy, found_sha256=found))
+        copy = _keep_asks_aside(u, raw)
         u.warnings.append(
             f"ASKS.md was edited outside Orbital and the edit looks broken: it {broken}; "
             f"nothing was taken from it, the edited file is saved as orbital/{copy} and "
@@ -259,14 +271,19 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
         if line.strip() and line not in kept and not _represented(line, result.events)
     ]
     if lost:
-        copy = u.save_aside(ASKS_FILE, raw)
-        conflict = HandEditConflict(file=ASKS_KEY, conflict_copy=copy, found_sha256=found)
-        _note(u, conflict)
+        copy = _keep_asks_aside(u, raw)
         u.warnings.append(
             f"ASKS.md: {len(lost)} line(s) of the hand edit are not ask events or were "
             f"refused; the edited file is saved as orbital/{copy} so nothing is lost."
         )
     return Projection(rendered=new_text)
+
+
+def _keep_asks_aside(u: Unit, raw: bytes) -> str:
+    """Keep an edited ASKS.md beside it as a conflict copy, recorded; returns its name."""
+    conflict = u.save_aside(ASKS_FILE, ASKS_KEY, raw)
+    _note(u, conflict)
+    return conflict.conflict_copy
 
 
 def _note(u: Unit, event: Event) -> None:

@@ -4,8 +4,10 @@ revisions, the conflict copies not settled yet, and the entries' timelines."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Generator
+from contextlib import closing
 from dataclasses import dataclass
+from itertools import islice
 
 import msgspec
 
@@ -19,7 +21,7 @@ from orbital.catalogue import (
     stream_id,
 )
 from orbital.clock import parse_instant
-from orbital.errors import UnknownEntry
+from orbital.errors import InvalidInput, UnknownEntry
 from orbital.events import RecordedEvent, event_type
 from orbital.events.files import HandEditConflict, HandEditResolved
 from orbital.files import memory_file
@@ -43,7 +45,8 @@ def _aware(when: dt.datetime | None) -> dt.datetime | None:
 @dataclass(frozen=True, slots=True)
 class HistoryQuery:
     """Which events to list: a time window, and one stream (exact, or a prefix ending in
-    ``:``), one memory file, one entry or one ask."""
+    ``:``), one memory file, one entry or one ask; oldest first unless ``newest_first``, at
+    most ``limit`` of them (None: all)."""
 
     since: dt.datetime | None = None
     until: dt.datetime | None = None
@@ -52,6 +55,8 @@ class HistoryQuery:
     file: str | None = None
     entry: str | None = None
     ask: str | None = None
+    newest_first: bool = False
+    limit: int | None = None
 
     @classmethod
     def from_filters(
@@ -63,6 +68,8 @@ class HistoryQuery:
         file: str | None = None,
         entry: str | None = None,
         ask: str | None = None,
+        newest_first: bool = False,
+        limit: int | None = None,
     ) -> HistoryQuery:
         """The query as an interface's filters spell it (CLI options, HTTP query, MCP tool):
         instants as ISO 8601 text; a stream name is exact unless it ends in ``:`` (a prefix)."""
@@ -74,6 +81,8 @@ class HistoryQuery:
             file=file,
             entry=entry,
             ask=ask,
+            newest_first=newest_first,
+            limit=limit,
         )
 
 
@@ -96,6 +105,14 @@ class Revision:
     text: str
 
 
+def _first(
+    events: Generator[RecordedEvent, None, None], limit: int | None
+) -> Generator[RecordedEvent, None, None]:
+    """The first ``limit`` of ``events`` (None: all); closing it closes the read under it."""
+    with closing(events):
+        yield from islice(events, limit)
+
+
 class History:
     """The log read back, for people and agents."""
 
@@ -107,10 +124,19 @@ class History:
         #: project re-sorts nothing while its memory stands still).
         self._indexes: dict[str, tuple[int, EntryIndex]] = {}
 
-    def events(self, project: str, query: HistoryQuery | None = None) -> Iterator[RecordedEvent]:
-        """Events of a project, oldest first, filtered by time window and by what they
-        concern (a stream, a memory file, an entry, an ask)."""
+    def events(
+        self, project: str, query: HistoryQuery | None = None
+    ) -> Generator[RecordedEvent, None, None]:
+        """Events of a project, oldest first (or newest first), filtered by time window and
+        by what they concern (a stream, a memory file, an entry, an ask), at most the query's
+        limit; they stream from the store while the iterator is consumed (close it, or
+        consume it, before the store closes)."""
         query = query or HistoryQuery()
+        if query.limit is not None and query.limit < 1:
+            raise InvalidInput(f"a limit is a number of events, 1 or more, not {query.limit}")
+        return _first(self._matching(project, query), query.limit)
+
+    def _matching(self, project: str, query: HistoryQuery) -> Generator[RecordedEvent, None, None]:
         found = self.store.project(project)
         prefixes: tuple[str, ...] | None = None
         wanted: set[str] | None = None
@@ -139,7 +165,7 @@ class History:
             since, until = _aware(query.since), _aware(query.until)
             with self.store.reader() as r:
                 events = r.read_stream(project, stream)
-            for event in events:
+            for event in reversed(events) if query.newest_first else events:
                 if (since is None or event.recorded_at >= since) and (
                     until is None or event.recorded_at <= until
                 ):
@@ -153,6 +179,8 @@ class History:
                 since_time=query.since,
                 until_time=query.until,
                 stream_prefix=prefixes,
+                newest_first=query.newest_first,
+                limit=query.limit if wanted is None else None,
             )
             for event in matching:
                 if wanted is None or event.stream in wanted:

@@ -19,15 +19,16 @@ from orbital.catalogue import MEMORY_FILES
 from orbital.domain.asks_legacy import decide_legacy_flags, extract_legacy_flags
 from orbital.domain.entries import fold_file
 from orbital.domain.file_write import decide_file_write
+from orbital.domain.growth import check_added
 from orbital.domain.hand_edits import replay_edit
 from orbital.domain.merge import closest
 from orbital.domain.writes import Decision
-from orbital.errors import InvalidInput
 from orbital.events import Actor, Event
 from orbital.events.entries import EntryCreated, EntryRetired, EntryRevised
 from orbital.events.files import FileLayoutSet, Slot
 from orbital.grammar.model import FileState, ParsedEntry
 from orbital.grammar.parse import parse_proposed
+from orbital.service._as_of import check_base
 from orbital.service._memory_state import MERGE_BASES
 from projections.files import render_memory_file
 
@@ -41,8 +42,15 @@ def decide_memory_write(
     """The events for a proposed text of ``key`` against ``state``; ``[user]`` lines of
     PROJECT_STATE first become asks, appended in this unit as ``actor`` (default: the
     unit's)."""
-    text = move_legacy_flags(u, key, text, actor)
-    return decide_file_write(state, text, u.today, mint=u.mint, ever_used=u.ever_used())
+    return _decided(u, state, move_legacy_flags(u, key, text, actor))
+
+
+def _decided(u: Unit, state: FileState, text: str) -> Decision:
+    """A text of ``state``'s file decided, refused when it adds more than one write may
+    (:func:`check_added`): every memory write, whatever its path, is decided here."""
+    decision = decide_file_write(state, text, u.today, mint=u.mint, ever_used=u.ever_used())
+    check_added(state, decision.events, u.units.count)
+    return decision
 
 
 def move_legacy_flags(u: Unit, key: str, text: str, actor: Actor | None = None) -> str:
@@ -134,14 +142,14 @@ def decide_proposal(
     keeping the entries it may never have seen (:func:`_kept_back`). ``prefer_edit``: where
     both changed an entry, the proposal's side is applied ("Keep mine"). Entries named in
     ``remove`` and left out of ``text`` are retired whatever the base."""
-    if base is not None and base < 0:
-        raise InvalidInput(f"a version is a position, 0 or more, not {base}")
+    if base is not None:
+        check_base(u.w, u.pid, base)
     text = move_legacy_flags(u, key, text, actor)
     current = u.memory.files[key]
     now = u.memory.changed_at[key]
 
     def decide(state: FileState) -> Decision:
-        return decide_file_write(state, text, u.today, mint=u.mint, ever_used=u.ever_used())
+        return _decided(u, state, text)
 
     if base is None:
         today = decide(current)

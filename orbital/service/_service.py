@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,7 +64,8 @@ class Orbital(OnFirstUse):
         self.store = store
         self.clock = clock
         #: Opens every use case's unit of work (benchmarks and tests reach the state here).
-        self.units = Units(Context(store, clock, mint), HAND_EDITS)
+        counter = counter or CachedCounter()
+        self.units = Units(Context(store, clock, mint), HAND_EDITS, counter)
         self._asks = AsksService(self.units)
         #: This machine's checkouts, and what keeps their files current (the follower's).
         self.local = Checkouts(self.units)
@@ -72,7 +73,7 @@ class Orbital(OnFirstUse):
             self.units, self._asks, lambda project: self._history.memory_entries(project)
         )
         self.workspaces = Workspaces(store, clock, self.mentions)
-        self._memory = MemoryService(self.units, counter or CachedCounter())
+        self._memory = MemoryService(self.units, counter)
         self._kept_counter: KeptCounter | None = None
         self._writes = FileWrites(self.units, self._asks, self._memory, self.mentions)
         self.trust = Trust(self.units)
@@ -135,7 +136,7 @@ class Orbital(OnFirstUse):
         from orbital.service._kept import KeptCounter
 
         self._kept_counter = KeptCounter(folder / "tokens.msgpack", seal or self._seal())
-        self._memory.count = self._kept_counter
+        self._memory.count = self.units.count = self._kept_counter
 
     def _seal(self) -> Seal:
         """Signs and confirms kept files with the store's key (read once, when first needed)."""
@@ -206,6 +207,11 @@ class Orbital(OnFirstUse):
         """The store's database: ``sqlite`` or ``postgresql``."""
         return self.store.backend
 
+    @property
+    def store_location(self) -> str:
+        """A SQLite store's file, or the store's URL (password hidden)."""
+        return self.store.location
+
     def store_status(self) -> StoreStatus:
         """Whether the store can take writes, and the database underneath it."""
         return self.store.status()
@@ -217,9 +223,12 @@ class Orbital(OnFirstUse):
 
     # -- history --------------------------------------------------------------------------
 
-    def history(self, project: str, query: HistoryQuery | None = None) -> Iterator[RecordedEvent]:
-        """Events of a project, oldest first, filtered by time window and by what they
-        concern (a stream, a memory file, an entry, an ask)."""
+    def history(
+        self, project: str, query: HistoryQuery | None = None
+    ) -> Generator[RecordedEvent, None, None]:
+        """Events of a project, oldest first (or newest first), filtered by time window and
+        by what they concern (a stream, a memory file, an entry, an ask), at most the query's
+        limit; streamed from the store (close the generator when stopping early)."""
         return self._history.events(project, query)
 
     def revisions(self, project: str, entry_id: str) -> list[Revision]:

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
+from orbital.domain.budgets import TokenCounter
 from orbital.domain.entries import stream_for
 from orbital.errors import PlantedJournal
 from orbital.events import Actor, Event, event_type
@@ -262,11 +263,16 @@ class Unit:
         self.events += appended
         return appended
 
-    def save_aside(self, name: str, raw: bytes) -> str:
-        """Keep a person's edited file beside its projection; returns the copy's name."""
+    def save_aside(self, name: str, key: str, raw: bytes, base: int = 0) -> HandEditConflict:
+        """Keep a person's edited file beside its projection (under a name no other copy
+        has) and return the event that records it, with the text itself: the store keeps
+        every conflict's text, whatever becomes of the copy on disk."""
         copy = self.units.ctx.conflict_copy(self.project, name, raw)
         self.conflicts.append(copy)
-        return copy
+        text, _ = without_nul(raw.decode("utf-8", errors="replace"), copy)
+        return HandEditConflict(
+            file=key, conflict_copy=copy, found_sha256=sha256(raw), base=base, text=text
+        )
 
     def displaced(self, name: str, kept: bytes | None) -> None:
         """A save found where a projection was to be written: it stayed on disk (taken in
@@ -281,9 +287,8 @@ class Unit:
 
     def keep_copy(self, name: str, raw: bytes, why: str) -> None:
         """Keep ``raw`` of projected file ``name`` as a conflict copy, recorded and listed."""
-        copy = self.save_aside(name, raw)
-        key = projected_file(name).key
-        conflict = HandEditConflict(file=key, conflict_copy=copy, found_sha256=sha256(raw))
+        conflict = self.save_aside(name, projected_file(name).key, raw)
+        key, copy = conflict.file, conflict.conflict_copy
         result = self.w.append(
             self.pid, file_stream(key), [conflict], expected_version=None, actor=Actor.FILE
         )
@@ -390,8 +395,10 @@ class Unit:
 class Units:
     """Opens units of work; holds the state loaders and projections they share."""
 
-    def __init__(self, ctx: Context, intake: Intake) -> None:
+    def __init__(self, ctx: Context, intake: Intake, count: TokenCounter) -> None:
         self.ctx, self.intake = ctx, intake
+        #: Tokens in a text (the service's counter), for the rules a write is decided by.
+        self.count = count
         self.memory = MemoryFiles(ctx)
         self.asks = AsksState(ctx)
         self.asks_file = AsksFile(ctx, self.asks)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from orbital.store._credentials import StoredCredential, StoredPageSession
     from orbital.store._follow import LogWatch
     from orbital.store._reads import Reader
+    from orbital.store._rescue import Rescued, rescue_store
     from orbital.store._snapshots import Checkpoint
     from orbital.store._sqlite_lib import has_wal_reset_fix
     from orbital.store._store import EventStore, StoreStatus
@@ -31,6 +32,8 @@ _WHERE = {
     "LogWatch": "orbital.store._follow",
     "Reader": "orbital.store._reads",
     "Reducer": "orbital.store._base",
+    "Rescued": "orbital.store._rescue",
+    "rescue_store": "orbital.store._rescue",
     "StoreStatus": "orbital.store._store",
     "StoredCredential": "orbital.store._credentials",
     "StoredPageSession": "orbital.store._credentials",
@@ -45,11 +48,13 @@ __all__ = [
     "LogWatch",
     "Reader",
     "Reducer",
+    "Rescued",
     "StoreStatus",
     "StoredCredential",
     "StoredPageSession",
     "Writer",
     "has_wal_reset_fix",
+    "rescue_store",
 ]
 
 

@@ -11,10 +11,12 @@ and the old ``-wal`` would be replayed into it.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-from orbital.errors import NoStore, StoreGone
+from orbital.errors import NoStore, OrbitalError, StoreGone
 
 _SIDECARS = ("-wal", "-shm")
 
@@ -22,31 +24,74 @@ _SIDECARS = ("-wal", "-shm")
 class StoreFile:
     """The identity of an open SQLite store's file."""
 
-    def __init__(self, path: Path, *, create: bool) -> None:
+    def __init__(self, path: Path, *, create: bool, now: Callable[[], dt.datetime]) -> None:
         self.path = path
+        self._now = now
         if not path.exists():
             if any(Path(f"{path}{suffix}").exists() for suffix in _SIDECARS):
                 raise StoreGone(
-                    str(path), "was deleted while in use (its -wal/-shm files are still there)"
+                    str(path),
+                    "was deleted while in use (its -wal/-shm files are still there)",
+                    "if an Orbital process still runs on it (`orbital serve`), do not stop it: "
+                    "`orbital db rescue` saves the data it holds; else put the file back from "
+                    f"a backup, or remove {path}-wal and {path}-shm to start an empty store "
+                    "there (what they held is lost)",
                 )
             if not create:
                 raise NoStore(str(path))
         self._identity: tuple[int, int] | None = None
+        #: What became of the file once it was found gone, and what to do (worked out once:
+        #: a rescue copies the whole store).
+        self._gone: tuple[str, str] | None = None
 
     def opened(self) -> None:
         """Remember the file the store now has open."""
         info = os.stat(self.path)
         self._identity = (info.st_dev, info.st_ino)
 
-    def problem(self) -> str:
-        """What happened to the file since it was opened; empty when it is still the same."""
+    def problem(self) -> tuple[str, str] | None:
+        """What happened to the file since it was opened and what to do about it; None
+        while it is still the same file. A file deleted while this process holds it open is
+        saved beside it first (:mod:`orbital.store._rescue`): stopping the process would
+        lose it."""
         try:
             info = os.stat(self.path)
         except FileNotFoundError:
-            return "was deleted while in use"
+            if self._gone is None:
+                self._gone = self._saved()
+            return self._gone
         if self._identity is not None and (info.st_dev, info.st_ino) != self._identity:
-            return "was replaced by another file while in use"
-        return ""
+            return (
+                "was replaced by another file while in use",
+                "restart Orbital to use the file there now, or put back the one it replaced",
+            )
+        return None
+
+    def _saved(self) -> tuple[str, str]:
+        """The file is gone from its path: moved (say where), or deleted (save the data this
+        process still holds, and say where it went)."""
+        from orbital.store._rescue import moved_to, rescue, saved_name
+
+        moved = None if self._identity is None else moved_to(self._identity)
+        if moved is not None:
+            return (
+                f"was moved to {moved} while in use",
+                f"point ORBITAL_DB at {moved} (or move it back) and start Orbital again",
+            )
+        try:
+            done = rescue(self.path, saved_name(self.path, self._now()), [os.getpid()])
+        except OrbitalError as exc:
+            return (
+                "was deleted while in use",
+                f"it could not be saved from this process ({exc}); keep this process "
+                "running and run `orbital db rescue`",
+            )
+        return (
+            "was deleted while in use",
+            f"this process still held it: its data ({done.events} events) is saved as "
+            f"{done.saved}: stop Orbital, remove {self.path}-wal and {self.path}-shm (the "
+            f"saved store holds what they had), then `mv {done.saved} {self.path}`",
+        )
 
     def read_only(self) -> bool:
         """Whether the store cannot be written now: its filesystem is mounted read-only, or
@@ -65,6 +110,6 @@ class StoreFile:
         return found.f_bavail * found.f_frsize
 
     def check(self) -> None:
-        what = self.problem()
-        if what:
-            raise StoreGone(str(self.path), what)
+        gone = self.problem()
+        if gone is not None:
+            raise StoreGone(str(self.path), *gone)

@@ -88,6 +88,17 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
 
     # -- the log --------------------------------------------------------------------------
 
+    def span(self, project: str) -> tuple[int, int]:
+        """The project's first position and the store's last (0 for either when none): the
+        versions a read of this project can have been given. Two indexed lookups."""
+        row = self._conn.first(
+            "SELECT (SELECT min(position) FROM events WHERE project_id = :p),"
+            " (SELECT max(position) FROM events)",
+            {"p": project},
+        )
+        assert row is not None
+        return int(row[0] or 0), int(row[1] or 0)
+
     def event_id(self, project: str, position: int) -> str:
         """The id of the project's event at ``position`` ("" when it has none there)."""
         found = self._conn.scalar(
@@ -132,8 +143,11 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         since_time: dt.datetime | None = None,
         until_time: dt.datetime | None = None,
         stream_prefix: str | Sequence[str] | None = None,
+        newest_first: bool = False,
+        limit: int | None = None,
     ) -> Iterator[RecordedEvent]:
-        """Events of a project in position order.
+        """Events of a project in position order (``newest_first``: the reverse), at most
+        ``limit`` of them.
 
         ``from_position`` is exclusive; ``until_position``, ``since_time`` and ``until_time``
         are inclusive. Rows stream in batches while the iterator is consumed (inside the
@@ -156,7 +170,10 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
                 ranges.append(f"(stream >= :lo{i} AND stream < :hi{i})")
                 params[f"lo{i}"], params[f"hi{i}"] = prefix, prefix + AFTER
             sql = f"{sql} AND ({' OR '.join(ranges)})"
-        return self._stream(f"{sql} ORDER BY position", params)
+        sql = f"{sql} ORDER BY position{' DESC' if newest_first else ''}"
+        if limit is not None:
+            sql, params["limit"] = f"{sql} LIMIT :limit", limit
+        return self._stream(sql, params)
 
     def _stream(self, sql: str, params: dict[str, Any]) -> Iterator[RecordedEvent]:
         for row in self._conn.stream(sql, params):

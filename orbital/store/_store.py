@@ -72,7 +72,7 @@ class EventStore:
         self._write_db = self._open(immediate=True)
         self._read_db = self._open(immediate=False)
         path = sqlite_path(self.url)
-        self._file = None if path is None else StoreFile(path, create=create)
+        self._file = None if path is None else StoreFile(path, create=create, now=self._now)
         #: SQLite writers take turns on a lock file first (fair, unlike SQLite's busy wait).
         self._queue = None if path is None else WriterQueue(path)
         self._changes = ChangeCounter(path)
@@ -97,6 +97,9 @@ class EventStore:
         except BaseException:
             self.close()  # no connection left for the garbage collector to find open
             raise
+
+    def _now(self) -> dt.datetime:
+        return self.clock.now()
 
     def _start(self, *, upgrade: bool) -> None:
         if self._read_only:
@@ -130,8 +133,8 @@ class EventStore:
     def status(self) -> StoreStatus:
         """How the store is: ``ok`` or ``store-gone`` (its file deleted or replaced), with
         what to know about it; cheap enough for every health check."""
-        if self._file is not None and (problem := self._file.problem()):
-            detail = f"the store {self._file.path} {problem}"
+        if self._file is not None and (gone := self._file.problem()) is not None:
+            detail = f"the store {self._file.path} {gone[0]}; {gone[1]}"
             return StoreStatus("store-gone", detail, self.database_version)
         if self._damaged is not None:
             detail = (
@@ -287,6 +290,14 @@ class EventStore:
             if isinstance(typed, StoreReadOnly):
                 self._write_db.dispose()  # its connections stay read-only once opened so
             raise typed from exc
+
+    @property
+    def location(self) -> str:
+        """Where the store is, as a person finds it: a SQLite store's file (absolute), else
+        its URL with any password hidden."""
+        if self._file is not None:
+            return str(self._file.path.absolute())
+        return self._display_url()
 
     def _display_url(self) -> str:
         if self._shown_url is None:

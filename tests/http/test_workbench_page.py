@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -9,7 +10,7 @@ import pytest
 
 from orbital.events import Actor
 from orbital.http import _page_lists
-from tests.http.http_helpers import Client, World, asks_md
+from tests.http.http_helpers import Client, World, asks_md, bearer
 
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -371,3 +372,31 @@ def test_trust_badges_and_dispute_retract_reaffirm_from_the_page(
         ("entry.reaffirmed", Actor.USER),
         ("entry.restored", Actor.USER),
     ]
+
+
+def test_keep_mine_of_a_line_the_rules_refuse_says_so_not_already_there(
+    client: Client, world: World, signed_in: str
+) -> None:
+    """Issue 27, finding 8: an empty Keep-mine diff because the rules refuse the person's line
+    is not "today's file already has your changes"."""
+    service, project = world.service, world.alpha
+    service.ask_open(project, "Choose the venue", actor=Actor.AGENT)
+    (ask,) = service.asks(project)
+    service.ask_close(project, ask.id, "dropped", "not needed", actor=Actor.USER)
+    disk = world.alpha_root / "orbital" / "ASKS.md"
+    disk.write_text(disk.read_text() + "- open Choose the venue\n")
+    (copy,) = service.regenerate(project, force=True)
+    refusal = (
+        f"ASKS.md: not added — the user dropped this as [{ask.id}] on 2026-09-19; never "
+        "re-propose it. If the user asked for it again, add "
+        f'`- reopen {ask.id} "<their words>"`.'
+    )
+    preview = client.get(
+        f"/api/v1/workbench/{project}/conflicts/{copy}/preview", headers=bearer(world.person)
+    ).json()
+    assert (preview["keep_mine"], preview["keep_mine_warnings"]) == ("", [refusal])
+    page = client.get("/workbench").text
+    shown = page.split(f'id="conflict-{copy}"')[1].split("</li>\n")[0]
+    assert "No change: the rules leave your changes out." in shown
+    assert "already has your changes" not in shown
+    assert refusal in html.unescape(shown)

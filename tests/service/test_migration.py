@@ -129,3 +129,32 @@ def test_cli_reports_unparsed_lines_and_the_second_run(
     assert "warning: line 3 is not a retraction, left as is" in first.stderr
     second = runner.invoke(cli, args, obj={})
     assert second.stdout == "nothing to migrate: every legacy item is already an ask\n"
+
+
+def test_an_impossible_legacy_date_is_refused_by_line_and_nothing_is_migrated(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27, finding 5: 2026-02-30 never silently becomes today's date."""
+    text = (
+        '- [5e55c9] "Decide if Multica DM precedes AionUi refresh." — retracted by user '
+        "2026-07-26: fine\n"
+        '- [a1b2c3] "Pick the venue" — retracted by user 2026-02-30: no longer needed\n'
+    )
+    path = retractions(env, text)
+    head, asks_file = env.orbital.head(), env.file("ASKS.md")
+    expected = (
+        'retraction on line 2 ([a1b2c3] "Pick the venue"): 2026-02-30 is not a date; '
+        "nothing was migrated: correct the date and run again"
+    )
+    monkeypatch.setenv("ORBITAL_DB", env.orbital.store.url)
+    for dry in ([], ["--dry-run"]):
+        done = CliRunner().invoke(
+            cli, ["migrate-retractions", str(path), *dry, "--project", str(env.root)], obj={}
+        )
+        assert (done.exit_code, done.stderr) == (1, f"error: {expected}\n")
+    assert (env.orbital.head(), env.file("ASKS.md")) == (head, asks_file)
+    retractions(env, text.replace("2026-02-30", "2026-02-28"))
+    report = env.orbital.migrate_retractions(env.project)
+    assert (report.opened, report.dropped) == (2, 2)
+    asks = {a.text: a for a in env.orbital.asks(env.project, "all")}
+    assert asks["Pick the venue"].updated.isoformat() == "2026-02-28"
