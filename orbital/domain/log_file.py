@@ -2,13 +2,13 @@
 
 The file is gzip-compressed JSON Lines. The first line is the header (``format``,
 ``version``, ``scope``); then one line per project (its id, identity, timezone, when it was
-registered; not its folder, which is each checkout's own), one per credential's metadata (never a secret or its hash: a token does not
-travel, it is made anew where the log lands), and one per event in log order with its id,
-actor, session, time and payload. Positions are global to a store, so a file never holds
-one: line order is the log's order, and a payload field that names a position (a hand edit's
-base, an editor run's memory position) holds the number of the event line it names instead
-(1 for the first event line; 0 stays 0), turned back into the new store's position on
-import. The same log always encodes to the same bytes.
+registered; not its folder, which is each checkout's own), one per credential's metadata
+(never a secret or its hash: a token does not travel, it is made anew where the log lands),
+and one per event in log order with its id, actor, session, time and payload. Positions are
+global to a store, so a file never holds one: line order is the log's order, and a payload
+field that names a position (a hand edit's base, an editor run's memory position) holds the
+number of the event line it names instead (1 for the first event line; 0 stays 0), turned
+back into the new store's position on import. The same log always encodes to the same bytes.
 
 Pure: bytes in, bytes out; reading and writing the file is the caller's.
 """

@@ -7,8 +7,9 @@ project of the file it is), as one write transaction: the project registered wit
 timezone and registration time (or found, when the store has it already), each event the
 store lacks appended with its own id, actor, session and time in the file's order (a new
 position each: positions are the store's), then the files written as any unit writes them.
-Events the store holds already are skipped, so importing twice changes nothing; a store
-whose log of the project has events the file lacks is refused, nothing imported.
+Events the store holds already are skipped, so importing twice (or a file older than the
+store's log of the project) changes nothing; a store whose log of the project went another
+way than the file's is refused, nothing imported.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ class ImportReport:
     imported: int
     #: Events of the file the store had already.
     present: int
-    #: Credentials the file names: their tokens do not travel, so none was made.
+    #: Credentials of the file added here without their tokens (which never travel): each
+    #: listed, no token verifies against it; the person makes new ones.
     credentials: tuple[CredentialLine, ...]
     warnings: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
@@ -130,11 +132,22 @@ class LogFiles:
         with self.store.writing() as w:
             project = self._registered(w, path, line)
             report = self._append(w, project, line.id, numbered, streams)
+            report.credentials = tuple(
+                c
+                for c in log.credentials
+                if w.carry_credential(
+                    c.token_id,
+                    c.audience,
+                    c.projects,
+                    label=c.label,
+                    created_at=c.created_at,
+                    revoked_at=c.revoked_at,
+                )
+            )
             with self.units.over(w, project, Actor.SYSTEM) as u:
                 u.sync_memory(create=True)
                 u.sync_asks()
         self.store.pin(project)
-        report.credentials = log.credentials
         report.warnings += u.warnings
         report.conflicts += u.conflicts
         return report
@@ -164,7 +177,8 @@ class LogFiles:
         pid = project.project_id
         present = w.event_ids(pid)
         mine = [e.event_id for _, e in numbered if e.project == filed_as]
-        if list(present) != mine[: len(present)]:
+        held = list(present)
+        if held[: len(mine)] != mine[: len(held)]:  # neither log is the start of the other
             raise Refused(
                 f"this store's log of project {pid} holds events the file does not (or in "
                 "another order): the two have each moved on since the export, or the project "
