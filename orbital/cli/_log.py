@@ -75,12 +75,16 @@ def import_(ctx: click.Context, project_path: Path, file: Path) -> None:
     report = service.import_log(project_path, _read(file))
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
-    for copy in report.conflicts:
-        click.echo(f"kept beside: orbital/{copy}", err=True)
     if report.credentials:
-        names = ", ".join(f"{c.label or c.token_id} ({c.audience})" for c in report.credentials)
+        n = len(report.credentials)
+        came = "a credential came without its token" if n == 1 else f"{n} credentials came"
+        names = ", ".join(
+            " ".join(filter(None, (c.token_id, c.label, f"({c.audience})")))
+            for c in report.credentials
+        )
         click.echo(
-            f"tokens do not travel: make new ones with `orbital token create` for {names}",
+            f"{came} (tokens never travel): {'it is' if n == 1 else 'each is'} listed, and no "
+            f"token verifies it; make new ones with `orbital token create` for: {names}",
             err=True,
         )
     project = report.project
