@@ -19,6 +19,7 @@ from orbital.store._db import instant
 
 _READ_HEADS = (
     "SELECT (SELECT max(position) FROM events),"
+    " (SELECT recorded_at FROM events ORDER BY position DESC LIMIT 1),"
     " (SELECT recorded_at FROM events WHERE project_id = :p ORDER BY position DESC LIMIT 1),"
     " streams.version, streams.state"
     " FROM (SELECT 1 AS one) AS one"
@@ -82,16 +83,18 @@ class Appends(Transaction):
         self._require_project(project)
         found = conn.first(_READ_HEADS, {"p": project, "s": stream})
         assert found is not None  # one row, whatever the tables hold
-        head, last_stored, version, state = found
-        last_time = None if last_stored is None else naive_utc(instant(last_stored))
+        head, store_last, project_last, version, state = found
+        kept_times = [naive_utc(instant(t)) for t in (store_last, project_last) if t is not None]
+        last_time = max(kept_times, default=None)
         current = version or 0
         if expected_version is not None and expected_version != current:
             raise VersionConflict(stream, expected_version, current)
         first = (head or 0) + 1
         recorded_at = naive_utc(self._store.clock.now() if kept is None else kept[1])
         if kept is None and last_time is not None and last_time > recorded_at:
-            # A project's time never runs backwards along its positions (a clock stepped
-            # back records the last instant again), so "as of T" is a prefix of its log.
+            # Time never runs backwards along positions (a clock stepped back records the
+            # last instant again; after an import kept older times, the project's own last
+            # instant too), so "as of T" is always a prefix of a project's log.
             self._store.clock_behind(recorded_at, last_time)
             recorded_at = last_time
         rows = [
