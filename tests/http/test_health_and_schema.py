@@ -46,6 +46,7 @@ def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
         "/api/v1/workbench/{project}/entries/{entry_id}/retract",
         "/api/v1/workbench/{project}/entries/{entry_id}/reaffirm",
         "/api/v1/workbench/{project}/beliefs",
+        "/api/v1/workbench/{project}/revert",
         "/api/v1/workbench/{project}/conflicts",
         "/api/v1/workbench/{project}/conflicts/{copy}/preview",
         "/api/v1/workbench/{project}/conflicts/{copy}/resolve",
