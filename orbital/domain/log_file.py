@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import msgspec
 from msgspec.structs import replace
 
-from orbital.errors import InvalidInput
+from orbital.errors import InvalidInput, MalformedEvent
 from orbital.events import Actor, Event, RecordedEvent, decode_event, encode_event
 from orbital.events.editor import EditorRunStarted, EditorWatermarkAdvanced
 from orbital.events.files import HandEditConflict
@@ -214,6 +214,21 @@ def read_header(first: bytes) -> Header:
     return header
 
 
+def _logged(line: EventLine, number: int) -> LoggedEvent:
+    try:
+        return LoggedEvent(
+            project=line.project,
+            stream=line.stream,
+            event_id=line.id,
+            actor=Actor(line.actor),
+            session=line.session,
+            recorded_at=_utc(line.at),
+            event=decode_event(bytes(line.data)),
+        )
+    except (ValueError, MalformedEvent) as exc:
+        raise InvalidInput(f"line {number} of the log file is not readable: {exc}") from None
+
+
 def decode_log(chunks: Iterable[bytes]) -> LogFile:
     """A whole file read and checked (every event decoded into today's shape)."""
     lines = _lines(chunks)
@@ -233,15 +248,5 @@ def decode_log(chunks: Iterable[bytes]) -> LogFile:
         elif isinstance(line, CredentialLine):
             credentials.append(line)
         else:
-            events.append(
-                LoggedEvent(
-                    project=line.project,
-                    stream=line.stream,
-                    event_id=line.id,
-                    actor=Actor(line.actor),
-                    session=line.session,
-                    recorded_at=_utc(line.at),
-                    event=decode_event(bytes(line.data)),
-                )
-            )
+            events.append(_logged(line, number))
     return LogFile(header, tuple(projects), tuple(credentials), tuple(events))

@@ -91,7 +91,8 @@ class LogFiles:
                     label=c.label,
                     created_at=c.created_at,
                     revoked_at=c.revoked_at,
-                    projects=c.projects,
+                    # the projects it reaches among those exported (all: the store's)
+                    projects=tuple(p for p in c.projects if p in ids),
                 )
                 for c in r.credentials()
                 if scope == "store" or not c.projects or set(c.projects) & set(ids)

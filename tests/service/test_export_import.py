@@ -323,6 +323,13 @@ def test_refusals_name_the_reason_and_import_nothing(
         with pytest.raises(InvalidInput) as not_gzip:
             target.import_log(root, [b"not a log"])
         assert str(not_gzip.value) == "not an Orbital log file: it is not gzip-compressed"
+        lines = gzip.decompress(exported).split(b"\n")
+        lines[2] = lines[2].replace(b'"actor":"system"', b'"actor":"robot"')
+        with pytest.raises(InvalidInput) as unreadable:
+            target.import_log(root, [gzip.compress(b"\n".join(lines))])
+        assert str(unreadable.value) == (
+            "line 3 of the log file is not readable: 'robot' is not a valid Actor"
+        )
         (tmp_path / "bare").mkdir()
         with pytest.raises(Refused) as bare:
             target.import_log(tmp_path / "bare", [exported])
