@@ -19,7 +19,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from orbital.catalogue import PROJECT_ID_FILE, PROJECT_STREAM, WORKSPACES_OWNER, workspace_stream
+from orbital.catalogue import (
+    PROJECT_ID_FILE,
+    PROJECT_STREAM,
+    WORKSPACE_PREFIX,
+    WORKSPACES_OWNER,
+    stream_id,
+    workspace_stream,
+)
 from orbital.domain.log_file import (
     CredentialLine,
     LoggedEvent,
@@ -29,6 +36,7 @@ from orbital.domain.log_file import (
     encode_lines,
     with_positions,
 )
+from orbital.domain.workspaces import decide_join
 from orbital.errors import Refused
 from orbital.events import Actor, Event
 from orbital.events.project import ProjectWorkspaceChanged
@@ -187,7 +195,7 @@ class LogFiles:
             )
         shared = w.event_ids(WORKSPACES_OWNER, streams)
         report = ImportReport(project, 0, 0, ())
-        skipped = self._diverged(w, numbered, shared, report)
+        skipped = self._diverged(w, numbered, report)
         lines: list[int] = []
         positions: list[int] = []
 
@@ -215,25 +223,31 @@ class LogFiles:
             if found is not None:
                 lines.append(number)
                 positions.append(found)
+        for stream in sorted(skipped):  # the project joins this store's workspace instead
+            states = w.states(WORKSPACES_OWNER, WORKSPACE_PREFIX).values()
+            known = {state.name: state for state in states if state is not None}
+            joined = decide_join(known, pid, stream_id(stream))
+            if joined:
+                w.append(
+                    WORKSPACES_OWNER, stream, joined, expected_version=None, actor=Actor.SYSTEM
+                )
         return report
 
     @staticmethod
     def _diverged(
         w: Writer,
         numbered: Sequence[tuple[int, LoggedEvent]],
-        shared: dict[str, int],
         report: ImportReport,
     ) -> set[str]:
         """The workspace streams this store has with another history: left as they are."""
         skipped: set[str] = set()
-        for stream in {e.stream for _, e in numbered if e.project == WORKSPACES_OWNER}:
+        for stream in sorted({e.stream for _, e in numbered if e.project == WORKSPACES_OWNER}):
             filed = [e.event_id for _, e in numbered if e.stream == stream]
             held = list(w.event_ids(WORKSPACES_OWNER, [stream]))
             if held and held != filed[: len(held)] and filed != held[: len(filed)]:
                 skipped.add(stream)
-                name = stream.split(":", 1)[1]
                 report.warnings.append(
-                    f"this store has a workspace {name} of its own: the file's history of it "
-                    "was not imported, and the project reads this store's"
+                    f"this store has a workspace {stream_id(stream)} of its own: the file's "
+                    "history of it was not imported, and the project joined this store's"
                 )
         return skipped

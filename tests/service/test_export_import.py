@@ -356,3 +356,27 @@ def test_refusals_name_the_reason_and_import_nothing(
             "registered here anew. Nothing was imported"
         )
         assert target.head() == head
+
+
+def test_a_workspace_the_store_has_of_its_own_is_joined_not_overwritten(
+    store_url: str, second_url: str, tmp_path: Path
+) -> None:
+    clock = Clock(day(1))
+    root = tmp_path / "p"
+    with seeded_project(store_url, root, clock) as (service, project):
+        service.workspaces.create("acme", actor=Actor.AGENT)
+        service.workspaces.join(project, "acme", actor=Actor.AGENT)
+        service.workspaces.set_context(project, "Theirs.", actor=Actor.AGENT)
+        exported = export(service, project)
+    with Orbital.open(second_url, clock=clock) as target:
+        target.workspaces.create("acme", timezone="Asia/Tokyo", actor=Actor.AGENT)
+        report = target.import_log(root, [exported])
+        assert report.warnings == [
+            "this store has a workspace acme of its own: the file's history of it was not "
+            "imported, and the project joined this store's"
+        ]
+        (acme,) = target.workspaces.workspaces()
+        assert (acme.name, acme.timezone, acme.members) == ("acme", "Asia/Tokyo", (project,))
+        assert target.workspaces.read(project, "context").text == ""
+        again = target.import_log(root, [exported])
+        assert again.imported == 0 and target.workspaces.workspaces() == [acme]
