@@ -57,7 +57,7 @@ def service_of(ctx: click.Context) -> Orbital:
     service = ctx.obj.get("service")
     if service is None:
         # Only these create a store where there is none; elsewhere a missing store is an error.
-        creates = ctx.command.name in {"init", "upgrade"} or ctx.command_path.endswith(
+        creates = ctx.command.name in {"init", "upgrade", "import"} or ctx.command_path.endswith(
             "workspace create"
         )
         service = open_service(ctx.obj["db"], create=creates, server=ctx.command.name in SERVERS)
@@ -95,6 +95,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "editor": "_editor",
     **dict.fromkeys(("entry", "beliefs"), "_entries"),
     "mcp": "_mcp",
+    **dict.fromkeys(("export", "import", "revert"), "_log"),
     **dict.fromkeys(("workspace", "describe"), "_workspaces"),
     **dict.fromkeys(
         (

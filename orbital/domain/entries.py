@@ -74,49 +74,105 @@ def _entry_change(entry: Entry, event: Event) -> Entry:
     return entry
 
 
-def fold(state: FileState, event: Event) -> FileState:
-    """``state`` after ``event``."""
-    if isinstance(event, EntryCreated):
-        if event.file != state.key:
-            return state
-        entry = Entry(
-            entry_id=event.entry_id,
-            file=event.file,
-            text=event.text,
-            created=event.created,
-            touched=event.touched,
-            meta=dict(event.meta),
+class _Folding:
+    """One file's state while events are folded in: its containers copied once and changed
+    in place, so a fold of many events costs each event once (a write or a revert of tens
+    of thousands of entries), and the position of the last event that changed it."""
+
+    def __init__(self, state: FileState) -> None:
+        self.state = state
+        self.entries = dict(state.entries)
+        self.layout, self.raw, self.archive = state.layout, state.raw, list(state.archive)
+        self.slotted = {s.entry for s in state.layout if s.entry}
+        self.archived = set(state.archive)
+        self.changed_at = 0
+
+    def add(self, event: Event, position: int) -> None:
+        """Fold one event in; an event for another file, or for an entry this file never
+        created, leaves the state as it is."""
+        key = self.state.key
+        if isinstance(event, EntryCreated):
+            if event.file != key:
+                return
+            entry = Entry(
+                entry_id=event.entry_id,
+                file=event.file,
+                text=event.text,
+                created=event.created,
+                touched=event.touched,
+                meta=dict(event.meta),
+            )
+            changed = self.entries.get(entry.entry_id) != entry
+            self.entries[entry.entry_id] = entry
+        elif isinstance(event, FileLayoutSet | FileStoredRaw):
+            if event.file != key:
+                return
+            layout, raw = (
+                (tuple(event.slots), None) if isinstance(event, FileLayoutSet) else ((), event.text)
+            )
+            changed = (layout, raw) != (self.layout, self.raw)
+            self.layout, self.raw = layout, raw
+            self.slotted = {s.entry for s in layout if s.entry}
+        else:
+            changed = self._entry_event(event)
+        if changed:
+            self.changed_at = position
+
+    def _entry_event(self, event: Event) -> bool:
+        entry_id = getattr(event, "entry_id", None)
+        if not isinstance(entry_id, str) or entry_id not in self.entries:
+            return False
+        before = self.entries[entry_id]
+        entry = self.entries[entry_id] = _entry_change(before, event)
+        changed = entry != before
+        if isinstance(event, EntryArchived | EntryMerged):  # to the archive's end
+            changed = changed or not self.archive or self.archive[-1] != entry_id
+            if entry_id in self.archived:
+                self.archive.remove(entry_id)
+            self.archive.append(entry_id)
+            self.archived.add(entry_id)
+        elif isinstance(event, EntryRestored):  # out of the archive, into its slot
+            if entry_id in self.archived:
+                self.archive.remove(entry_id)
+                self.archived.discard(entry_id)
+                changed = True
+            if entry_id not in self.slotted:
+                self.layout += (Slot(entry=entry_id),)
+                self.slotted.add(entry_id)
+                changed = True
+        return changed
+
+    def result(self) -> FileState:
+        if not self.changed_at:
+            return self.state
+        return replace(
+            self.state,
+            entries=self.entries,
+            layout=self.layout,
+            raw=self.raw,
+            archive=tuple(self.archive),
         )
-        return replace(state, entries={**state.entries, entry.entry_id: entry})
-    if isinstance(event, FileLayoutSet):
-        if event.file != state.key:
-            return state
-        return replace(state, layout=tuple(event.slots), raw=None)
-    if isinstance(event, FileStoredRaw):
-        if event.file != state.key:
-            return state
-        return replace(state, layout=(), raw=event.text)
-    entry_id = getattr(event, "entry_id", None)
-    if not isinstance(entry_id, str) or entry_id not in state.entries:
-        return state
-    entry = _entry_change(state.entries[entry_id], event)
-    entries = {**state.entries, entry_id: entry}
-    archive, layout = state.archive, state.layout
-    if isinstance(event, EntryArchived | EntryMerged | EntryRestored):
-        archive = tuple(i for i in archive if i != entry_id)
-    if isinstance(event, EntryArchived | EntryMerged):
-        archive += (entry_id,)
-    if isinstance(event, EntryRestored) and all(s.entry != entry_id for s in layout):
-        layout += (Slot(entry=entry_id),)
-    return replace(state, entries=entries, archive=archive, layout=layout)
+
+
+def fold_positions(
+    key: str, events: Iterable[tuple[int, Event]], state: FileState | None = None
+) -> tuple[FileState, int]:
+    """The state of file ``key`` after ``events`` (position, event; in log order), from
+    empty or ``state``, and the position of the last event that changed it (0: none did)."""
+    folding = _Folding(state if state is not None else FileState(key=key))
+    for position, event in events:
+        folding.add(event, position)
+    return folding.result(), folding.changed_at
 
 
 def fold_file(key: str, events: Iterable[Event], state: FileState | None = None) -> FileState:
     """The state of file ``key`` after ``events`` (in log order), from empty or ``state``."""
-    current = state if state is not None else FileState(key=key)
-    for event in events:
-        current = fold(current, event)
-    return current
+    return fold_positions(key, ((1, event) for event in events), state)[0]
+
+
+def fold(state: FileState, event: Event) -> FileState:
+    """``state`` after ``event``."""
+    return fold_file(state.key, [event], state)
 
 
 def stream_for(event: Event) -> str:

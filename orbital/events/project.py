@@ -27,8 +27,19 @@ class ProjectWorkspaceChanged(Event, frozen=True, tag="project.workspace_changed
     part: str
 
 
+class ProjectReverted(Event, frozen=True, tag="project.reverted"):
+    """The person brought the memory files back to how they stood at ``position``, just
+    after the event ``event_id`` ("" when the target is before the project's first event).
+    The changes that did it are the entry and file events after this one in the same
+    write: nothing before them is rewritten, and a revert is reverted the same way."""
+
+    position: int
+    event_id: str = ""
+
+
 PROJECT_EVENTS: tuple[type[Event], ...] = (
     ProjectRegistered,
     ProjectDescribed,
     ProjectWorkspaceChanged,
+    ProjectReverted,
 )

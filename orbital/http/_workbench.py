@@ -18,6 +18,7 @@ from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
 from orbital.http._auth import BEARER_SCHEME, gate
 from orbital.http._problems import AUTHED, WRITES, documented
+from orbital.http._revert import revert
 from orbital.http._schemas import (
     AskDone,
     AskDrop,
@@ -313,6 +314,7 @@ def workbench_router() -> Router:
             entries,
             *(_entry_route(action) for action in _ENTRY_ACTIONS),
             *trust_routes(),
+            revert,
             *person_text_routes(),
             conflicts,
             preview_conflict,

@@ -216,7 +216,10 @@ def _import_asks(u: Unit, found: Changed) -> Projection:
     u.warnings += removed
     parsed = read_file(text, u.today)
     summaries = u.record([*replaced, *parsed.events], actor=Actor.SYSTEM)
-    u.warnings.append(f"ASKS.md: imported {len(summaries)} line(s) written before Orbital's store.")
+    if summaries:  # an ASKS.md of only its format contract (a clone's) brings nothing
+        u.warnings.append(
+            f"ASKS.md: imported {len(summaries)} line(s) written before Orbital's store."
+        )
     u.warnings += parsed.warnings
     if replaced:
         lines = ", ".join(str(r.line) for r in replaced)

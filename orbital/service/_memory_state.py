@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 import msgspec
 
 from orbital.catalogue import ARCHIVE_FILES, LAYER1_KEYS, MEMORY_FILES, MEMORY_PREFIXES
-from orbital.domain.entries import fold_file
+from orbital.domain.entries import fold_positions
 from orbital.errors import UnsafePath
 from orbital.events import Event
 from orbital.files import ABSENT, FileGateway
@@ -76,12 +76,10 @@ class MemoryFiles:
         """``base`` with ``events`` (position, event) folded in."""
         files = dict(base.files)
         changed = dict(base.changed_at)
-        for position, event in events:
-            for key in MEMORY_KEYS:
-                folded = fold_file(key, [event], files[key])
-                if folded != files[key]:
-                    files[key] = folded
-                    changed[key] = position
+        for key in MEMORY_KEYS:
+            files[key], at = fold_positions(key, events, files[key])
+            if at:
+                changed[key] = at
         return Memory(max(head, base.position), files, changed, base.folded + len(events))
 
     def load(

@@ -1,7 +1,8 @@
 """The parts of :class:`~orbital.service.Orbital` a short-lived process may never need, made
 (and their modules imported) on first use: a hook or a CLI write is a new process, and what it
 imports is most of what it costs. The person's credentials and page sessions, history and
-conflict copies, and the memory editor (whose model client brings an HTTP stack)."""
+conflict copies, export and import, and the memory editor (whose model client brings an HTTP
+stack)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from orbital.service._credentials import Credentials
     from orbital.service._editor import EditorService
     from orbital.service._history import History
+    from orbital.service._log_files import LogFiles
     from orbital.service._memory import MemoryService
     from orbital.service._page_sessions import PageSessions
     from orbital.service._unit import Units
@@ -54,6 +56,12 @@ class OnFirstUse:
         from orbital.service._conflicts import Conflicts
 
         return Conflicts(self.units, self._history, self._asks)
+
+    @functools.cached_property
+    def _log_files(self) -> LogFiles:
+        from orbital.service._log_files import LogFiles
+
+        return LogFiles(self.units)
 
     @functools.cached_property
     def editor(self) -> EditorService:

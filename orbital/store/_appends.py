@@ -20,6 +20,7 @@ from orbital.store._db import instant
 _READ_HEADS = (
     "SELECT (SELECT max(position) FROM events),"
     " (SELECT recorded_at FROM events ORDER BY position DESC LIMIT 1),"
+    " (SELECT recorded_at FROM events WHERE project_id = :p ORDER BY position DESC LIMIT 1),"
     " streams.version, streams.state"
     " FROM (SELECT 1 AS one) AS one"
     " LEFT JOIN streams ON streams.project_id = :p AND streams.stream = :s"
@@ -60,14 +61,18 @@ class Appends(Transaction):
         expected_version: int | None,
         actor: Actor,
         session: str | None = None,
+        kept: tuple[str, dt.datetime] | None = None,
     ) -> AppendResult:
         """Append ``batch`` to ``stream`` of ``project``, all or nothing.
 
         ``expected_version`` is the stream version the caller decided against (0: the stream
         must not exist yet; ``None``: no check, which is safe for a decision made inside this
         write transaction, under the lock). A mismatch raises :class:`VersionConflict` and nothing
-        is written.
+        is written. ``kept``: the id and time an event of an imported log already has (a
+        batch of one), kept instead of new ones.
         """
+        if kept is not None and len(batch) != 1:
+            raise InvalidInput("an event keeps its id and time only in a batch of one")
         if not batch:
             raise InvalidInput("append needs at least one event")
         if not stream or len(stream) > 200:
@@ -78,16 +83,18 @@ class Appends(Transaction):
         self._require_project(project)
         found = conn.first(_READ_HEADS, {"p": project, "s": stream})
         assert found is not None  # one row, whatever the tables hold
-        head, last_stored, version, state = found
-        last_time = None if last_stored is None else naive_utc(instant(last_stored))
+        head, store_last, project_last, version, state = found
+        kept_times = [naive_utc(instant(t)) for t in (store_last, project_last) if t is not None]
+        last_time = max(kept_times, default=None)
         current = version or 0
         if expected_version is not None and expected_version != current:
             raise VersionConflict(stream, expected_version, current)
         first = (head or 0) + 1
-        recorded_at = naive_utc(self._store.clock.now())
-        if last_time is not None and last_time > recorded_at:
+        recorded_at = naive_utc(self._store.clock.now() if kept is None else kept[1])
+        if kept is None and last_time is not None and last_time > recorded_at:
             # Time never runs backwards along positions (a clock stepped back records the
-            # last instant again), so "as of T" is always a prefix of the log.
+            # last instant again; after an import kept older times, the project's own last
+            # instant too), so "as of T" is always a prefix of a project's log.
             self._store.clock_behind(recorded_at, last_time)
             recorded_at = last_time
         rows = [
@@ -101,7 +108,7 @@ class Appends(Transaction):
                 "actor": actor.value,
                 "session": session,
                 "recorded_at": recorded_at,
-                "event_id": uuid.uuid4().hex,
+                "event_id": uuid.uuid4().hex if kept is None else kept[0],
             }
             for i, (event, payload) in enumerate(zip(batch, payloads, strict=True))
         ]

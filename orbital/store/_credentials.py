@@ -111,6 +111,47 @@ class CredentialWrites(CredentialReads):
                 [{"t": token_id, "p": p} for p in projects],
             )
 
+    def carry_credential(
+        self,
+        token_id: str,
+        audience: str,
+        projects: Sequence[str],
+        *,
+        label: str,
+        created_at: dt.datetime,
+        revoked_at: dt.datetime | None,
+    ) -> bool:
+        """A credential of an imported log, without its secret (no token verifies against
+        it: it is listed, and revocable, so the person knows what to make anew). Bound to
+        those of its projects this store has; one bound only to projects it has not yet is
+        left for their import. True when anything was added."""
+        names = ", ".join(f":p{i}" for i in range(len(projects)))
+        params = {f"p{i}": p for i, p in enumerate(projects)}
+        here = (
+            list(
+                self._conn.scalars(
+                    f"SELECT project_id FROM projects WHERE project_id IN ({names})", params
+                )
+            )
+            if projects
+            else []
+        )
+        if projects and not here:
+            return False
+        found = self.credential(token_id)
+        if found is None:
+            self.add_credential(token_id, "", audience, here, label=label, created_at=created_at)
+            if revoked_at is not None:
+                self.revoke_credential(token_id, revoked_at)
+            return True
+        missing = [p for p in here if p not in found.projects]
+        if missing and found.projects:
+            self._conn.executemany(
+                "INSERT INTO credential_projects (token_id, project_id) VALUES (:t, :p)",
+                [{"t": token_id, "p": p} for p in missing],
+            )
+        return bool(missing and found.projects)
+
     def revoke_credential(self, token_id: str, at: dt.datetime) -> None:
         self._conn.run(
             "UPDATE credentials SET revoked_at = :at WHERE token_id = :t",

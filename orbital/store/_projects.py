@@ -4,6 +4,7 @@ machine."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import uuid
 from pathlib import Path
@@ -105,6 +106,44 @@ class ProjectWrites(Appends, ProjectReads):
         for checkout in self._checkouts_of(project_id):
             if identity_in(checkout.root) != identity:
                 return self._move(checkout, resolved)
+        return self._add_checkout(project_id, resolved)
+
+    def register_imported(
+        self,
+        root: str | Path,
+        *,
+        project_id: str,
+        identity: str,
+        timezone: str,
+        registered_at: dt.datetime,
+    ) -> Project:
+        """A project that comes with its log (an exported file): registered under its own
+        id, identity, timezone and registration time, checked out at ``root``; its events,
+        its ``project.registered`` first among them, are the file's to append."""
+        resolved = resolved_path(root)
+        check_timezone(timezone)
+        other = self._conn.scalar(
+            "SELECT identity FROM projects WHERE project_id = :p", {"p": project_id}
+        )
+        if other is not None or project_id == WORKSPACES_OWNER:
+            raise Refused(
+                f"this store already has another project with the id {project_id} (its "
+                f"orbital/{PROJECT_ID_FILE} differs); nothing was imported"
+            )
+        first = self._conn.scalar(
+            "SELECT project_id FROM projects WHERE root = :root", {"root": resolved}
+        )
+        self._conn.run(
+            "INSERT INTO projects (project_id, root, timezone, registered_at, identity)"
+            " VALUES (:p, :root, :timezone, :at, :identity)",
+            {
+                "p": project_id,
+                "root": resolved if first is None else f"{this_machine()}:{resolved}",
+                "timezone": timezone,
+                "at": naive_utc(registered_at),
+                "identity": identity,
+            },
+        )
         return self._add_checkout(project_id, resolved)
 
     def _checkouts_of(self, project_id: str) -> list[Project]:

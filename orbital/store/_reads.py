@@ -7,7 +7,7 @@ beside the log (projects, snapshots and checkpoints, credentials) come from thei
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from orbital.events import Actor, RecordedEvent, decode_event
@@ -40,16 +40,23 @@ _SELECT_STREAM_NAMES = (
 
 
 def _time_search(op: str) -> str:
-    """The last position whose time is ``op`` :t, halving ``[lo, hi]`` one probe of the
-    primary key at a time (about 17 probes for 100,000 events)."""
+    """The project's last position whose time is ``op`` :t, halving ``[lo, hi]`` one probe
+    of the ``(project_id, position)`` index at a time (about 17 probes for 100,000 events).
+    A probe reads the project's last event at or before the middle (none: before any time).
+    Positions are global and an imported log keeps its times, so only a project's own
+    times are known never to decrease along positions."""
+    probe = (
+        f"COALESCE((SELECT CASE WHEN e.recorded_at {op} :t THEN 1 ELSE 0 END FROM events AS e"
+        " WHERE e.project_id = :p AND e.position <= (s.lo + s.hi + 1) / 2"
+        " ORDER BY e.position DESC LIMIT 1), 1) = 1"
+    )
     return (
         "WITH RECURSIVE search(lo, hi) AS ("
-        " SELECT CAST(0 AS BIGINT), (SELECT max(position) FROM events)"
+        " SELECT CAST(0 AS BIGINT), (SELECT max(position) FROM events WHERE project_id = :p)"
         " UNION ALL"
-        f" SELECT CASE WHEN e.recorded_at {op} :t THEN (s.lo + s.hi + 1) / 2 ELSE s.lo END,"
-        f" CASE WHEN e.recorded_at {op} :t THEN s.hi ELSE (s.lo + s.hi + 1) / 2 - 1 END"
-        " FROM search AS s JOIN events AS e ON e.position = (s.lo + s.hi + 1) / 2"
-        " WHERE s.lo < s.hi"
+        f" SELECT CASE WHEN {probe} THEN (s.lo + s.hi + 1) / 2 ELSE s.lo END,"
+        f" CASE WHEN {probe} THEN s.hi ELSE (s.lo + s.hi + 1) / 2 - 1 END"
+        " FROM search AS s WHERE s.lo < s.hi"
         ") SELECT max(lo) FROM search"
     )
 
@@ -107,6 +114,49 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         )
         return "" if found is None else str(found)
 
+    def event_position(self, project: str, event_id: str) -> int | None:
+        """The position of the project's event ``event_id`` (None: it has none such)."""
+        found = self._conn.scalar(
+            "SELECT position FROM events WHERE project_id = :p AND event_id = :e",
+            {"p": project, "e": event_id},
+        )
+        return None if found is None else int(found)
+
+    def event_at_or_before(self, project: str, position: int) -> tuple[int, str] | None:
+        """The project's last event at or before ``position``: its position and id."""
+        row = self._conn.first(
+            "SELECT position, event_id FROM events WHERE project_id = :p AND position <= :at"
+            " ORDER BY position DESC LIMIT 1",
+            {"p": project, "at": position},
+        )
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def event_ids(self, project: str, streams: Sequence[str] | None = None) -> dict[str, int]:
+        """Each event id of the project (or of its ``streams``) -> its position, in order."""
+        sql = "SELECT event_id, position FROM events WHERE project_id = :p"
+        params: dict[str, Any] = {}
+        if streams is not None:
+            if not streams:
+                return {}
+            names, params = in_list("s", streams)
+            sql = f"{sql} AND stream IN {names}"
+        rows = self._conn.execute(f"{sql} ORDER BY position", params | {"p": project})
+        return {str(event_id): int(position) for event_id, position in rows}
+
+    def read_log(
+        self, projects: Sequence[str], streams_of: Mapping[str, Sequence[str]] | None = None
+    ) -> Iterator[RecordedEvent]:
+        """Every event of ``projects`` (and of the named streams of other owners,
+        ``streams_of``: owner -> streams) in log order, streamed while consumed."""
+        ids, params = in_list("p", projects)
+        where = [f"project_id IN {ids}" if projects else "1 = 0"]
+        for i, (owner, streams) in enumerate((streams_of or {}).items()):
+            if streams:
+                names, more = in_list(f"s{i}_", streams)
+                where.append(f"(project_id = :o{i} AND stream IN {names})")
+                params |= more | {f"o{i}": owner}
+        return self._stream(f"{_EVENT} WHERE {' OR '.join(where)} ORDER BY position", params)
+
     def read_stream(self, project: str, stream: str) -> list[RecordedEvent]:
         """Every event of one stream, oldest first."""
         self._require_project(project)
@@ -154,10 +204,10 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         transaction)."""
         self._require_project(project)
         after = from_position
-        if since_time is not None:  # times never decrease along positions
-            after = max(after, self._store_position_at(since_time, before=True))
+        if since_time is not None:  # a project's times never decrease along positions
+            after = max(after, self._time_position(project, since_time, before=True))
         if until_time is not None:
-            last = self._store_position_at(until_time)
+            last = self._time_position(project, until_time)
             until_position = last if until_position is None else min(until_position, last)
         sql = f"{_EVENT} WHERE project_id = :p AND position > :after"
         params: dict[str, Any] = {"p": project, "after": after}
@@ -209,15 +259,17 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         """The project's last position recorded at or before ``when`` (0: none)."""
         found = self._conn.scalar(
             "SELECT max(position) FROM events WHERE project_id = :p AND position <= :at",
-            {"p": project, "at": self._store_position_at(when)},
+            {"p": project, "at": self._time_position(project, when)},
         )
         return int(found or 0)
 
-    def _store_position_at(self, when: dt.datetime, *, before: bool = False) -> int:
-        """The store's last position recorded at or before ``when`` (``before``: strictly
-        before it), found by a binary search over the primary key: positions are gapless
-        and times never decrease along them, so no index on the time is kept for it."""
-        found = self._conn.scalar(_BEFORE if before else _AT_OR_BEFORE, {"t": naive_utc(when)})
+    def _time_position(self, project: str, when: dt.datetime, *, before: bool = False) -> int:
+        """A position at or after the project's last event recorded at or before ``when``
+        (``before``: strictly before it) and before its next, found by a binary search over
+        the project's positions: its times never decrease along them, so no index on the
+        time is kept for it."""
+        sql = _BEFORE if before else _AT_OR_BEFORE
+        found = self._conn.scalar(sql, {"t": naive_utc(when), "p": project})
         return int(found or 0)
 
     def recorded_at(self, project: str, position: int) -> dt.datetime | None:
