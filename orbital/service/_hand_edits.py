@@ -19,7 +19,8 @@ import msgspec
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.hand_edits import looks_broken
-from orbital.errors import InvalidEncoding, UnsafePath
+from orbital.domain.secrets import secrets_in
+from orbital.errors import InvalidEncoding, SecretRefused, UnsafePath
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened, AskReopenProposed
 from orbital.events.files import HandEditConflict, HandEditDetected
@@ -141,12 +142,16 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
         return
     theirs, removed = without_nul(theirs, name)
     u.warnings += removed
-    proposal = decide_proposal(u, key, theirs, actor=Actor.FILE)
-    broken = looks_broken(current, raw, proposal.events)  # most entries gone at once
-    if broken is not None:
-        _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
+    try:
+        proposal = decide_proposal(u, key, theirs, actor=Actor.FILE)
+        broken = looks_broken(current, raw, proposal.events)  # most entries gone at once
+        if broken is not None:
+            _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
+            return
+        decide_trust_of_write(u, proposal.events, Actor.FILE)
+    except SecretRefused as refused:
+        _keep_secret_aside(u, name, theirs, refused, key=key)
         return
-    decide_trust_of_write(u, proposal.events, Actor.FILE)
     u.warnings += proposal.warnings
     u.rewrite.add(key)
     if proposal.clashes:
@@ -165,6 +170,30 @@ def _keep_aside(u: Unit, key: str, raw: bytes, why: str, base: int = 0) -> None:
         f"{name} was edited outside Orbital and the edit {why}; the edited file is saved "
         f"as orbital/{u.conflicts[-1]} and {name} was regenerated from events. Merge your "
         "change into the new file (or write it again) and delete the copy."
+    )
+
+
+def _keep_secret_aside(
+    u: Unit, name: str, text: str, refused: SecretRefused, key: str = ASKS_KEY
+) -> None:
+    """A hand edit refused for a line that looks like a secret: nothing is taken from it,
+    the file is written again from events, and the person's file is kept beside with each
+    such line left out (the secret is stored nowhere, not even in the conflict copy)."""
+    found = secrets_in(text)
+    line = next((f.line for f in found if f.kind == refused.kind), refused.line)
+    raw = text.encode()  # the copy leaves the line out (:meth:`Unit.save_aside`)
+    if key == ASKS_KEY:
+        copy = u.save_aside(ASKS_FILE, raw)
+        _note(u, HandEditConflict(file=ASKS_KEY, conflict_copy=copy, found_sha256=sha256(raw)))
+    else:
+        keep_aside(u, key, raw)
+        copy = u.conflicts[-1]
+    u.warnings.append(
+        f"{name} was edited outside Orbital and line {line} looks like a secret "
+        f"({refused.kind}); nothing was taken from the edit and {name} was written again from "
+        f"events. The edited file is saved as orbital/{copy} with that line left out: keep "
+        "the secret out of memory (or, if it is not one, end the line with "
+        "`# pragma: allowlist secret`), write your change again and delete the copy."
     )
 
 
@@ -246,7 +275,11 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
         actor=Actor.FILE,
     )
     _note(u, detected)
-    u.record([*result.events, *result.audit], actor=Actor.FILE)
+    try:
+        u.record([*result.events, *result.audit], actor=Actor.FILE)
+    except SecretRefused as refused:
+        _keep_secret_aside(u, ASKS_FILE, text, refused)
+        return Projection(rendered=expected)
     new_text = u.units.asks.render(u.w, u.pid)
     u.warnings.append(
         f"ASKS.md was edited outside Orbital; took it in as a hand edit ({found[:12]})."

@@ -23,8 +23,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
-from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
+from orbital.catalogue import (
+    EDITOR_STREAM,
+    ENTRY_PREFIX,
+    MEMORY_FILES,
+    MEMORY_PREFIXES,
+    file_stream,
+    stream_id,
+)
 from orbital.domain.entries import stream_for
+from orbital.domain.secrets import Found, locate, redacted, refuse_secrets
 from orbital.errors import PlantedJournal
 from orbital.events import Actor, Event, event_type
 from orbital.events.asks import ASK_EVENTS
@@ -131,6 +139,8 @@ class Unit:
         #: The live memory files' texts as the unit wrote them.
         self._texts: dict[str, str] = {}
         self.asks_text: str | Callable[[], str] = ""
+        #: The lines the memory files held when the unit first checked a text for secrets.
+        self._known: frozenset[str] | None = None
 
     @property
     def pid(self) -> str:
@@ -234,6 +244,7 @@ class Unit:
         stream: str | None,
         expected_version: int | None,
     ) -> list[EventSummary]:
+        refuse_secrets(events, self._known_lines, self._where)
         if expected_version is not None and stream is not None:
             batches = [(stream, list(events))]
         else:
@@ -262,8 +273,40 @@ class Unit:
         self.events += appended
         return appended
 
+    def _known_lines(self) -> frozenset[str]:
+        """The lines the memory files hold (entries, pointers, layout, raw): no new text."""
+        if self._known is None:
+            lines: set[str] = set()
+            files = self._memory.files.values() if self._memory is not None else ()
+            for state in files:
+                texts = [e.text for e in state.entries.values()]
+                texts += [e.pointer for e in state.entries.values()]
+                texts += [slot.text for slot in state.layout]
+                texts.append(state.raw or "")
+                lines.update(line for text in texts for line in text.split("\n"))
+            self._known = frozenset(lines)
+        return self._known
+
+    def _where(self, event: Event, found: Found) -> tuple[str, int]:
+        """Where the writer finds a refused line: in the file it wrote, else in the text."""
+        for key, raw in self.proposals.items():
+            n = locate(found, raw.decode("utf-8", "replace"))
+            if n is not None:
+                return f"orbital/{MEMORY_FILES.get(key, key)}", n
+        if isinstance(event, ASK_EVENTS):
+            return "the ask's text", found.line
+        return "the text", found.line
+
     def save_aside(self, name: str, raw: bytes) -> str:
-        """Keep a person's edited file beside its projection; returns the copy's name."""
+        """Keep a person's edited file beside its projection; returns the copy's name. A
+        line that looks like a secret is left out of the copy (a note says which): the door
+        that keeps it out of the store keeps it out of the project folder too."""
+        try:
+            left, found = redacted(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            found = ()
+        if found:
+            raw = left.encode()
         copy = self.units.ctx.conflict_copy(self.project, name, raw)
         self.conflicts.append(copy)
         return copy

@@ -1,0 +1,146 @@
+"""Secrets kept out at the door: the one rule every write path runs on the text it brings.
+
+Every event a unit of work appends passes :func:`refuse_secrets` (``Unit.append``), whoever
+wrote it and however it came (an agent's file tool through a hook, the CLI, HTTP, MCP, a hand
+edit taken in from disk). The text an event carries (:func:`texts_of`) is read line by line by
+``detect-secrets``' own plugins and filters, in the process (no subprocess, no network); the
+package is imported on the first text checked, so a process that writes no text never pays
+for it. A line already in the memory files is not new and passes (a secret written before this
+check is taken out with ``orbital purge``). A false positive passes when its line carries
+detect-secrets' own allow marker, :data:`ALLOW_MARKER` after a comment sign (``#``, ``//``,
+``<!-- … -->``), or the line above says ``pragma: allowlist nextline secret``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
+
+import msgspec
+
+from orbital.errors import SecretRefused
+from orbital.events._base import Event
+
+#: What marks a line as not a secret (detect-secrets' own allowlist comment).
+ALLOW_MARKER = "pragma: allowlist secret"
+
+#: The fields of an event that carry text someone wrote (ids, hashes, dates and Orbital's own
+#: messages are not among them).
+TEXT_FIELDS = frozenset({"text", "note", "reason", "pointer", "title"})
+
+#: detect-secrets 1.5's plugins, less ``IPPublicDetector``: an address is not a secret, and a
+#: memory file names servers on purpose.
+PLUGINS = (
+    "ArtifactoryDetector",
+    "AWSKeyDetector",
+    "AzureStorageKeyDetector",
+    "BasicAuthDetector",
+    "CloudantDetector",
+    "DiscordBotTokenDetector",
+    "GitHubTokenDetector",
+    "GitLabTokenDetector",
+    "Base64HighEntropyString",
+    "HexHighEntropyString",
+    "IbmCloudIamDetector",
+    "IbmCosHmacDetector",
+    "JwtTokenDetector",
+    "KeywordDetector",
+    "MailchimpDetector",
+    "NpmDetector",
+    "OpenAIDetector",
+    "PrivateKeyDetector",
+    "PypiTokenDetector",
+    "SendGridDetector",
+    "SlackDetector",
+    "SoftlayerDetector",
+    "SquareOAuthDetector",
+    "StripeDetector",
+    "TelegramBotTokenDetector",
+    "TwilioKeyDetector",
+)
+
+
+class Found(msgspec.Struct, frozen=True):
+    """A line that looks like it holds a secret: its number (from 1), the kind, the line."""
+
+    line: int
+    kind: str
+    text: str
+
+
+@functools.cache
+def _scan() -> Callable[[list[tuple[int, str]], str], Iterable[Any]]:
+    """detect-secrets' line scanner with its settings made once per process (its own
+    filters, the allow marker among them)."""
+    from detect_secrets.core.scan import _process_line_based_plugins
+    from detect_secrets.settings import get_settings
+
+    get_settings().configure_plugins([{"name": name} for name in PLUGINS])
+    return _process_line_based_plugins
+
+
+def secrets_in(text: str) -> tuple[Found, ...]:
+    """Each line of ``text`` that looks like it holds a secret, once, with its first kind."""
+    lines = text.split("\n")
+    numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
+    if not numbered:
+        return ()
+    found: dict[int, Found] = {}
+    for secret in _scan()(numbered, "memory.md"):
+        n = int(secret.line_number)
+        found.setdefault(n, Found(n, str(secret.type), lines[n - 1]))
+    return tuple(found[n] for n in sorted(found))
+
+
+def texts_of(event: msgspec.Struct) -> Iterator[str]:
+    """The texts someone wrote that ``event`` carries (nested records and slots too)."""
+    for name in event.__struct_fields__:
+        value = getattr(event, name)
+        if isinstance(value, str):
+            if name in TEXT_FIELDS and value:
+                yield value
+        elif isinstance(value, msgspec.Struct):
+            yield from texts_of(value)
+        elif isinstance(value, tuple):
+            for item in value:
+                if isinstance(item, msgspec.Struct):
+                    yield from texts_of(item)
+
+
+def refuse_secrets(
+    events: Sequence[Event],
+    known: Callable[[], AbstractSet[str]],
+    where: Callable[[Event, Found], tuple[str, int]],
+) -> None:
+    """Refuse (:class:`SecretRefused`) the first line of the events' texts that looks like a
+    secret and is not ``known`` (a line the memory already holds); ``where`` names the text
+    and the line number the writer knows it by (the file they wrote, else the event's text)."""
+    for event in events:
+        for text in texts_of(event):
+            for found in secrets_in(text):
+                if found.text.strip() and found.text in known():
+                    continue
+                place, line = where(event, found)
+                raise SecretRefused(place, line, found.kind)
+
+
+def locate(found: Found, text: str) -> int | None:
+    """The number (from 1) of the line of ``text`` that ``found`` is, if it is there."""
+    for n, line in enumerate(text.split("\n"), 1):
+        if line.rstrip("\r") == found.text:
+            return n
+    return None
+
+
+def redacted(text: str) -> tuple[str, tuple[Found, ...]]:
+    """``text`` with each line that looks like a secret replaced by a note of what was left
+    out (a conflict copy the person reads), and those lines."""
+    found = secrets_in(text)
+    if not found:
+        return text, ()
+    lines = text.split("\n")
+    for f in found:
+        lines[f.line - 1] = f"[left out: line {f.line} looked like a secret ({f.kind})]"
+    return "\n".join(lines), found
