@@ -95,6 +95,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "editor": "_editor",
     **dict.fromkeys(("entry", "beliefs"), "_entries"),
     "mcp": "_mcp",
+    "purge": "_purge",
     **dict.fromkeys(("workspace", "describe"), "_workspaces"),
     **dict.fromkeys(
         (

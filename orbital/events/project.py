@@ -27,8 +27,21 @@ class ProjectWorkspaceChanged(Event, frozen=True, tag="project.workspace_changed
     part: str
 
 
+class HistoryPurged(Event, frozen=True, tag="project.purged"):
+    """The person purged a text from the project's history (``orbital purge``): what was
+    named (``text``, ``entry:<id>`` or ``event:<id>``), the SHA-256 of each text removed
+    (never the text), the positions of the events that held one, and why. Who and when are
+    the event's actor and time."""
+
+    named: str
+    sha256: tuple[str, ...]
+    positions: tuple[int, ...]
+    reason: str
+
+
 PROJECT_EVENTS: tuple[type[Event], ...] = (
     ProjectRegistered,
     ProjectDescribed,
     ProjectWorkspaceChanged,
+    HistoryPurged,
 )
