@@ -5,8 +5,8 @@ wrote it and however it came (an agent's file tool through a hook, the CLI, HTTP
 edit taken in from disk). The text an event carries (:func:`texts_of`) is read line by line by
 ``detect-secrets``' own plugins and filters, in the process (no subprocess, no network); the
 package is imported on the first text checked, so a process that writes no text never pays
-for it. A line already in the memory files is not new and passes (a secret written before this
-check is taken out with ``orbital purge``). A false positive passes when its line carries
+for it. A secret the memory files hold already is not new and passes (one written before
+this check is taken out with ``orbital purge``). A false positive passes when its line carries
 detect-secrets' own allow marker, :data:`ALLOW_MARKER` after a comment sign (``#``, ``//``,
 ``<!-- … -->``), or the line above says ``pragma: allowlist nextline secret``.
 """
@@ -14,9 +14,8 @@ detect-secrets' own allow marker, :data:`ALLOW_MARKER` after a comment sign (``#
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from collections.abc import Set as AbstractSet
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol
 
 import msgspec
 
@@ -63,34 +62,72 @@ PLUGINS = (
 
 
 class Found(msgspec.Struct, frozen=True):
-    """A line that looks like it holds a secret: its number (from 1), the kind, the line."""
+    """A line that looks like it holds a secret: its number (from 1), the kind, the line and
+    the secret found on it (kept in the process only, to tell a new secret from a known one)."""
 
     line: int
     kind: str
     text: str
+    secret: str = ""
+
+
+class _Hit(Protocol):
+    line_number: int
+    type: str
+    secret_value: str | None
 
 
 @functools.cache
-def _scan() -> Callable[[list[tuple[int, str]], str], Iterable[Any]]:
-    """detect-secrets' line scanner with its settings made once per process (its own
-    filters, the allow marker among them)."""
-    from detect_secrets.core.scan import _process_line_based_plugins
-    from detect_secrets.settings import get_settings
+def _plugins() -> tuple[Any, ...]:
+    """detect-secrets' plugins, with its settings made once per process."""
+    from detect_secrets.settings import get_plugins, get_settings
 
     get_settings().configure_plugins([{"name": name} for name in PLUGINS])
-    return _process_line_based_plugins
+    return tuple(get_plugins())
+
+
+def _hits(lines: list[str]) -> Iterator[_Hit]:
+    """What detect-secrets reports for ``lines``, as its own line scan does (every plugin,
+    its filters, the allow marker among them), but with the filters of a whole line run only
+    on a line some plugin found a secret on: they cost more than the plugins, and a line
+    they pass over yields nothing either way."""
+    from detect_secrets.core.scan import _is_filtered_out, _scan_line
+    from detect_secrets.util.code_snippet import get_code_snippet
+
+    plugins, name = _plugins(), "memory.md"
+    for n, full in enumerate(lines, 1):
+        line = full.rstrip()
+        if not line.strip():
+            continue
+        context = get_code_snippet(lines=lines, line_number=n)
+        found = [
+            hit
+            for plugin in plugins
+            for hit in _scan_line(
+                plugin=plugin, filename=name, line=line, line_number=n, context=context
+            )
+            if not _is_filtered_out(
+                required_filter_parameters=["context"],
+                filename=name,
+                secret=hit.secret_value,
+                plugin=plugin,
+                line=line,
+                context=context,
+            )
+        ]
+        if found and not _is_filtered_out(
+            required_filter_parameters=["line"], filename=name, line=line, context=context
+        ):
+            yield from found
 
 
 def secrets_in(text: str) -> tuple[Found, ...]:
     """Each line of ``text`` that looks like it holds a secret, once, with its first kind."""
     lines = text.split("\n")
-    numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
-    if not numbered:
-        return ()
     found: dict[int, Found] = {}
-    for secret in _scan()(numbered, "memory.md"):
-        n = int(secret.line_number)
-        found.setdefault(n, Found(n, str(secret.type), lines[n - 1]))
+    for hit in _hits(lines):
+        n = int(hit.line_number)
+        found.setdefault(n, Found(n, str(hit.type), lines[n - 1], hit.secret_value or ""))
     return tuple(found[n] for n in sorted(found))
 
 
@@ -111,16 +148,18 @@ def texts_of(event: msgspec.Struct) -> Iterator[str]:
 
 def refuse_secrets(
     events: Sequence[Event],
-    known: Callable[[], AbstractSet[str]],
+    known: Callable[[], str],
     where: Callable[[Event, Found], tuple[str, int]],
 ) -> None:
     """Refuse (:class:`SecretRefused`) the first line of the events' texts that looks like a
-    secret and is not ``known`` (a line the memory already holds); ``where`` names the text
-    and the line number the writer knows it by (the file they wrote, else the event's text)."""
+    secret the memory does not hold already (``known``: its texts, one string; a secret
+    already there, moved into an archive's pointer or a merged entry, is not new); ``where``
+    names the text and the line number the writer knows it by (the file they wrote, else
+    the event's text)."""
     for event in events:
         for text in texts_of(event):
             for found in secrets_in(text):
-                if found.text.strip() and found.text in known():
+                if (found.secret or found.text).strip() in known():
                     continue
                 place, line = where(event, found)
                 raise SecretRefused(place, line, found.kind)

@@ -139,8 +139,8 @@ class Unit:
         #: The live memory files' texts as the unit wrote them.
         self._texts: dict[str, str] = {}
         self.asks_text: str | Callable[[], str] = ""
-        #: The lines the memory files held when the unit first checked a text for secrets.
-        self._known: frozenset[str] | None = None
+        #: What the memory files held when the unit first checked a text for secrets.
+        self._known: str | None = None
 
     @property
     def pid(self) -> str:
@@ -244,7 +244,7 @@ class Unit:
         stream: str | None,
         expected_version: int | None,
     ) -> list[EventSummary]:
-        refuse_secrets(events, self._known_lines, self._where)
+        refuse_secrets(events, self._known_text, self._where)
         if expected_version is not None and stream is not None:
             batches = [(stream, list(events))]
         else:
@@ -273,18 +273,18 @@ class Unit:
         self.events += appended
         return appended
 
-    def _known_lines(self) -> frozenset[str]:
-        """The lines the memory files hold (entries, pointers, layout, raw): no new text."""
+    def _known_text(self) -> str:
+        """What the memory files hold (entries, pointers, layout, raw), as one string: a
+        secret found in it is not new text."""
         if self._known is None:
-            lines: set[str] = set()
+            texts: list[str] = []
             files = self._memory.files.values() if self._memory is not None else ()
             for state in files:
-                texts = [e.text for e in state.entries.values()]
+                texts += [e.text for e in state.entries.values()]
                 texts += [e.pointer for e in state.entries.values()]
                 texts += [slot.text for slot in state.layout]
                 texts.append(state.raw or "")
-                lines.update(line for text in texts for line in text.split("\n"))
-            self._known = frozenset(lines)
+            self._known = "\n".join(texts)
         return self._known
 
     def _where(self, event: Event, found: Found) -> tuple[str, int]:

@@ -44,6 +44,7 @@ EXAMPLES: list[errors.OrbitalError] = [
     errors.Refused("entry 'x' is archived: restore it before pinning or unpinning"),
     errors.UnmergedEdits(("DECISIONS.md",)),
     errors.MassRemoval("DECISIONS.md", ("use-x", "use-y"), 2),
+    errors.SecretRefused("orbital/DECISIONS.md", 3, "AWS Access Key"),
     errors.VersionConflict("ask:a1b2c3", 2, 3),
     errors.StaleWrite("DECISIONS.md", 12, ("use-x",)),
     errors.StoreLocked("sqlite:///x.db", 5000),

@@ -45,8 +45,8 @@ def _person(orbital_db: str) -> str:
 
 
 def _seed(project: Path) -> None:
-    """The secret in an entry (twice revised), an ask, a kept view and a hand edit not
-    taken in yet (which the purge keeps aside as a conflict copy first)."""
+    """The secret in an entry (twice revised), an ask, a kept view, the agent's view file
+    and a hand edit not taken in yet (which the purge keeps aside as a conflict copy first)."""
     lessons = project / "orbital" / "LESSONS.md"
     p = ("--project", str(project))
     first = lessons.read_text() + f"1. Deploy with the key {SECRET} from ops {ALLOWED}\n"
@@ -56,6 +56,9 @@ def _seed(project: Path) -> None:
     assert CliRunner().invoke(cli, ["write", "LESSONS.md", *p], input=second).exit_code == 0
     assert _run("ask", "open", f"Rotate {SECRET} this week {ALLOWED}", *p)[0] == 0
     assert _run("context", *p)[0] == 0  # kept in the state folder's outputs
+    assert _run("install", "claude-code", *p)[0] == 0
+    assert _run("editor", "view-file", *p)[0] == 0  # .claude/orbital-view.md
+    assert SECRET in (project / ".claude" / "orbital-view.md").read_text()
     lessons.write_text(lessons.read_text() + f"3. Never paste {SECRET} again {ALLOWED}\n")
 
 

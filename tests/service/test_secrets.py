@@ -154,3 +154,18 @@ def test_an_agent_file_tool_is_denied_through_its_hook(
         refusal(3, "orbital/LESSONS.md", "AWS Access Key") in (answer["permissionDecisionReason"])
     )
     assert lessons.read_text() == before
+
+
+def test_a_secret_the_memory_holds_already_is_not_new_text(project: Path) -> None:
+    """Allowed once, the same secret moved or reworded (a pointer, a merge, a rewording
+    without the marker) is not refused again: it is no new text; purge takes it out."""
+    decisions = project / "orbital" / "DECISIONS.md"
+    p = ["write", "DECISIONS.md", "--project", str(project)]
+    allowed = (
+        f"{decisions.read_text()}## use-vault\nChose: the key {KEY} # pragma: allowlist secret\n"
+    )
+    assert CliRunner().invoke(cli, p, input=allowed).exit_code == 0
+    reworded = decisions.read_text().replace(" # pragma: allowlist secret", " for now")
+    done = CliRunner().invoke(cli, p, input=reworded)
+    assert done.exit_code == 0, done.output
+    assert f"Chose: the key {KEY} for now" in decisions.read_text()
