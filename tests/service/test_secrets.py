@@ -169,3 +169,31 @@ def test_a_secret_the_memory_holds_already_is_not_new_text(project: Path) -> Non
     done = CliRunner().invoke(cli, p, input=reworded)
     assert done.exit_code == 0, done.output
     assert f"Chose: the key {KEY} for now" in decisions.read_text()
+
+
+def test_descriptions_and_workspace_texts_are_checked_too(
+    orbital_db: str, project: Path, tmp_path: Path
+) -> None:
+    """A workspace write is no unit of work (its stream belongs to no project), yet it runs
+    the same check before it appends."""
+    run = CliRunner()
+    assert run.invoke(cli, ["workspace", "create", "acme"]).exit_code == 0
+    other = tmp_path / "other"
+    other.mkdir()
+    assert run.invoke(cli, ["init", "--project", str(other), "--workspace", "acme"]).exit_code == 0
+    secret = f"Shared notes\nThe CI token is {TOKEN}\n"
+    for args, where in (
+        ([], "the project description"),
+        (["--workspace"], "the workspace context"),
+    ):
+        done = run.invoke(cli, ["describe", "--project", str(other), *args], input=secret)
+        assert (done.exit_code, done.stderr) == (
+            4,
+            "error: " + refusal(2, where, "GitHub Token") + "\n",
+        )
+    with Orbital.open(orbital_db) as service:
+        pid = service.project(other).project_id
+        assert all(TOKEN not in repr(e.event) for e in service.history(pid))
+        texts = service.workspaces.texts(pid)
+        assert texts.project.description == ""
+        assert texts.workspace is not None and texts.workspace.context == ""
