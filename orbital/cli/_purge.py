@@ -33,8 +33,6 @@ def purge_command(
     """Remove a text from every event, snapshot, projected file, conflict copy and cache of
     this project, and compact the store; an audit event keeps its SHA-256 and your reason.
     The person's alone: needs their Workbench token (ORBITAL_TOKEN or --token)."""
-    from orbital.service._sessions import state_dir
-
     ctx.obj.update(as_user=True, token=token)
     service, project = project_of(ctx, project_path)
     actor = caller_actor(ctx, service, project.project_id)
@@ -45,7 +43,6 @@ def purge_command(
         event=event,
         reason=reason,
         actor=actor,
-        state=state_dir(),
     )
     for copy in report.conflicts:
         echo(f"warning: a hand edit not taken in was kept as orbital/{copy} first", err=True)

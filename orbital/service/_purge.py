@@ -105,14 +105,18 @@ class Purges:
         *,
         reason: str,
         actor: Actor,
-        state: Path,
+        state: Path | None = None,
         text: str = "",
         entry: str = "",
         event: str = "",
     ) -> PurgeReport:
         """Take a text (or every text of an entry, or of an event) out of the project's
-        history, its projections, its checkouts on this machine and the ``state`` folder, as
-        ``actor`` (the person alone), for ``reason`` (kept in the audit event)."""
+        history, its projections, its checkouts on this machine and the ``state`` folder
+        (default: this machine's), as ``actor`` (the person alone), for ``reason`` (kept in
+        the audit event)."""
+        from orbital.service._sessions import state_dir
+
+        state = state or state_dir()
         found = self.store.project(project)
         pid = found.project_id
         with self.units.begin(found, actor) as u:

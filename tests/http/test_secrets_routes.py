@@ -49,3 +49,32 @@ def test_an_mcp_write_with_a_secret_is_a_tool_error(server: str, world: World) -
     run_client(f"{server}/mcp", world.agent, "auto", script)
     assert decisions.read_bytes() == before
     assert all(KEY not in repr(e.event) for e in world.service.history(world.alpha))
+
+
+def test_the_person_purges_over_http_and_an_agent_cannot(client: HttpClient, world: World) -> None:
+    decisions = world.alpha_root / "orbital" / "DECISIONS.md"
+    text = f"## use-vault\nChose: the key {KEY} # pragma: allowlist secret\n"
+    written = client.put(
+        f"/api/v1/projects/{world.alpha}/files/DECISIONS.md",
+        json={"content": text},
+        headers=bearer(world.agent),
+    )
+    assert written.status_code == 200
+    route = f"/api/v1/workbench/{world.alpha}/purge"
+    body = {"text": KEY, "reason": "leaked key"}
+    assert client.post(route, json=body, headers=bearer(world.agent)).status_code == 403
+    assert KEY in decisions.read_text()
+    purged = client.post(route, json=body, headers=bearer(world.person))
+    assert purged.status_code == 200, purged.text
+    assert purged.json()["compacted"] is True
+    assert KEY not in decisions.read_text()
+    assert "Chose: the key [purged] # pragma: allowlist secret" in decisions.read_text()
+    history = list(world.service.history(world.alpha))
+    assert all(KEY not in repr(e.event) for e in history)
+    assert (history[-1].type, history[-1].actor.value) == ("project.purged", "user")
+    again = client.post(route, json=body, headers=bearer(world.person))
+    assert again.status_code == 404
+    assert (
+        client.post(route, json={**body, "text": "short"}, headers=bearer(world.person)).status_code
+        == 400
+    )
