@@ -19,6 +19,8 @@ from orbital.events.project import HistoryPurged
 MARKER = "[purged]"
 #: A shorter text would take out words everywhere, not a secret.
 MIN_LENGTH = 8
+#: What a text or a reason may not be made of alone (the HTTP schema says the same).
+BLANK = " \t\r\n"
 
 
 def decide_purge(
@@ -32,9 +34,9 @@ def decide_purge(
             "only the person purges history: run it with their Workbench token "
             "(ORBITAL_TOKEN or --token); nothing was changed"
         )
-    if not reason.strip():
+    if not reason.strip(BLANK):
         raise InvalidInput("a purge needs --reason: why the text must go (it is kept)")
-    short = [t for t in texts if len(t.strip()) < MIN_LENGTH]
+    short = [t for t in texts if len(t) < MIN_LENGTH or not t.strip(BLANK)]
     if short or not texts:
         raise InvalidInput(
             f"a purged text is at least {MIN_LENGTH} characters (shorter ones would take "
@@ -45,6 +47,4 @@ def decide_purge(
     if not positions:
         raise NotFound(f"no event of this project holds the {named} named; nothing was changed")
     digests = tuple(hashlib.sha256(t.encode()).hexdigest() for t in texts)
-    return HistoryPurged(
-        named=named, sha256=digests, positions=tuple(positions), reason=reason.strip()
-    )
+    return HistoryPurged(named=named, sha256=digests, positions=tuple(positions), reason=reason)

@@ -16,11 +16,11 @@ from orbital.service import Credential, Orbital, Project
 
 
 class PurgeRequest(msgspec.Struct, frozen=True):
-    """The text to take out (at least 8 characters, not starting or ending with a space)
-    and why (kept in the audit event)."""
+    """The text to take out (at least 8 characters, not only blanks) and why (kept in the
+    audit event)."""
 
-    text: Annotated[str, msgspec.Meta(pattern=r"^\S[\s\S]{6,}\S$")]
-    reason: Annotated[str, msgspec.Meta(pattern=r"\S")]
+    text: Annotated[str, msgspec.Meta(min_length=8, pattern="[^ \t\r\n]")]
+    reason: Annotated[str, msgspec.Meta(pattern="[^ \t\r\n]")]
 
 
 class PurgeResult(msgspec.Struct, frozen=True):
