@@ -109,8 +109,12 @@ def _import(u: Unit, key: str, raw: bytes) -> None:
         return
     text, removed = without_nul(text, MEMORY_FILES[key])
     u.warnings += removed
-    decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
-    decide_trust_of_write(u, decision.events, Actor.SYSTEM)
+    try:
+        decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
+        decide_trust_of_write(u, decision.events, Actor.SYSTEM)
+    except SecretRefused as refused:
+        _keep_secret_aside(u, MEMORY_FILES[key], text, refused, key=key)
+        return
     u.warnings += decision.warnings
     u.rewrite.add(key)
     u.warnings.append(f"{MEMORY_FILES[key]}: imported the file on disk ({sha256(raw)[:12]}).")
@@ -189,11 +193,11 @@ def _keep_secret_aside(
         keep_aside(u, key, raw)
         copy = u.conflicts[-1]
     u.warnings.append(
-        f"{name} was edited outside Orbital and line {line} looks like a secret "
-        f"({refused.kind}); nothing was taken from the edit and {name} was written again from "
-        f"events. The edited file is saved as orbital/{copy} with that line left out: keep "
-        "the secret out of memory (or, if it is not one, end the line with "
-        "`# pragma: allowlist secret`), write your change again and delete the copy."
+        f"{name}: line {line} of the file on disk looks like a secret ({refused.kind}); "
+        f"nothing was taken from it and {name} was written again from events. The file is "
+        f"saved as orbital/{copy} with that line left out: keep the secret out of memory "
+        "(or, if it is not one, end the line with `# pragma: allowlist secret`), write your "
+        "change again and delete the copy."
     )
 
 

@@ -109,15 +109,32 @@ def test_a_hand_edit_with_a_secret_becomes_a_conflict_copy_without_it(
         + "[left out: line 3 looked like a secret (AWS Access Key)]\n"
     )
     assert (
-        f"LESSONS.md was edited outside Orbital and line 3 looks like a secret (AWS Access Key); "
-        "nothing was taken from the edit and LESSONS.md was written again from events. The "
-        f"edited file is saved as orbital/{copy.name} with that line left out: keep the secret "
-        "out of memory (or, if it is not one, end the line with `# pragma: allowlist secret`), "
-        "write your change again and delete the copy."
+        "LESSONS.md: line 3 of the file on disk looks like a secret (AWS Access Key); nothing "
+        "was taken from it and LESSONS.md was written again from events. The file is saved as "
+        f"orbital/{copy.name} with that line left out: keep the secret out of memory (or, if "
+        "it is not one, end the line with `# pragma: allowlist secret`), write your change "
+        "again and delete the copy."
     ) in done.output
     with Orbital.open(orbital_db) as service:
         pid = service.project(project).project_id
     assert KEY not in _everything(project, orbital_db, pid)
+
+
+def test_a_file_from_before_the_store_is_not_imported_with_its_secret(
+    orbital_db: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "old"
+    (root / "orbital").mkdir(parents=True)
+    (root / "orbital" / "LESSONS.md").write_text("1. Keep CI green\n" + LESSON.replace("-", "2."))
+    done = CliRunner().invoke(cli, ["init", "--project", str(root)])
+    assert done.exit_code == 0, done.output
+    (copy,) = (root / "orbital").glob("LESSONS.md.conflict-*.md")
+    assert copy.read_text() == (
+        "1. Keep CI green\n[left out: line 2 looked like a secret (AWS Access Key)]\n"
+    )
+    with Orbital.open(orbital_db) as service:
+        pid = service.project(root).project_id
+    assert KEY not in _everything(root, orbital_db, pid)
 
 
 def test_a_hand_edit_of_asks_keeps_the_secret_out_of_its_copy(
