@@ -1,7 +1,7 @@
 """The parts of :class:`~orbital.service.Orbital` a short-lived process may never need, made
 (and their modules imported) on first use: a hook or a CLI write is a new process, and what it
 imports is most of what it costs. The person's credentials and page sessions, history and
-conflict copies, and the memory editor (whose model client brings an HTTP stack)."""
+conflict copies, the purge, and the memory editor (whose model client brings an HTTP stack)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from orbital.service._history import History
     from orbital.service._memory import MemoryService
     from orbital.service._page_sessions import PageSessions
+    from orbital.service._purge import Purges
     from orbital.service._unit import Units
     from orbital.store import EventStore
 
@@ -54,6 +55,13 @@ class OnFirstUse:
         from orbital.service._conflicts import Conflicts
 
         return Conflicts(self.units, self._history, self._asks)
+
+    @functools.cached_property
+    def purges(self) -> Purges:
+        """The person's purge of a text from history (:mod:`._purge`)."""
+        from orbital.service._purge import Purges
+
+        return Purges(self.units, self._memory)
 
     @functools.cached_property
     def editor(self) -> EditorService:

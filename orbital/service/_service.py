@@ -28,7 +28,6 @@ from orbital.service._hand_edits import HAND_EDITS
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._mentions import Mentions
 from orbital.service._on_first_use import OnFirstUse
-from orbital.service._purge import Purges
 from orbital.service._trust import Trust
 from orbital.service._unit import Units
 from orbital.service._workspaces import WORKSPACE_REDUCER, Workspaces
@@ -77,8 +76,6 @@ class Orbital(OnFirstUse):
         self._kept_counter: KeptCounter | None = None
         self._writes = FileWrites(self.units, self._asks, self._memory, self.mentions)
         self.trust = Trust(self.units)
-        #: The person's purge of a text from history (:mod:`._purge`).
-        self.purges = Purges(self.units, self._memory)
 
     @functools.cached_property
     def agents(self) -> AgentSessions:
