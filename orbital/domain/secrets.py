@@ -1,13 +1,14 @@
 """Secrets kept out at the door: the one rule every write path runs on the text it brings.
 
-Every event a unit of work appends passes :func:`refuse_secrets` (``Unit.append``), whoever
-wrote it and however it came (an agent's file tool through a hook, the CLI, HTTP, MCP, a hand
-edit taken in from disk). The text an event carries (:func:`texts_of`) is read line by line by
-``detect-secrets``' own plugins and filters, in the process (no subprocess, no network); the
-package is imported on the first text checked, so a process that writes no text never pays
-for it. A secret the memory files hold already is not new and passes (one written before
-this check is taken out with ``orbital purge``). A false positive passes when its line carries
-detect-secrets' own allow marker, :data:`ALLOW_MARKER` after a comment sign (``#``, ``//``,
+Every event a unit of work appends passes :func:`refuse_secrets` (``Unit.append``; a
+workspace write, which is no unit, calls it too), whoever wrote it and however it came (an
+agent's file tool through a hook, the CLI, HTTP, MCP, a hand edit taken in from disk). The
+text an event carries (:func:`texts_of`) is read line by line by ``detect-secrets``' own
+plugins and filters, in the process (no subprocess, no network); the package is imported on
+the first text checked, so a process that writes no text never pays for it. A secret the
+memory files hold already is not new and passes (one written before this check is taken out
+with ``orbital purge``). A false positive passes when its line carries detect-secrets' own
+allow marker, ``pragma: allowlist secret`` after a comment sign (``#``, ``//``,
 ``<!-- … -->``), or the line above says ``pragma: allowlist nextline secret``.
 """
 
@@ -21,9 +22,6 @@ import msgspec
 
 from orbital.errors import SecretRefused
 from orbital.events._base import Event
-
-#: What marks a line as not a secret (detect-secrets' own allowlist comment).
-ALLOW_MARKER = "pragma: allowlist secret"
 
 #: The fields of an event that carry text someone wrote (ids, hashes, dates and Orbital's own
 #: messages are not among them).
