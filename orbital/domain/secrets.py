@@ -164,9 +164,10 @@ def refuse_secrets(
 
 
 def locate(found: Found, text: str) -> int | None:
-    """The number (from 1) of the line of ``text`` that ``found`` is, if it is there."""
+    """The number (from 1) of the line of ``text`` that holds ``found``'s line (a file's
+    line holds an event's: an ASKS.md line its ask's text), if one does."""
     for n, line in enumerate(text.split("\n"), 1):
-        if line.rstrip("\r") == found.text:
+        if found.text.strip() and found.text.strip() in line:
             return n
     return None
 

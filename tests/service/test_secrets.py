@@ -214,3 +214,25 @@ def test_descriptions_and_workspace_texts_are_checked_too(
         texts = service.workspaces.texts(pid)
         assert texts.project.description == ""
         assert texts.workspace is not None and texts.workspace.context == ""
+
+
+def test_a_file_an_agent_wrote_itself_is_refused_and_written_again(
+    orbital_db: str, project: Path
+) -> None:
+    """A memory file an agent's shell wrote (taken in after its tool ran) is refused the
+    same way, and written again from events: the secret does not stay on disk."""
+    lessons, asks = project / "orbital" / "LESSONS.md", project / "orbital" / "ASKS.md"
+    before = {p: p.read_bytes() for p in (lessons, asks)}
+    lessons.write_bytes(before[lessons] + b"1. Keep CI green\n" + LESSON.encode())
+    asks.write_bytes(before[asks] + f"- open Rotate {TOKEN} today\n".encode())
+    with Orbital.open(orbital_db) as service:
+        warnings = service.agents.take_in(service.project(project), "s1")
+        pid = service.project(project).project_id
+    assert warnings == [
+        refusal(3, "orbital/LESSONS.md", "AWS Access Key")
+        + " (the file was written again from events)",
+        refusal(2, "orbital/ASKS.md", "GitHub Token") + " (the file was written again from events)",
+    ]
+    assert {p: p.read_bytes() for p in (lessons, asks)} == before
+    assert KEY not in _everything(project, orbital_db, pid)
+    assert TOKEN not in _everything(project, orbital_db, pid)
