@@ -77,10 +77,15 @@ class _Hit(Protocol):
 
 @functools.cache
 def _plugins() -> tuple[Any, ...]:
-    """detect-secrets' plugins, with its settings made once per process."""
+    """detect-secrets' plugins, with its settings made once per process: its verification
+    (a network call per secret found) stays off whatever else configured it."""
     from detect_secrets.settings import get_plugins, get_settings
 
-    get_settings().configure_plugins([{"name": name} for name in PLUGINS])
+    settings = get_settings()
+    settings.configure_plugins([{"name": name} for name in PLUGINS])
+    settings.disable_filters(
+        "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
+    )
     return tuple(get_plugins())
 
 

@@ -57,6 +57,20 @@ def test_the_detector_names_the_line_and_the_kind() -> None:
     assert secrets_in("- Use click for the CLI; see use-click-2 and 127.0.0.1:8765\n") == ()
 
 
+def test_the_detector_runs_in_the_process_without_the_network(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+    import subprocess
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the detector must not reach out")
+
+    monkeypatch.setattr(socket.socket, "connect", refused)
+    monkeypatch.setattr(subprocess, "Popen", refused)
+    assert [f.kind for f in secrets_in(f"aws {KEY}\n{TOKEN}")] == ["AWS Access Key", "GitHub Token"]
+
+
 def test_a_cli_write_with_a_secret_is_refused_and_the_file_kept(project: Path) -> None:
     lessons = project / "orbital" / "DECISIONS.md"
     before = lessons.read_bytes()
