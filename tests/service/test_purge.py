@@ -45,8 +45,9 @@ def _person(orbital_db: str) -> str:
 
 
 def _seed(project: Path) -> None:
-    """The secret in an entry (twice revised), an ask, a kept view, the agent's view file
-    and a hand edit not taken in yet (which the purge keeps aside as a conflict copy first)."""
+    """The secret in an entry (twice revised), an ask, an archived entry, a kept view, the
+    agent's view file and a hand edit not taken in yet (kept aside as a conflict copy by the
+    purge first)."""
     lessons = project / "orbital" / "LESSONS.md"
     p = ("--project", str(project))
     first = lessons.read_text() + f"1. Deploy with the key {SECRET} from ops {ALLOWED}\n"
@@ -55,6 +56,13 @@ def _seed(project: Path) -> None:
     second = lessons.read_text().replace("from ops", "from the ops vault") + "\n2. Keep CI green\n"
     assert CliRunner().invoke(cli, ["write", "LESSONS.md", *p], input=second).exit_code == 0
     assert _run("ask", "open", f"Rotate {SECRET} this week {ALLOWED}", *p)[0] == 0
+    decisions = project / "orbital" / "DECISIONS.md"
+    wrong = decisions.read_text() + f"## use-root-key\nChose: the root key {SECRET} {ALLOWED}\n"
+    assert CliRunner().invoke(cli, ["write", "DECISIONS.md", *p], input=wrong).exit_code == 0
+    with Orbital.open() as service:  # retracted: it moves to the archive
+        pid = service.project(project).project_id
+        service.trust.act(pid, "use-root-key", "retract", "wrong", actor=Actor.USER)
+    assert SECRET in (project / "orbital" / "DECISIONS_ARCHIVE.md").read_text()
     assert _run("context", *p)[0] == 0  # kept in the state folder's outputs
     assert _run("install", "claude-code", *p)[0] == 0
     assert _run("editor", "view-file", *p)[0] == 0  # .claude/orbital-view.md
@@ -116,6 +124,8 @@ def test_a_purge_leaves_no_copy_anywhere(orbital_db: str, project: Path, tmp_pat
     assert "1. Deploy with the key [purged] from the ops vault" in lessons
     (copy,) = (project / "orbital").glob("LESSONS.md.conflict-*.md")
     assert f"3. Never paste [purged] again {ALLOWED}" in copy.read_text()
+    archive = (project / "orbital" / "DECISIONS_ARCHIVE.md").read_text()
+    assert f"Chose: the root key [purged] {ALLOWED}" in archive
     with Orbital.open(orbital_db) as service:
         pid = service.project(project).project_id
         history = list(service.history(pid))
