@@ -50,6 +50,12 @@ def purge_command(
     echo(f"purged: {n} event{'' if n == 1 else 's'} ({', '.join(map(str, report.positions))})")
     for path in report.files:
         echo(f"scrubbed: {path}")
+    if report.ids:
+        echo(
+            f"warning: entry ids made from the text keep part of it: {', '.join(report.ids)} "
+            "(ids are never rewritten)",
+            err=True,
+        )
     if report.compacted:
         echo("compacted: the store's files no longer hold the text")
     else:

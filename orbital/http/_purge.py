@@ -25,12 +25,14 @@ class PurgeRequest(msgspec.Struct, frozen=True):
 
 class PurgeResult(msgspec.Struct, frozen=True):
     """The events changed, the files scrubbed, whether the store's files were compacted
-    whole, and any hand edit kept aside first."""
+    whole, any hand edit kept aside first, and the entry ids made from the text (never
+    rewritten: they keep part of it)."""
 
     positions: list[int]
     files: list[str]
     compacted: bool
     conflicts: list[str]
+    ids: list[str]
 
 
 @post(

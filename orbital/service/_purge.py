@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from orbital.agents.claude_code import VIEW_FILE
-from orbital.catalogue import MEMORY_DIR, PROJECT_STREAM, entry_stream
-from orbital.domain.purge import MARKER, decide_purge
+from orbital.catalogue import ENTRY_PREFIX, MEMORY_DIR, PROJECT_STREAM, entry_stream, stream_id
+from orbital.domain.purge import MARKER, MIN_LENGTH, decide_purge
 from orbital.domain.secrets import texts_of
 from orbital.errors import InvalidInput, NotFound
 from orbital.events import Actor
+from orbital.grammar.durable import slug
 from orbital.project import Project
 from orbital.service._conflicts import keep_unmerged_aside
 from orbital.store import Writer
@@ -37,12 +38,22 @@ if TYPE_CHECKING:
 
 class PurgeReport(msgspec.Struct, frozen=True):
     """What a purge did: the events changed, the files scrubbed, whether the store's files
-    were compacted whole, and the hand edits kept aside first."""
+    were compacted whole, the hand edits kept aside first, and the entry ids made from the
+    text (ids are never rewritten: they keep part of it, lower-cased)."""
 
     positions: tuple[int, ...]
     files: list[str]
     compacted: bool
     conflicts: list[str]
+    ids: list[str]
+
+
+def _ids_from(w: Writer, pid: str, texts: list[str]) -> list[str]:
+    """The project's entry ids whose slug holds the start of a text's own slug (an entry
+    titled with the text took part of it into its id)."""
+    starts = [s[:MIN_LENGTH] for t in texts if len(s := slug(t.lower())) >= MIN_LENGTH]
+    ids = (stream_id(name) for name in w.stream_names(pid, ENTRY_PREFIX))
+    return sorted(i for i in ids if any(start in i for start in starts))
 
 
 def _named_texts(w: Writer, pid: str, text: str, entry: str, event: str) -> tuple[str, list[str]]:
@@ -121,6 +132,7 @@ class Purges:
         pid = found.project_id
         with self.units.begin(found, actor) as u:
             named, texts = _named_texts(u.w, pid, text, entry, event)
+            ids = _ids_from(u.w, pid, texts)
             keep_unmerged_aside(u)
             purged = u.w.purge(pid, texts, MARKER)
             audit = decide_purge(named, texts, purged.positions, reason, actor)
@@ -132,7 +144,7 @@ class Purges:
         shutil.rmtree(state / "cache", ignore_errors=True)
         files += _scrub_tree(state, texts)
         compacted = self.store.compact(PURGED_TABLES)
-        return PurgeReport(purged.positions, files, compacted, u.conflicts)
+        return PurgeReport(purged.positions, files, compacted, u.conflicts, ids)
 
     def _checkouts(self, found: Project) -> list[Project]:
         with self.store.reader() as r:

@@ -110,6 +110,10 @@ def test_a_purge_leaves_no_copy_anywhere(orbital_db: str, project: Path, tmp_pat
 
     assert code == 0, out
     assert "compacted: the store's files no longer hold the text" in out
+    assert (
+        "warning: entry ids made from the text keep part of it: deploy-with-the-key-akiaz7qwerty "
+        "(ids are never rewritten)"
+    ) in out
     assert _files_holding(project, raw) == []
     assert _files_holding(state, raw) == []
     if database is not None:  # SQLite: the raw bytes of the file and anything beside it
