@@ -60,6 +60,10 @@ def test_the_person_purges_over_http_and_an_agent_cannot(client: HttpClient, wor
         headers=bearer(world.agent),
     )
     assert written.status_code == 200
+    read = f"/api/v1/projects/{world.alpha}/files/DECISIONS.md"
+    view = f"/api/v1/projects/{world.alpha}/context"
+    for url in (read, view):  # kept by the server process before the purge
+        assert KEY in client.get(url, headers=bearer(world.agent)).text
     route = f"/api/v1/workbench/{world.alpha}/purge"
     body = {"text": KEY, "reason": "leaked key"}
     assert client.post(route, json=body, headers=bearer(world.agent)).status_code == 403
@@ -69,6 +73,9 @@ def test_the_person_purges_over_http_and_an_agent_cannot(client: HttpClient, wor
     assert purged.json()["compacted"] is True
     assert KEY not in decisions.read_text()
     assert "Chose: the key [purged] # pragma: allowlist secret" in decisions.read_text()
+    for url in (read, view):  # and no longer served from what it kept
+        answer = client.get(url, headers=bearer(world.agent)).text
+        assert KEY not in answer and "[purged]" in answer
     history = list(world.service.history(world.alpha))
     assert all(KEY not in repr(e.event) for e in history)
     assert (history[-1].type, history[-1].actor.value) == ("project.purged", "user")
