@@ -4,7 +4,7 @@ Every event of the project whose payload holds the text, and every stream state 
 gets the text replaced by a marker; the project's snapshots (compressed folds, rebuilt on the
 next load) are deleted. The events' triggers let these UPDATEs through only for the positions
 listed in ``purging`` during the transaction, and only when nothing but ``data`` changes
-(``migrations/versions/0010_purge.py``). On SQLite the transaction runs with
+(``migrations/versions/0011_purge.py``). On SQLite the transaction runs with
 ``secure_delete`` on, so the pages it frees are zeroed; :meth:`EventStore.compact` then makes
 the bytes leave the files (``VACUUM``, the WAL truncated; ``VACUUM FULL`` on PostgreSQL).
 """

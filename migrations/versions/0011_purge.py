@@ -5,8 +5,8 @@ through only when it changes nothing but ``data`` and its position is in ``purgi
 the purge fills and empties inside its own transaction. DELETE (and TRUNCATE on PostgreSQL)
 are refused as before.
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-05
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
