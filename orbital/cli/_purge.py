@@ -10,6 +10,7 @@ import click
 from orbital.cli._app import cli, project_of, project_option, reports_errors
 from orbital.cli._output import echo
 from orbital.cli._person import caller_actor
+from orbital.errors import InvalidInput
 
 
 @cli.command("purge")
@@ -33,6 +34,11 @@ def purge_command(
     """Remove a text from every event, snapshot, projected file, conflict copy and cache of
     this project, and compact the store; an audit event keeps its SHA-256 and your reason.
     The person's alone: needs their Workbench token (ORBITAL_TOKEN or --token)."""
+    if not token:
+        raise InvalidInput(
+            "a purge is the person's alone: give their Workbench token in ORBITAL_TOKEN or "
+            "--token (`orbital token create --audience workbench`)"
+        )
     ctx.obj.update(as_user=True, token=token)
     service, project = project_of(ctx, project_path)
     actor = caller_actor(ctx, service, project.project_id)

@@ -164,8 +164,12 @@ def test_only_the_person_purges(orbital_db: str, project: Path, tmp_path: Path) 
             "(ORBITAL_TOKEN or --token); nothing was changed"
         )
         assert any(SECRET in repr(e.event) for e in service.history(pid))
-    code, _ = _run("purge", "--text", SECRET, "--reason", "x", "--project", str(project))
-    assert code != 0
+    code, out = _run("purge", "--text", SECRET, "--reason", "x", "--project", str(project))
+    assert (code, out) == (
+        1,
+        "error: a purge is the person's alone: give their Workbench token in ORBITAL_TOKEN or "
+        "--token (`orbital token create --audience workbench`)\n",
+    )
     assert lessons.read_bytes() == before
 
 
