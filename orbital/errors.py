@@ -217,6 +217,22 @@ class UnmergedEdits(Refused):
         )
 
 
+class SecretRefused(Refused):
+    """New text with a line that looks like a secret (an API key, a password, a private
+    key): nothing was changed. Keep secrets out of memory; a false positive passes with the
+    allow marker on its line (:mod:`orbital.domain.secrets`)."""
+
+    def __init__(self, where: str, line: int, kind: str) -> None:
+        self.where = where
+        self.line = line
+        self.kind = kind
+        super().__init__(
+            f"line {line} of {where} looks like a secret ({kind}); nothing was changed. Keep "
+            "secrets out of memory; if it is not one, end the line with "
+            "`# pragma: allowlist secret`"
+        )
+
+
 class MassRemoval(Refused):
     """A whole-file write that would empty a memory file or remove a large share of its
     entries at once: most often a writer that sent back only the part it changed."""

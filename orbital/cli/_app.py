@@ -96,6 +96,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     **dict.fromkeys(("entry", "beliefs"), "_entries"),
     "mcp": "_mcp",
     **dict.fromkeys(("export", "import", "revert"), "_log"),
+    "purge": "_purge",
     **dict.fromkeys(("workspace", "describe"), "_workspaces"),
     **dict.fromkeys(
         (

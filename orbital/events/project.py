@@ -37,9 +37,22 @@ class ProjectReverted(Event, frozen=True, tag="project.reverted"):
     event_id: str = ""
 
 
+class HistoryPurged(Event, frozen=True, tag="project.purged"):
+    """The person purged a text from the project's history (``orbital purge``): what was
+    named (``text``, ``entry:<id>`` or ``event:<id>``), the SHA-256 of each text removed
+    (never the text), the positions of the events that held one, and why. Who and when are
+    the event's actor and time."""
+
+    named: str
+    sha256: tuple[str, ...]
+    positions: tuple[int, ...]
+    reason: str
+
+
 PROJECT_EVENTS: tuple[type[Event], ...] = (
     ProjectRegistered,
     ProjectDescribed,
     ProjectWorkspaceChanged,
     ProjectReverted,
+    HistoryPurged,
 )

@@ -23,6 +23,7 @@ from orbital.files import projected_file
 from orbital.http._auth import BEARER_SCHEME, gate, project_hook, reached
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
+    AS_OF_SCHEMA,
     ContextView,
     FileContent,
     FileWrite,
@@ -42,17 +43,8 @@ _AS_OF = (
     "Render it as it stood then: an ISO 8601 instant (naive means UTC), a date YYYY-MM-DD (the "
     "end of that day in the project's timezone), or @N for the log position N."
 )
-#: An as-of as the schema states it (empty: now).
-_AS_OF_SCHEMA: dict[str, Any] = {
-    "anyOf": [
-        {"type": "string", "maxLength": 0},
-        {"type": "string", "format": "date"},
-        {"type": "string", "format": "date-time"},
-        {"type": "string", "pattern": "^@[0-9]{1,18}$"},
-    ]
-}
 #: An instant as the schema states it (empty: no bound).
-_INSTANT_SCHEMA: dict[str, Any] = {"anyOf": _AS_OF_SCHEMA["anyOf"][:3]}
+_INSTANT_SCHEMA: dict[str, Any] = {"anyOf": AS_OF_SCHEMA["anyOf"][:3]}
 _MEMORY_NAMES = list(MEMORY_FILES.values())
 _PROJECTED_NAMES = [*_MEMORY_NAMES, *ARCHIVE_FILES.values()]
 
@@ -196,7 +188,7 @@ def read_file(
     target: NamedDependency[Project],
     name: Annotated[str, Parameter(description=_NAME, schema_extra={"enum": _PROJECTED_NAMES})],
     as_of: Annotated[
-        str | None, QueryParameter(description=_AS_OF, schema_extra=_AS_OF_SCHEMA)
+        str | None, QueryParameter(description=_AS_OF, schema_extra=AS_OF_SCHEMA)
     ] = None,
 ) -> Response[FileContent]:
     found = projected_file(name)
@@ -242,7 +234,7 @@ def _context_route(service: Orbital, views: EncodedViews) -> HTTPRouteHandler:
             Literal["agent", "subagent"], QueryParameter(description="Who the view is for.")
         ] = "agent",
         as_of: Annotated[
-            str | None, QueryParameter(description=_AS_OF, schema_extra=_AS_OF_SCHEMA)
+            str | None, QueryParameter(description=_AS_OF, schema_extra=AS_OF_SCHEMA)
         ] = None,
         if_none_match: Annotated[
             str | None,

@@ -17,6 +17,16 @@ _DUE_PATTERN = (
     r"(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9])?$"
 )
 
+#: An as-of as the schema states it (empty: now): a date, an instant or ``@N``.
+AS_OF_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string", "maxLength": 0},
+        {"type": "string", "format": "date"},
+        {"type": "string", "format": "date-time"},
+        {"type": "string", "pattern": "^@[0-9]{1,18}$"},
+    ]
+}
+
 
 class Health(msgspec.Struct, frozen=True):
     """``status`` is ``ok``, or what keeps the store from taking writes (``detail`` says

@@ -15,9 +15,9 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 from orbital.clock import parse_as_of
 from orbital.domain.trust import TRUST_ACTIONS, TrustAction
 from orbital.http._problems import AUTHED, WRITES, documented
-from orbital.http._schemas import WriteResult
+from orbital.http._schemas import AS_OF_SCHEMA, WriteResult
 from orbital.service import Credential, Orbital, Project
-from projections.beliefs import Belief, parse_day
+from projections.beliefs import TRUST_STATES, Belief, parse_day
 
 
 class TrustReason(msgspec.Struct, frozen=True):
@@ -92,21 +92,32 @@ def beliefs(
     service: NamedDependency[Orbital],
     target: NamedDependency[Project],
     as_of: Annotated[
-        str | None, QueryParameter(description="What was believed then: a time or @N.")
+        str | None,
+        QueryParameter(
+            description="What was believed then: a time or @N.", schema_extra=AS_OF_SCHEMA
+        ),
     ] = None,
     in_force_at: Annotated[
-        str | None, QueryParameter(description="What was in force on this day, as known now.")
+        str | None,
+        QueryParameter(
+            description="What was in force on this day, as known now.",
+            schema_extra={"anyOf": AS_OF_SCHEMA["anyOf"][:2]},
+        ),
     ] = None,
     trust: Annotated[
         list[str] | None,
-        QueryParameter(name="state", description="Only these trust states."),
+        QueryParameter(
+            name="state",
+            description="Only these trust states.",
+            schema_extra={"items": {"type": "string", "enum": ["", *TRUST_STATES]}},
+        ),
     ] = None,
 ) -> Beliefs:
     rows = service.trust.beliefs(
         target.project_id,
         tuple(state for state in trust or () if state),  # `state=` (empty): no filter
-        as_of=parse_as_of(as_of),
-        in_force_at=parse_day(in_force_at),
+        as_of=parse_as_of(as_of or None),
+        in_force_at=parse_day(in_force_at or None),
     )
     return Beliefs(target.project_id, rows)
 

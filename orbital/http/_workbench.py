@@ -18,6 +18,7 @@ from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
 from orbital.http._auth import BEARER_SCHEME, gate
 from orbital.http._problems import AUTHED, WRITES, documented
+from orbital.http._purge import purge
 from orbital.http._revert import revert
 from orbital.http._schemas import (
     AskDone,
@@ -319,6 +320,7 @@ def workbench_router() -> Router:
             conflicts,
             preview_conflict,
             resolve_conflict,
+            purge,
         ],
         dependencies=gate(Audience.WORKBENCH),
         security=[{BEARER_SCHEME: []}],

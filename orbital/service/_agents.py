@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from orbital.agents.claude_code_hooks import view_day, view_position, view_zone
 from orbital.catalogue import ask_stream
-from orbital.errors import UnknownProject
+from orbital.errors import SecretRefused, UnknownProject
 from orbital.events import Actor
 from orbital.files import FileGateway, memory_file
 from orbital.project import Project
@@ -271,18 +271,24 @@ class AgentSessions:
         """The agent's proposed full content of ``orbital/<name>`` through the write path, as
         ``agent`` in ``session``; with ``hold`` the file's new bytes are not written but
         returned as the outcome's content, for the agent's own tool to write. The quotes of its
-        ask closes and reopens are checked against the session's ``transcript``."""
-        return self.writes.write(
-            project.project_id,
-            name,
-            content,
-            actor=Actor.AGENT,
-            session=session,
-            hold=hold,
-            transcript=transcript,
-            base=None,
-            remove=(),
-        )
+        ask closes and reopens are checked against the session's ``transcript``. A write with
+        a secret is refused like any other (the file as it is, the reason as its warning), so
+        each hook denies the tool instead of letting it write what the store refused."""
+        try:
+            return self.writes.write(
+                project.project_id,
+                name,
+                content,
+                actor=Actor.AGENT,
+                session=session,
+                hold=hold,
+                transcript=transcript,
+                base=None,
+                remove=(),
+            )
+        except SecretRefused as refused:
+            raw = FileGateway(project.root).read_bytes(name) or b""
+            return WriteOutcome(raw.decode("utf-8", "replace"), [str(refused)], [], refused=True)
 
     def take_in(
         self,

@@ -113,6 +113,11 @@ class AsksState:
         #: instead of building them, the dropped asks' index too, again.
         self._writing: dict[str, tuple[Writer, AsksNow]] = {}
 
+    def forget(self, project: str) -> None:
+        """Drop the project's asks kept in this process (after a purge)."""
+        for kept in (self._cache, self._since_snapshot, self._keep_next, self._writing):
+            kept.pop(project, None)
+
     def now(self, r: Reader, project: str, *, head: int | None = None) -> AsksNow:
         """Current asks from the materialised stream states; only streams that changed since
         the last call are read (O(change) in a long-running process). ``head``: the asks'

@@ -31,6 +31,19 @@ from orbital.service._unit import Unit, Units
 from projections.files import render_memory_file
 
 
+def keep_unmerged_aside(u: Unit) -> None:
+    """Keep each projected file edited by hand and not taken in yet beside as a conflict
+    copy, before every projection is written again from events."""
+    files = u.units.ctx.files(u.project)
+    for name in unmerged_files(u.units, u.w, u.project):
+        raw = files.read_bytes(name) or b""
+        if name == ASKS_FILE:
+            conflict = u.save_aside(name, ASKS_KEY, raw)
+            u.append([conflict], actor=Actor.FILE, stream=ASKS_FILE_STREAM)
+        else:
+            keep_aside(u, memory_file(name).key, raw)
+
+
 class _Preview(Exception):
     """Ends a unit decided only to be shown (its transaction rolls back)."""
 
@@ -154,17 +167,9 @@ class Conflicts:
         """Rewrite every projection from events; a file edited by hand and not taken in is
         refused (:class:`UnmergedEdits`) unless ``force``, which first keeps it aside as a
         conflict copy. Returns the copies made."""
-        files = self.units.ctx.files(found)
         with self.units.begin(found, Actor.SYSTEM) as u:
-            pending = unmerged_files(self.units, u.w, found)
-            if pending and not force:
+            if not force and (pending := unmerged_files(self.units, u.w, found)):
                 raise UnmergedEdits(tuple(pending))
-            for name in pending:
-                raw = files.read_bytes(name) or b""
-                if name == ASKS_FILE:
-                    conflict = u.save_aside(name, ASKS_KEY, raw)
-                    u.append([conflict], actor=Actor.FILE, stream=ASKS_FILE_STREAM)
-                else:
-                    keep_aside(u, memory_file(name).key, raw)
+            keep_unmerged_aside(u)
             u.rewrite_all()
         return u.conflicts

@@ -128,6 +128,10 @@ class Context(msgspec.Struct):
         stamp = self.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
         return self.files(project).save_aside(f"{name}.conflict-{stamp}.md", raw)
 
+    def forget(self) -> None:
+        """Drop the decoded snapshots kept (after a purge deleted the rows)."""
+        self._snapshots.clear()
+
     def decoded(self, key: tuple[str, str, int], load: Callable[[], Any]) -> Any:
         """A decoded snapshot, kept in a small LRU: snapshot rows never change, and as-of
         reads cluster around the same past moments."""

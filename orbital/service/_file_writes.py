@@ -9,6 +9,7 @@ from pathlib import Path
 
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.quotes import UserWords
+from orbital.errors import SecretRefused
 from orbital.events import Actor
 from orbital.files import check_size, memory_file
 from orbital.grammar.text import without_nul_bytes
@@ -79,7 +80,13 @@ class FileWrites:
         words = self.asks.words(transcript) if "asks" in proposals else None
         with self.units.begin(project, actor, session=session, proposals=proposals) as u:
             for key, raw in proposals.items():
-                self._decide(u, key, raw, words)
+                try:
+                    self._decide(u, key, raw, words)
+                except SecretRefused as refused:
+                    # Already on disk: nothing of it is taken, and the file is written
+                    # again from events, so the secret does not stay there either.
+                    u.warnings.append(f"{refused} (the file was written again from events)")
+                    u.rewrite.add(key)
             u.sync_memory()
             u.sync_asks()
         for key, raw in proposals.items():

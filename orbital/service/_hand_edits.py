@@ -19,7 +19,8 @@ import msgspec
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_write import decide_agent_write
 from orbital.domain.hand_edits import looks_broken
-from orbital.errors import InvalidEncoding, TooMuchAtOnce, UnsafePath
+from orbital.domain.secrets import secrets_in
+from orbital.errors import InvalidEncoding, SecretRefused, TooMuchAtOnce, UnsafePath
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened, AskReopenProposed
 from orbital.events.files import HandEditDetected
@@ -110,10 +111,13 @@ def _import(u: Unit, key: str, raw: bytes) -> None:
     u.warnings += removed
     try:
         decision = decide_memory_write(u, key, u.memory.files[key], text, Actor.SYSTEM)
+        decide_trust_of_write(u, decision.events, Actor.SYSTEM)
     except TooMuchAtOnce as exc:
         _keep_aside(u, key, raw, _too_much(exc))
         return
-    decide_trust_of_write(u, decision.events, Actor.SYSTEM)
+    except SecretRefused as refused:
+        _keep_secret_aside(u, MEMORY_FILES[key], text, refused, key=key)
+        return
     u.warnings += decision.warnings
     u.rewrite.add(key)
     u.warnings.append(f"{MEMORY_FILES[key]}: imported the file on disk ({sha256(raw)[:12]}).")
@@ -147,14 +151,17 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
     u.warnings += removed
     try:
         proposal = decide_proposal(u, key, theirs, actor=Actor.FILE)
+        broken = looks_broken(current, raw, proposal.events)  # most entries gone at once
+        if broken is not None:
+            _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
+            return
+        decide_trust_of_write(u, proposal.events, Actor.FILE)
     except TooMuchAtOnce as exc:
         _keep_aside(u, key, raw, _too_much(exc))
         return
-    broken = looks_broken(current, raw, proposal.events)  # most entries gone at once
-    if broken is not None:
-        _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
+    except SecretRefused as refused:
+        _keep_secret_aside(u, name, theirs, refused, key=key)
         return
-    decide_trust_of_write(u, proposal.events, Actor.FILE)
     u.warnings += proposal.warnings
     u.rewrite.add(key)
     if proposal.clashes:
@@ -180,6 +187,29 @@ def _keep_aside(u: Unit, key: str, raw: bytes, why: str, base: int = 0) -> None:
         f"{name} was edited outside Orbital and the edit {why}; the edited file is saved "
         f"as orbital/{u.conflicts[-1]} and {name} was regenerated from events. Merge your "
         "change into the new file (or write it again) and delete the copy."
+    )
+
+
+def _keep_secret_aside(
+    u: Unit, name: str, text: str, refused: SecretRefused, key: str = ASKS_KEY
+) -> None:
+    """A hand edit refused for a line that looks like a secret: nothing is taken from it,
+    the file is written again from events, and the person's file is kept beside with each
+    such line left out (the secret is stored nowhere, not even in the conflict copy)."""
+    found = secrets_in(text)
+    line = next((f.line for f in found if f.kind == refused.kind), refused.line)
+    raw = text.encode()  # the copy leaves the line out (:meth:`Unit.save_aside`)
+    if key == ASKS_KEY:
+        copy = _keep_asks_aside(u, raw)
+    else:
+        keep_aside(u, key, raw)
+        copy = u.conflicts[-1]
+    u.warnings.append(
+        f"{name}: line {line} of the file on disk looks like a secret ({refused.kind}); "
+        f"nothing was taken from it and {name} was written again from events. The file is "
+        f"saved as orbital/{copy} with that line left out: keep the secret out of memory "
+        "(or, if it is not one, end the line with `# pragma: allowlist secret`), write your "
+        "change again and delete the copy."
     )
 
 
@@ -261,7 +291,11 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
         actor=Actor.FILE,
     )
     _note(u, detected)
-    u.record([*result.events, *result.audit], actor=Actor.FILE)
+    try:
+        u.record([*result.events, *result.audit], actor=Actor.FILE)
+    except SecretRefused as refused:
+        _keep_secret_aside(u, ASKS_FILE, text, refused)
+        return Projection(rendered=expected)
     new_text = u.units.asks.render(u.w, u.pid)
     u.warnings.append(
         f"ASKS.md was edited outside Orbital; took it in as a hand edit ({found[:12]})."

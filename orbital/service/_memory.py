@@ -126,6 +126,13 @@ class MemoryService:
 
     # -- reads ----------------------------------------------------------------------------
 
+    def forget(self) -> None:
+        """Drop every output and intermediate result this process keeps (after a purge)."""
+        self.outputs = Outputs()
+        self._memo = ViewMemo()
+        self._heads.clear()
+        self._view_texts.clear()
+
     def entry_ids(self, project: Project, key: str) -> list[str]:
         """Every entry the file ever had (live, archived, merged or retired)."""
         return list(self.load(project).files[key].entries)

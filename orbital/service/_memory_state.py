@@ -65,6 +65,11 @@ class MemoryFiles:
         #: The last few committed states per project, newest last: the versions writers read.
         self._recent: dict[str, collections.deque[Memory]] = {}
 
+    def forget(self, pid: str) -> None:
+        """Drop the project's states kept in this process (after a purge)."""
+        self._cache.pop(pid, None)
+        self._recent.pop(pid, None)
+
     def head(self, r: Reader, pid: str) -> int:
         return max(r.prefix_head(pid, p) for p in MEMORY_PREFIXES)
 

@@ -1,12 +1,14 @@
 """The parts of :class:`~orbital.service.Orbital` a short-lived process may never need, made
 (and their modules imported) on first use: a hook or a CLI write is a new process, and what it
 imports is most of what it costs. The person's credentials and page sessions, history and
-conflict copies, export and import, and the memory editor (whose model client brings an HTTP
-stack)."""
+conflict copies, export and import, the purge, and the memory editor (whose model client
+brings an HTTP stack)."""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -16,9 +18,10 @@ if TYPE_CHECKING:
     from orbital.service._credentials import Credentials
     from orbital.service._editor import EditorService
     from orbital.service._history import History
-    from orbital.service._log_files import LogFiles
+    from orbital.service._log_files import ImportReport, LogFiles
     from orbital.service._memory import MemoryService
     from orbital.service._page_sessions import PageSessions
+    from orbital.service._purge import Purges
     from orbital.service._unit import Units
     from orbital.store import EventStore
 
@@ -62,6 +65,22 @@ class OnFirstUse:
         from orbital.service._log_files import LogFiles
 
         return LogFiles(self.units)
+
+    def export_log(self, project: str | None) -> Iterator[bytes]:
+        """A project's whole log (``None``: every project's) as the gzip bytes of an
+        exported file (:mod:`orbital.domain.log_file`), streamed."""
+        return self._log_files.export(project)
+
+    def import_log(self, root: str | Path, chunks: Iterable[bytes]) -> ImportReport:
+        """Import the project checked out at ``root`` from an exported file (idempotent)."""
+        return self._log_files.import_log(Path(root), chunks)
+
+    @functools.cached_property
+    def purges(self) -> Purges:
+        """The person's purge of a text from history (:mod:`._purge`)."""
+        from orbital.service._purge import Purges
+
+        return Purges(self.units, self._memory)
 
     @functools.cached_property
     def editor(self) -> EditorService:

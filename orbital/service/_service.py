@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable, Collection, Generator, Iterable, Iterator
+from collections.abc import Callable, Collection, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from orbital.service._editor import EditorReport
     from orbital.service._history import ConflictCopy, HistoryQuery, Revision
     from orbital.service._kept import KeptCounter
-    from orbital.service._log_files import ImportReport
     from orbital.service._outputs import Seal
     from orbital.service._revert import RevertReport
     from projections.entry_pages import EntryPage, EntryQuery
@@ -236,15 +235,6 @@ class Orbital(OnFirstUse):
     def revisions(self, project: str, entry_id: str) -> list[Revision]:
         """Every text an entry had, oldest first (for ``history --entry ID --diff``)."""
         return self._history.revisions(project, entry_id)
-
-    def export_log(self, project: str | None) -> Iterator[bytes]:
-        """A project's whole log (``None``: every project's) as the gzip bytes of an
-        exported file (:mod:`orbital.domain.log_file`), streamed."""
-        return self._log_files.export(project)
-
-    def import_log(self, root: str | Path, chunks: Iterable[bytes]) -> ImportReport:
-        """Import the project checked out at ``root`` from an exported file (idempotent)."""
-        return self._log_files.import_log(Path(root), chunks)
 
     def revert(self, project: str, target: str, *, actor: Actor) -> RevertReport:
         """Bring the memory files back to how they stood at ``@N`` or just after an event,

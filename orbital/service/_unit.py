@@ -23,9 +23,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
-from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
+from orbital.catalogue import (
+    EDITOR_STREAM,
+    ENTRY_PREFIX,
+    MEMORY_FILES,
+    MEMORY_PREFIXES,
+    file_stream,
+    stream_id,
+)
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entries import stream_for
+from orbital.domain.secrets import Found, locate, redacted, refuse_secrets
 from orbital.errors import PlantedJournal
 from orbital.events import Actor, Event, event_type
 from orbital.events.asks import ASK_EVENTS
@@ -132,6 +140,8 @@ class Unit:
         #: The live memory files' texts as the unit wrote them.
         self._texts: dict[str, str] = {}
         self.asks_text: str | Callable[[], str] = ""
+        #: What the memory files held when the unit first checked a text for secrets.
+        self._known: str | None = None
 
     @property
     def pid(self) -> str:
@@ -235,6 +245,7 @@ class Unit:
         stream: str | None,
         expected_version: int | None,
     ) -> list[EventSummary]:
+        refuse_secrets(events, self._known_text, self._where)
         if expected_version is not None and stream is not None:
             batches = [(stream, list(events))]
         else:
@@ -263,15 +274,48 @@ class Unit:
         self.events += appended
         return appended
 
+    def _known_text(self) -> str:
+        """What the memory files hold (entries, pointers, layout, raw), as one string: a
+        secret found in it is not new text."""
+        if self._known is None:
+            texts: list[str] = []
+            files = self._memory.files.values() if self._memory is not None else ()
+            for state in files:
+                texts += [e.text for e in state.entries.values()]
+                texts += [e.pointer for e in state.entries.values()]
+                texts += [slot.text for slot in state.layout]
+                texts.append(state.raw or "")
+            self._known = "\n".join(texts)
+        return self._known
+
+    def _where(self, event: Event, found: Found) -> tuple[str, int]:
+        """Where the writer finds a refused line: in the file it wrote, else in the text."""
+        for key, raw in self.proposals.items():
+            n = locate(found, raw.decode("utf-8", "replace"))
+            if n is not None:
+                return f"orbital/{MEMORY_FILES.get(key, key)}", n
+        if isinstance(event, ASK_EVENTS):
+            return "the ask's text", found.line
+        return "the text", found.line
+
     def save_aside(self, name: str, key: str, raw: bytes, base: int = 0) -> HandEditConflict:
         """Keep a person's edited file beside its projection (under a name no other copy
         has) and return the event that records it, with the text itself: the store keeps
-        every conflict's text, whatever becomes of the copy on disk."""
+        every conflict's text, whatever becomes of the copy on disk. A line that looks like a
+        secret is left out of both (a note says which): the door that keeps it out of the
+        store keeps it out of the project folder too."""
+        found_sha256 = sha256(raw)
+        try:
+            left, found = redacted(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            found = ()
+        if found:
+            raw = left.encode()
         copy = self.units.ctx.conflict_copy(self.project, name, raw)
         self.conflicts.append(copy)
         text, _ = without_nul(raw.decode("utf-8", errors="replace"), copy)
         return HandEditConflict(
-            file=key, conflict_copy=copy, found_sha256=sha256(raw), base=base, text=text
+            file=key, conflict_copy=copy, found_sha256=found_sha256, base=base, text=text
         )
 
     def displaced(self, name: str, kept: bytes | None) -> None:

@@ -11,13 +11,14 @@ workspace (the project is out of reach: 404).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from orbital.catalogue import PROJECT_STREAM, WORKSPACE_PREFIX, WORKSPACES_OWNER, workspace_stream
 from orbital.clock import Clock
+from orbital.domain.secrets import Found, refuse_secrets
 from orbital.domain.workspaces import (
     ProjectTexts,
     WorkspaceState,
@@ -120,6 +121,7 @@ class Workspaces:
         with self.store.writing() as w:
             current = fold_project(w.read_stream(found.project_id, PROJECT_STREAM))
             events = decide_description(current, found.project_id, text)
+            refuse_secrets(events, lambda: current.description, _where("the project description"))
             done = _appended(w, found.project_id, PROJECT_STREAM, events, actor)
         warned += self.mentions.warnings(found, "project description", [text])
         return WriteOutcome(normal_text(text), warned, done)
@@ -132,6 +134,7 @@ class Workspaces:
         with self.store.writing() as w:
             state = self._of(w, found.project_id)
             events = decide_context(state, text)
+            refuse_secrets(events, lambda: state.context, _where("the workspace context"))
             done = self._append(w, state.name, events, "context", actor, state.members)
         warned += self._warnings(state, "workspace context", text)
         return WriteOutcome(normal_text(text), warned, done)
@@ -147,6 +150,7 @@ class Workspaces:
         with self.store.writing() as w:
             state = self._of(w, found.project_id)
             events = decide_lessons(state, text, base)
+            refuse_secrets(events, lambda: state.lessons, _where("the workspace lessons"))
             done = self._append(w, state.name, events, "lessons", actor, state.members)
             after: WorkspaceState = w.state(WORKSPACES_OWNER, workspace_stream(state.name))
         warned += self._warnings(state, "workspace lessons", text)
@@ -225,6 +229,11 @@ class Workspaces:
             here = self.mentions.unresolved(self.store.project(member), [text])
             missing = here if missing is None else [p for p in missing if p in here]
         return unresolved_warning(where, missing or [])
+
+
+def _where(what: str) -> Callable[[Event, Found], tuple[str, int]]:
+    """Where a workspace write's refused line is: in the text it sent."""
+    return lambda _event, found: (what, found.line)
 
 
 def _appended(

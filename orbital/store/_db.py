@@ -85,6 +85,12 @@ class Database(Protocol):
         """An SQLAlchemy connection for Alembic (SQLite: on an engine made for it)."""
         ...
 
+    def compact(self, tables: Sequence[str]) -> bool:
+        """Rewrite the database so that bytes a transaction replaced or freed leave its files
+        (SQLite: ``VACUUM`` and the WAL truncated; PostgreSQL: ``VACUUM FULL`` of ``tables``);
+        False when another connection kept part of it from finishing (SQLite's WAL)."""
+        ...
+
     def dispose(self) -> None: ...
 
 

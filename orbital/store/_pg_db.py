@@ -83,5 +83,14 @@ class PgDatabase:
         with self.engine.connect() as conn:
             yield conn
 
+    def compact(self, tables: Sequence[str]) -> bool:
+        """``VACUUM FULL`` of ``tables`` (their TOAST too): each is written anew and its old
+        files removed. It runs outside a transaction, as PostgreSQL requires."""
+        with self.engine.connect() as conn:
+            conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+            for table in tables:
+                conn.exec_driver_sql(f"VACUUM FULL {table}")
+        return True
+
     def dispose(self) -> None:
         self.engine.dispose()

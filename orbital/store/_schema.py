@@ -168,3 +168,11 @@ projections_written = sa.Table(
     sa.Column("sha256", sa.String(64), primary_key=True),
     sa.Column("position", sa.BigInteger, nullable=False),
 )
+
+#: The positions a purge is changing, filled and emptied inside its transaction: the events'
+#: triggers let an UPDATE of ``data`` through for these alone (``orbital purge``).
+purging = sa.Table(
+    "purging",
+    metadata,
+    sa.Column("position", sa.BigInteger, primary_key=True, autoincrement=False),
+)

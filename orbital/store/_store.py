@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TYPE_CHECKING
 
@@ -194,6 +194,13 @@ class EventStore:
                 return
         with self._turn(), self._guard():
             upgrade_schema(self._write_db)
+
+    def compact(self, tables: Sequence[str]) -> bool:
+        """Make the bytes a purge replaced leave the database's files, in the writers' turn
+        (:meth:`Database.compact`); False when SQLite's WAL could not be cut (a reader of
+        another process held it): the next checkpoint does it."""
+        with self._turn(), self._guard():
+            return self._write_db.compact(tables)
 
     def changes(self) -> int | None:
         """A number that changes whenever anyone commits to the store (SQLite; None on

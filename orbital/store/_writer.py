@@ -9,6 +9,7 @@ from orbital.store._base import Host, category
 from orbital.store._credentials import CredentialWrites
 from orbital.store._db import Conn
 from orbital.store._projects import ProjectWrites
+from orbital.store._purge import PurgeWrites
 from orbital.store._reads import Reader
 from orbital.store._snapshots import Checkpoint, SnapshotWrites
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from orbital.project import Project
 
 
-class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, Reader):
+class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, PurgeWrites, Reader):
     """One write transaction: reads inside it see a stable state, appends commit together.
 
     Obtained from :meth:`EventStore.writing`; on SQLite it holds the write lock from its first

@@ -45,6 +45,7 @@ EXAMPLES: list[errors.OrbitalError] = [
     errors.UnmergedEdits(("DECISIONS.md",)),
     errors.MassRemoval("DECISIONS.md", ("use-x", "use-y"), 2),
     errors.TooMuchAtOnce("LESSONS.md", "21,650 entries", "300 entries"),
+    errors.SecretRefused("orbital/DECISIONS.md", 3, "AWS Access Key"),
     errors.VersionConflict("ask:a1b2c3", 2, 3),
     errors.StaleWrite("DECISIONS.md", 12, ("use-x",)),
     errors.StoreLocked("sqlite:///x.db", 5000),

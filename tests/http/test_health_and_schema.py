@@ -52,6 +52,7 @@ def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
         "/api/v1/workbench/{project}/conflicts",
         "/api/v1/workbench/{project}/conflicts/{copy}/preview",
         "/api/v1/workbench/{project}/conflicts/{copy}/resolve",
+        "/api/v1/workbench/{project}/purge",
         "/api/v1/workbench/{project}/texts",
         "/api/v1/workbench/{project}/description",
         "/api/v1/workbench/{project}/workspace/context",
