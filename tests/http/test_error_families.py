@@ -38,6 +38,7 @@ EXAMPLES: list[errors.OrbitalError] = [
     errors.UnknownAsk("zzzzzz"),
     errors.UnknownFile("notes.md", ("ASKS.md",)),
     errors.UnknownEntry("use-x"),
+    errors.UnknownEvent("0b6f4a2e"),
     errors.UnknownWorkspace("acme"),
     errors.NoWorkspace("billing"),
     errors.TextTooLong("the description of project 'billing'", 2001, 2000),
