@@ -155,12 +155,11 @@ class UnknownEntry(NotFound):
 class UnknownEvent(NotFound):
     """An event id that the project's log does not hold."""
 
+    hint = "`orbital history --json` shows each event's id, or name a position as @N"
+
     def __init__(self, event_id: str) -> None:
         self.event_id = event_id
-        super().__init__(
-            f"no event with id {event_id!r} in this project's log; `orbital history --json` "
-            "shows each event's id, or name a position as @N"
-        )
+        super().__init__(f"no event with id {event_id!r} in this project's log")
 
 
 class UnknownWorkspace(NotFound):
