@@ -22,10 +22,11 @@ from orbital.agents.claude_code_hooks import (
     memory_target,
     proposed_content,
     rewritten_input,
+    unreachable_notice,
 )
 from orbital.errors import warning_lines
 from orbital.files import FileGateway
-from orbital.project import Project
+from orbital.project import Project, identity_above, public_url
 from orbital.service._first_look import FIRST_LOOKS, WRITABLE, HookResult, first_answer
 from orbital.service._sessions import ToolCalls
 
@@ -54,7 +55,7 @@ class ClaudeCodeHooks:
         """The answer to one hook call; a folder outside every registered project gets none."""
         project = self.agents.project_at(payload.cwd)
         if project is None:
-            return HookResult()
+            return self._elsewhere(slug, payload)
         if slug in FIRST_LOOKS:
             with self.agents.store.reader() as reads:
                 now = self.agents.units.ctx.clock.now()
@@ -64,6 +65,17 @@ class ClaudeCodeHooks:
         handler = getattr(self, "_" + slug.replace("-", "_"))
         result: HookResult = handler(project, payload)
         return result
+
+    def _elsewhere(self, slug: str, payload: Payload) -> HookResult:
+        """A folder of no project in this store: nothing, unless its committed id names a
+        project (kept in another store): then a session start says so (once, one line)."""
+        identity = identity_above(payload.cwd or ".")
+        if slug != "session-start" or identity is None:
+            return HookResult()
+        store = public_url(self.agents.store.url)
+        problem = f"project {identity} of {payload.cwd} is not in the store {store}"
+        answer = context_answer("SessionStart", unreachable_notice(problem))
+        return HookResult(answer, problem=problem)
 
     def _view_path(self, project: Project) -> Path:
         return Path(project.root) / VIEW_FILE
