@@ -144,6 +144,10 @@ def serve(
         started.start()
     mode = f"; {status.state}: {status.detail}" if status.state == "read-only" else ""
     click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store_backend}{mode})")
+    click.echo(
+        f"Workbench: http://{host}:{port}/workbench (sign in with a token from "
+        "`orbital token create --audience workbench`)"
+    )
     try:
         uvicorn.run(create_app(service, settings), host=host, port=port, log_level="warning")
     finally:
