@@ -144,31 +144,37 @@ def _failed(event: str, exc: Exception) -> None:
 
 def run_agent_hook(agent: str, event: str, db: str | None) -> None:
     """Answer one Codex or Cursor hook (``orbital hook codex|cursor <event>``): their JSON
-    payload on stdin, the answer on stdout; fail-open like :func:`run_hook`."""
+    payload on stdin, the answer on stdout; fail-open like :func:`run_hook`, and a Codex
+    session start whose store cannot be used says so as Claude Code's does."""
+    cwd = os.getcwd()
     try:
+        from orbital.agents.claude_code_hooks import parse_payload
+        from orbital.agents.cursor import parse_payload as parse_cursor
         from orbital.project import store_for
         from orbital.service import Orbital
         from orbital.service._sessions import state_dir
 
         raw = sys.stdin.buffer.read()
-        with Orbital.open(store_for(os.getcwd(), db), create=False) as service:
+        payload = parse_payload(raw) if agent == "codex" else parse_cursor(raw)
+        cwd = payload.cwd or cwd
+        with Orbital.open(store_for(cwd, db), create=False) as service:
             service.keep_caches(state_dir() / "cache")
             answer: object
             if agent == "codex":
-                from orbital.agents.claude_code_hooks import parse_payload
                 from orbital.service._codex import CodexHooks
 
-                answer = CodexHooks(service.agents).handle(event, parse_payload(raw))
+                answer = CodexHooks(service.agents).handle(event, payload)
             else:
-                from orbital.agents.cursor import parse_payload as parse_cursor
                 from orbital.service._cursor import CursorHooks
 
-                answer = CursorHooks(service.agents).handle(event, parse_cursor(raw))
+                answer = CursorHooks(service.agents).handle(event, payload)
     except Exception as exc:
         import traceback
 
         log(f"{agent} {event}: {type(exc).__name__}: {exc}")
         log(traceback.format_exc().rstrip())
+        if agent == "codex" and event == "session-start":
+            _tell_agent(cwd, exc)
         return
     if answer is not None:
         sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")

@@ -26,7 +26,7 @@ from orbital.agents.claude_code_hooks import (
 )
 from orbital.errors import warning_lines
 from orbital.files import FileGateway
-from orbital.project import Project, identity_above, public_url
+from orbital.project import Project
 from orbital.service._first_look import FIRST_LOOKS, WRITABLE, HookResult, first_answer
 from orbital.service._sessions import ToolCalls
 
@@ -69,11 +69,9 @@ class ClaudeCodeHooks:
     def _elsewhere(self, slug: str, payload: Payload) -> HookResult:
         """A folder of no project in this store: nothing, unless its committed id names a
         project (kept in another store): then a session start says so (once, one line)."""
-        identity = identity_above(payload.cwd or ".")
-        if slug != "session-start" or identity is None:
+        problem = self.agents.elsewhere(payload.cwd) if slug == "session-start" else ""
+        if not problem:
             return HookResult()
-        store = public_url(self.agents.store.url)
-        problem = f"project {identity} of {payload.cwd} is not in the store {store}"
         answer = context_answer("SessionStart", unreachable_notice(problem))
         return HookResult(answer, problem=problem)
 
