@@ -25,7 +25,7 @@ from orbital.project import Project, identity_above, locate, public_url, stores_
 from orbital.service._installs import Installs, Target, read_text
 from orbital.service._service import Orbital
 from orbital.store import has_wal_reset_fix
-from orbital.store._db import default_url
+from orbital.store._db import default_url, plain_sqlite_file
 
 #: Each agent's install targets in a project folder.
 AgentTargets = Callable[[Path], Mapping[str, Sequence[Target]]]
@@ -125,8 +125,8 @@ def _store(service: Orbital) -> list[Problem]:
                     "its own SQLite",
                 )
             )
-        path = service.store.url.removeprefix("sqlite:///")
-        problems += _space("store", Path(path).parent)
+        path = plain_sqlite_file(service.store.url)
+        problems += _space("store", path.expanduser().parent) if path else []
     return problems
 
 
