@@ -107,6 +107,16 @@ def test_a_clone_whose_store_is_not_this_one_is_refused_not_forked(
     assert (code, output) == (0, f"project shop at {mine}\n")
 
 
+def test_a_join_by_any_command_records_the_store(
+    team: Path, store_url: str, tmp_path: Path, config_dir: Path
+) -> None:
+    (config_dir / "stores.json").unlink()
+    mine = clone(team, tmp_path / "mine")
+    code, output = cli_in(["--db", store_url, "asks", "--project", str(mine)])
+    assert code == 0, output
+    assert stores_knowing(id_of(mine)) == [public_url(store_url)]
+
+
 def test_no_store_of_yours_knows_the_clone(team: Path, tmp_path: Path, config_dir: Path) -> None:
     (config_dir / "stores.json").unlink()  # another machine: the clone came through git
     mine = clone(team, tmp_path / "mine")
