@@ -123,6 +123,31 @@ class UnknownProject(NotFound):
         super().__init__(f"unknown project {project!r}")
 
 
+class ProjectElsewhere(UnknownProject):
+    """A folder whose committed ``orbital/project-id`` names a project this store does not
+    know: a checkout of a project kept in another store (a teammate's clone without the
+    team's store), which a new registration here would silently fork."""
+
+    hint = (
+        "point --db / ORBITAL_DB at the team's store (then `orbital init` joins the project); "
+        "`orbital init --new-project` makes a new, separate project of this folder instead"
+    )
+
+    def __init__(self, root: str, identity: str, store: str, known: tuple[str, ...]) -> None:
+        self.root, self.identity, self.store, self.known = root, identity, store, known
+        where = (
+            f"stores of yours that know it: {', '.join(known)}"
+            if known
+            else "no store of yours on this machine knows it"
+        )
+        OrbitalError.__init__(
+            self,
+            f"{root} is a checkout of project {identity} (its orbital/project-id), which the "
+            f"store {store} does not know; {where}",
+        )
+        self.project = root
+
+
 class UnknownAsk(NotFound):
     """An ask id that no ask in the project has."""
 

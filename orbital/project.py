@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import stat
 from pathlib import Path
@@ -161,3 +162,103 @@ def read_inside(root: str, path: str, limit: int) -> bytes | None:
     finally:
         os.close(fd)
     return b"".join(chunks)
+
+
+# -- which store a project lives in, per user ---------------------------------------------
+# A committed file names the project (its identity), never the store: the store's URL may hold
+# a secret and differs per person. Each user's own record (``stores.json`` in their config
+# folder) says, per identity, which stores know that project, newest first; every entry point
+# that is not told a store (``--db``, ``ORBITAL_DB``) takes the first store of the folder's id.
+
+#: The per-user record of which stores know which project.
+STORES_FILE = "stores.json"
+
+
+def config_dir() -> Path:
+    """This user's Orbital settings folder: ``ORBITAL_CONFIG_DIR``, else the user config
+    directory."""
+    named = os.environ.get("ORBITAL_CONFIG_DIR", "").strip()
+    if named:
+        return Path(named)
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("orbital", appauthor=False))
+
+
+def identity_above(path: str | Path) -> str | None:
+    """The identity of the nearest folder at or above ``path`` with an id file."""
+    start = Path(os.path.abspath(path))
+    for candidate in (start, *start.parents):
+        identity = identity_in(candidate)
+        if identity is not None:
+            return identity
+    return None
+
+
+def public_url(url: str) -> str:
+    """``url`` without its password (PostgreSQL then takes it from ``PGPASSWORD`` or
+    ``~/.pgpass``), so the record never holds a secret."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    user, at, host = parts.netloc.rpartition("@")
+    if ":" not in user and "password" not in parts.query:
+        return url  # nothing secret (and a SQLite path is kept as written)
+    netloc = f"{user.partition(':')[0]}{at}{host}"
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != "password"])
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def _read_stores() -> dict[str, list[str]]:
+    try:
+        data = json.loads((config_dir() / STORES_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    known = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(known, dict):
+        return {}
+    return {
+        identity: [s for s in stores if isinstance(s, str)]
+        for identity, stores in known.items()
+        if isinstance(identity, str) and isinstance(stores, list)
+    }
+
+
+def stores_knowing(identity: str) -> list[str]:
+    """The stores this user's record says know project ``identity``, newest first."""
+    return _read_stores().get(identity, [])
+
+
+def remember_store(identity: str, url: str) -> None:
+    """Record that the store at ``url`` (kept without its password) knows ``identity``, as
+    the first store of that project. A record that cannot be written costs only the
+    finding: ``ORBITAL_DB`` still works."""
+    stored = public_url(url)
+    known = _read_stores()
+    if known.get(identity, [None])[0] == stored:
+        return
+    known[identity] = [stored, *(s for s in known.get(identity, []) if s != stored)]
+    path = config_dir() / STORES_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(f".{STORES_FILE}.{os.getpid()}.tmp")
+        temp.write_text(json.dumps({"projects": known}, indent=1) + "\n", "utf-8")
+        os.replace(temp, path)
+    except OSError:
+        pass
+
+
+def store_for(folder: str | Path, given: str | None = None) -> str | None:
+    """The store a command in ``folder`` uses: ``given`` (``--db``), else ``ORBITAL_DB``,
+    else the first store this user's record names for the folder's project; None: the
+    default store."""
+    if given:
+        return given
+    named = os.environ.get("ORBITAL_DB", "").strip()
+    if named:
+        return named
+    identity = identity_above(folder)
+    if identity is None:
+        return None
+    stores = stores_knowing(identity)
+    return stores[0] if stores else None

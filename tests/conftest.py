@@ -48,6 +48,15 @@ def _own_state_dir(_state_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def config_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's own per-user settings folder (the record of which store each project
+    lives in), never the user's."""
+    folder = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("ORBITAL_CONFIG_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture(autouse=True)
 def detached(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
     """What a hook leaves to a detached process (``orbital.cli._hook.start_detached``: the
     view file's refresh, an editor pass) runs here, to its end, before the hook returns: a

@@ -162,6 +162,15 @@ def context_answer(event: str, text: str) -> Json:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
+def unreachable_notice(reason: str) -> str:
+    """The one line a session start tells the agent when the project's store cannot be
+    used: the session runs without Orbital's memory, and the person should know."""
+    return (
+        f"Orbital: this project's memory is unavailable this session ({reason}); memory files "
+        "are not kept through Orbital now: tell the person to run `orbital doctor` here."
+    )
+
+
 def allow_answer(updated: Mapping[str, object], context: str = "") -> Json:
     """PreToolUse: run the tool on ``updated``; ``context`` arrives after its result."""
     output: Json = {

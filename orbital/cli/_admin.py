@@ -20,16 +20,25 @@ from orbital.service import Audience
 @project_option
 @click.option("--timezone", default="", help="IANA timezone for dates (default: local).")
 @click.option("--workspace", default=None, help="Join this workspace (`orbital workspace create`).")
+@click.option(
+    "--new-project",
+    is_flag=True,
+    help="A checkout of a project this store does not know becomes a new, separate project "
+    "(its orbital/project-id is replaced) instead of being refused.",
+)
 @click.pass_context
 @reports_errors
-def init(ctx: click.Context, project_path: Path, timezone: str, workspace: str | None) -> None:
+def init(
+    ctx: click.Context, project_path: Path, timezone: str, workspace: str | None, new_project: bool
+) -> None:
     """Register the project and create its orbital/ directory (memory files already there
     are imported; one that cannot be read is kept beside, with a warning); --workspace: and
-    join that workspace (a project belongs to at most one)."""
+    join that workspace (a project belongs to at most one). A clone of a project kept in
+    another store is refused: point --db / ORBITAL_DB at that store to join it."""
     from orbital.events import Actor
 
     service = service_of(ctx)
-    report = service.init(project_path, timezone=timezone)
+    report = service.init(project_path, timezone=timezone, new_project=new_project)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(f"project {report.project.project_id} at {report.project.root}")
@@ -164,6 +173,10 @@ def serve(
         started.start()
     mode = f"; {status.state}: {status.detail}" if status.state == "read-only" else ""
     click.echo(f"Orbital serving on http://{host}:{port} (store: {service.store_backend}{mode})")
+    click.echo(
+        f"Workbench: http://{host}:{port}/workbench (sign in with a token from "
+        "`orbital token create --audience workbench`)"
+    )
     try:
         uvicorn.run(create_app(service, settings), host=host, port=port, log_level="warning")
     finally:

@@ -50,7 +50,7 @@ def _project(ctx: click.Context, project_path: Path) -> Project:
         return project
 
 
-def _claude_targets(root: Path) -> list[Target]:
+def claude_targets(root: Path) -> list[Target]:
     return [
         Target(
             cc.SETTINGS_FILE,
@@ -84,7 +84,7 @@ def install_claude_code(ctx: click.Context, project_path: Path) -> None:
     records = _records()
     record = records.load(cc.AGENT, root)
     created_dir = not (root / ".claude").exists() or bool(record.get("created_dir"))
-    for line in records.install(record, _claude_targets(root)):
+    for line in records.install(record, claude_targets(root)):
         click.echo(line)
     view_path = root / _VIEW
     if records.change(record, _VIEW) is None:
@@ -107,7 +107,7 @@ def uninstall_claude_code(ctx: click.Context, project_path: Path) -> None:
     root = project_path.expanduser().resolve()
     records = _records()
     record = records.load(cc.AGENT, root)
-    for line in records.uninstall(record, _claude_targets(root), 0):
+    for line in records.uninstall(record, claude_targets(root), 0):
         click.echo(line)
     view = records.change(record, _VIEW)
     view_path = root / _VIEW

@@ -20,6 +20,7 @@ import click
 from orbital import errors
 from orbital.cli._output import exit_with
 from orbital.cli._run import PROJECT_DEFAULT
+from orbital.project import store_for
 
 if TYPE_CHECKING:
     from orbital.project import Project
@@ -60,11 +61,19 @@ def service_of(ctx: click.Context) -> Orbital:
         creates = ctx.command.name in {"init", "upgrade", "import"} or ctx.command_path.endswith(
             "workspace create"
         )
-        service = open_service(ctx.obj["db"], create=creates, server=ctx.command.name in SERVERS)
+        db = store_for(_folder_of(ctx), ctx.obj["db"])
+        service = open_service(db, create=creates, server=ctx.command.name in SERVERS)
         ctx.obj["service"] = service
         ctx.call_on_close(service.close)
     assert isinstance(service, Orbital)
     return service
+
+
+def _folder_of(ctx: click.Context) -> Path:
+    """The folder whose project names the store when none is given: ``--project`` (the
+    first, for ``follow``), else the working directory."""
+    given = ctx.params.get("project_path") or next(iter(ctx.params.get("projects") or ()), None)
+    return Path(given) if isinstance(given, (str, Path)) else Path()
 
 
 def project_of(ctx: click.Context, project_path: Path) -> tuple[Orbital, Project]:
@@ -92,6 +101,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     **dict.fromkeys(("init", "projects", "db", "serve", "follow", "token"), "_admin"),
     **dict.fromkeys(("install", "uninstall", "hook"), "_agents"),
     **dict.fromkeys(("asks", "ask", "migrate-retractions"), "_asks"),
+    "doctor": "_doctor",
     "editor": "_editor",
     **dict.fromkeys(("entry", "beliefs"), "_entries"),
     "mcp": "_mcp",
@@ -134,7 +144,8 @@ class LazyGroup(click.Group):
     "--db",
     envvar="ORBITAL_DB",
     default=None,
-    help="SQLAlchemy URL of the store (default: a SQLite file in the user data directory).",
+    help="SQLAlchemy URL of the store (default: the store `orbital init` recorded for this "
+    "folder's project, else a SQLite file in the user data directory).",
 )
 @click.version_option(package_name="orbital-memory")
 @click.pass_context

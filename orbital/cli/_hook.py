@@ -87,11 +87,16 @@ def start_after(db: str | None, result: HookResult) -> None:
 
 def run_hook(event: str, db: str | None) -> None:
     """Answer one Claude Code hook: its JSON payload on stdin, the answer on stdout."""
+    from orbital.project import store_for
+
+    cwd = "."
     try:
         from orbital.agents.claude_code_hooks import parse_payload
         from orbital.service._first_look import quick_answer
 
         payload = parse_payload(sys.stdin.buffer.read())
+        cwd = payload.cwd or "."
+        db = store_for(cwd, db)
         result = quick_answer(event, payload, db)
         if result is None:
             from orbital.service import Orbital
@@ -102,7 +107,11 @@ def run_hook(event: str, db: str | None) -> None:
                 result = service.claude_code.handle(event, payload)
     except Exception as exc:
         _failed(event, exc)
+        if event == "session-start":
+            _tell_agent(cwd, exc)
         return
+    if result.problem:
+        log(f"{event}: {result.problem}")
     if result.answer is not None:
         sys.stdout.write(json.dumps(result.answer, ensure_ascii=False) + "\n")
         sys.stdout.flush()
@@ -110,6 +119,20 @@ def run_hook(event: str, db: str | None) -> None:
         start_after(db, result)
     except Exception as exc:
         _failed(event, exc)
+
+
+def _tell_agent(cwd: str, exc: Exception) -> None:
+    """A session start in a project whose store cannot be used says so to the agent, in one
+    line (a folder of no project stays silent)."""
+    from orbital.agents.claude_code_hooks import context_answer, unreachable_notice
+    from orbital.project import identity_above
+
+    if identity_above(cwd) is None:
+        return
+    reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    answer = context_answer("SessionStart", unreachable_notice(reason))
+    sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
 
 
 def _failed(event: str, exc: Exception) -> None:
@@ -121,30 +144,37 @@ def _failed(event: str, exc: Exception) -> None:
 
 def run_agent_hook(agent: str, event: str, db: str | None) -> None:
     """Answer one Codex or Cursor hook (``orbital hook codex|cursor <event>``): their JSON
-    payload on stdin, the answer on stdout; fail-open like :func:`run_hook`."""
+    payload on stdin, the answer on stdout; fail-open like :func:`run_hook`, and a Codex
+    session start whose store cannot be used says so as Claude Code's does."""
+    cwd = os.getcwd()
     try:
+        from orbital.agents.claude_code_hooks import parse_payload
+        from orbital.agents.cursor import parse_payload as parse_cursor
+        from orbital.project import store_for
         from orbital.service import Orbital
         from orbital.service._sessions import state_dir
 
         raw = sys.stdin.buffer.read()
-        with Orbital.open(db, create=False) as service:
+        payload = parse_payload(raw) if agent == "codex" else parse_cursor(raw)
+        cwd = payload.cwd or cwd
+        with Orbital.open(store_for(cwd, db), create=False) as service:
             service.keep_caches(state_dir() / "cache")
             answer: object
             if agent == "codex":
-                from orbital.agents.claude_code_hooks import parse_payload
                 from orbital.service._codex import CodexHooks
 
-                answer = CodexHooks(service.agents).handle(event, parse_payload(raw))
+                answer = CodexHooks(service.agents).handle(event, payload)
             else:
-                from orbital.agents.cursor import parse_payload as parse_cursor
                 from orbital.service._cursor import CursorHooks
 
-                answer = CursorHooks(service.agents).handle(event, parse_cursor(raw))
+                answer = CursorHooks(service.agents).handle(event, payload)
     except Exception as exc:
         import traceback
 
         log(f"{agent} {event}: {type(exc).__name__}: {exc}")
         log(traceback.format_exc().rstrip())
+        if agent == "codex" and event == "session-start":
+            _tell_agent(cwd, exc)
         return
     if answer is not None:
         sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")

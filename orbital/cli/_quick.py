@@ -8,7 +8,6 @@ prints the same text and keeps it for the next process.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -48,10 +47,11 @@ def quick_read(args: list[str]) -> bool:
     project = Path(options.get("--project", "."))
     if not project.is_dir():
         return False
+    from orbital.project import store_for
     from orbital.service._sessions import state_dir
     from orbital.service._view_outputs import kept_file, kept_view
 
-    db, outputs = os.environ.get("ORBITAL_DB") or None, state_dir() / "cache" / "outputs"
+    db, outputs = store_for(project), state_dir() / "cache" / "outputs"
     if command == "context":
         window_text, audience = options.get("--window"), options.get("--audience", "agent")
         if rest or audience not in ("agent", "subagent"):

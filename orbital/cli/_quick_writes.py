@@ -11,7 +11,6 @@ line prints the same bytes and exits the same way whichever takes it (a test hol
 from __future__ import annotations
 
 import codecs
-import os
 import sys
 from pathlib import Path
 
@@ -70,11 +69,12 @@ def _run(command: str, options: dict[str, str], argument: str, project_path: Pat
     from orbital.cli import _run as run
     from orbital.cli._output import exit_with
     from orbital.events import Actor
+    from orbital.project import store_for
 
     session, transcript = options.get("--session"), options.get("--transcript")
     path = None if transcript is None else Path(transcript)
     try:
-        with run.open_service(os.environ.get("ORBITAL_DB") or None) as service:
+        with run.open_service(store_for(project_path)) as service:
             pid = service.project(project_path).project_id
             if command == "write":
                 run.write(

@@ -34,7 +34,7 @@ from orbital.catalogue import ask_stream
 from orbital.errors import SecretRefused, UnknownProject
 from orbital.events import Actor
 from orbital.files import FileGateway, memory_file
-from orbital.project import Project
+from orbital.project import Project, identity_above, public_url
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
 from orbital.service._held import unlanded
@@ -88,6 +88,15 @@ class AgentSessions:
             return self.checkouts.find(Path(cwd or "."))
         except UnknownProject:
             return None
+
+    def elsewhere(self, cwd: str | None) -> str:
+        """Why a folder of no project in this store is still Orbital's business: its
+        committed id names a project kept elsewhere (the session runs without its memory);
+        "" when it names none."""
+        identity = identity_above(cwd or ".")
+        if identity is None:
+            return ""
+        return f"project {identity} of {cwd} is not in the store {public_url(self.store.url)}"
 
     @property
     def marks(self) -> SessionMarks:

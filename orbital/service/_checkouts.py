@@ -13,8 +13,17 @@ import os
 from pathlib import Path
 
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES, PROJECT_ID_FILE
+from orbital.errors import ProjectElsewhere
 from orbital.events import Actor
-from orbital.project import Project, identity_in, locate
+from orbital.project import (
+    Project,
+    identity_above,
+    identity_in,
+    locate,
+    public_url,
+    remember_store,
+    stores_knowing,
+)
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._asks_state import ASKS_PREFIX
 from orbital.service._context import SyncReport
@@ -23,10 +32,12 @@ from orbital.service._unit import Units
 from orbital.store import EventStore, LogWatch, Reader, Writer
 
 
-def register(w: Writer, path: Path, timezone: str) -> Project:
+def register(w: Writer, path: Path, timezone: str, *, new_project: bool = False) -> Project:
     """The checkout of ``path`` (registered, joined or moved here: see
-    ``Writer.register_project``), its ``orbital/`` directory and id file written."""
-    identity = identity_in(path)
+    ``Writer.register_project``), its ``orbital/`` directory and id file written;
+    ``new_project``: the folder's id file is not followed, so an unregistered folder becomes
+    a new project whose own id replaces it."""
+    identity = None if new_project else identity_in(path)
     project = w.register_project(path, timezone=timezone, identity=identity)
     (path / MEMORY_DIR).mkdir(exist_ok=True)
     known = w.identity(project.project_id)
@@ -44,11 +55,38 @@ def checkout_of(store: EventStore, path: Path) -> Project:
     with store.reader() as r:
         found = locate(r, path)
         if found is None:
+            elsewhere(store, r, path)
             return r.project_for_root(path)  # raises UnknownProject
     if isinstance(found, Project):
         return found
     with store.writing() as w:
-        return register(w, found, "")
+        joined = register(w, found, "")
+    remember(store, joined)
+    return joined
+
+
+def elsewhere(store: EventStore, r: Reader, path: Path) -> None:
+    """Refuse a folder not registered here whose committed id names a project ``store``
+    does not know (:class:`ProjectElsewhere`, naming the stores this user's record says
+    know it)."""
+    identity = identity_above(path)
+    if identity is None or r.project_with_identity(identity) is not None:
+        return
+    for folder in (path, *path.parents):
+        if r.checkout_at(folder) is not None:
+            return
+        if identity_in(folder) is not None:
+            break
+    known = tuple(s for s in stores_knowing(identity) if s != public_url(store.url))
+    raise ProjectElsewhere(str(path), identity, public_url(store.url), known)
+
+
+def remember(store: EventStore, project: Project) -> None:
+    """This user's record gets ``store`` as the store of ``project``'s identity."""
+    with store.reader() as r:
+        identity = r.identity(project.project_id)
+    if identity is not None:
+        remember_store(identity, store.url)
 
 
 def unmerged_files(units: Units, r: Reader, project: Project) -> list[str]:
@@ -87,6 +125,16 @@ class Checkouts:
         found = checkout_of(self.store, Path(ref).expanduser().resolve())
         self.store.pin(found)
         return found
+
+    def refuse_elsewhere(self, path: Path) -> None:
+        """Refuse to register ``path`` when it is a checkout of a project kept in another
+        store (:func:`elsewhere`)."""
+        with self.store.reader() as r:
+            elsewhere(self.store, r, path)
+
+    def remember(self, project: Project) -> None:
+        """Record this store as ``project``'s for the user (:func:`remember`)."""
+        remember(self.store, project)
 
     def all(self) -> list[Project]:
         """Every checkout on this machine (folders of projects), by id."""

@@ -22,6 +22,7 @@ from orbital.agents.claude_code_hooks import (
     memory_target,
     proposed_content,
     rewritten_input,
+    unreachable_notice,
 )
 from orbital.errors import warning_lines
 from orbital.files import FileGateway
@@ -54,7 +55,7 @@ class ClaudeCodeHooks:
         """The answer to one hook call; a folder outside every registered project gets none."""
         project = self.agents.project_at(payload.cwd)
         if project is None:
-            return HookResult()
+            return self._elsewhere(slug, payload)
         if slug in FIRST_LOOKS:
             with self.agents.store.reader() as reads:
                 now = self.agents.units.ctx.clock.now()
@@ -64,6 +65,15 @@ class ClaudeCodeHooks:
         handler = getattr(self, "_" + slug.replace("-", "_"))
         result: HookResult = handler(project, payload)
         return result
+
+    def _elsewhere(self, slug: str, payload: Payload) -> HookResult:
+        """A folder of no project in this store: nothing, unless its committed id names a
+        project (kept in another store): then a session start says so (once, one line)."""
+        problem = self.agents.elsewhere(payload.cwd) if slug == "session-start" else ""
+        if not problem:
+            return HookResult()
+        answer = context_answer("SessionStart", unreachable_notice(problem))
+        return HookResult(answer, problem=problem)
 
     def _view_path(self, project: Project) -> Path:
         return Path(project.root) / VIEW_FILE

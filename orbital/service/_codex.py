@@ -27,6 +27,7 @@ from orbital.agents.claude_code_hooks import (
     deny_answer,
     fit,
     memory_target,
+    unreachable_notice,
 )
 from orbital.errors import warning_lines
 from orbital.files import FileGateway
@@ -45,7 +46,8 @@ class CodexHooks:
         """The answer to one hook call; a folder outside every registered project gets none."""
         project = self.agents.project_at(payload.cwd)
         if project is None:
-            return None
+            problem = self.agents.elsewhere(payload.cwd) if slug == "session-start" else ""
+            return context_answer("SessionStart", unreachable_notice(problem)) if problem else None
         if slug == "session-start":
             return self._session_start(project, payload)
         if slug == "prompt":

@@ -45,13 +45,15 @@ class HookResult(NamedTuple):
     """The answer to print (None: nothing), and what a detached process is to do in
     ``project`` after it (:mod:`orbital.cli._hook`): a memory-editor pass (``editor``, over
     the transcripts in ``editor_sessions``, None: the default folder) and the view file
-    brought up to date (``view_file``)."""
+    brought up to date (``view_file``); ``problem``: what the person is to read in the
+    hooks' log (the store does not know the folder's project)."""
 
     answer: Json | None = None
     editor_sessions: Path | None = None
     project: Project | None = None
     editor: bool = False
     view_file: bool = False
+    problem: str = ""
 
 
 NOTHING = HookResult()

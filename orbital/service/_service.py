@@ -164,12 +164,18 @@ class Orbital(OnFirstUse):
         """Register ``root`` and create its ``orbital/`` directory (see :meth:`init`)."""
         return self.init(root, timezone=timezone).project
 
-    def init(self, root: str | Path, *, timezone: str = "") -> InitReport:
+    def init(
+        self, root: str | Path, *, timezone: str = "", new_project: bool = False
+    ) -> InitReport:
         """Register ``root`` and create its ``orbital/`` directory (idempotent). Memory files
         and an ASKS.md already there are imported (their ids kept), as a sync takes them in;
         a file that cannot be read (not UTF-8) is kept beside as a conflict copy, with a
         warning. A directory whose ``orbital/`` is a Python package (Orbital's own source
-        tree) is refused: memory files would land among the package's modules."""
+        tree) is refused: memory files would land among the package's modules. A folder
+        whose committed id names a project this store does not know is refused
+        (:class:`ProjectElsewhere`: a silent fork of a team's project) unless
+        ``new_project``: then it becomes a new project with an id of its own. The store is
+        recorded as this project's for the user (:func:`orbital.project.remember_store`)."""
         path = Path(root).expanduser().resolve()
         if not path.is_dir():
             raise InvalidInput(f"{path} is not a directory: create it first or pass --project")
@@ -179,13 +185,16 @@ class Orbital(OnFirstUse):
                 "directory: run `orbital init` in your project's directory, or pass "
                 "--project PATH"
             )
+        if not new_project:
+            self.local.refuse_elsewhere(path)
         with self.store.writing() as w:
-            project = register(w, path, timezone)
+            project = register(w, path, timezone, new_project=new_project)
             with self.units.over(w, project, Actor.SYSTEM) as u:
                 u.refuse_planted()
                 u.sync_memory(create=True)
                 u.sync_asks()
         self.store.pin(project)
+        self.local.remember(project)
         return InitReport(project, u.warnings, u.conflicts)
 
     def project(self, ref: str | Path) -> Project:

@@ -81,6 +81,13 @@ class AgentSetup:
             ),
         ]
 
+    def targets(self, agent: str, root: Path, executable: str) -> list[Target]:
+        """The files an install of Codex or Cursor changes for ``root`` (``orbital doctor``
+        checks them)."""
+        if agent == codex.AGENT:
+            return self._codex_targets(root, executable, codex_home())
+        return self._cursor_targets(root, executable, cursor_home())
+
     def _install(
         self, agent: str, root: Path, targets: list[Target], dirs: tuple[str, ...] = ()
     ) -> list[str]:

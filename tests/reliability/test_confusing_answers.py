@@ -93,6 +93,10 @@ def test_serve_on_a_store_with_a_damaged_page_says_one_line_and_serves(
     )
     said = [line for line in result.stderr.splitlines() if " - httpx - " not in line]
     assert said == [f"error: {detail}"]  # the test client's own log aside
-    assert result.stdout == "Orbital serving on http://127.0.0.1:8799 (store: sqlite)\n"
+    assert result.stdout == (
+        "Orbital serving on http://127.0.0.1:8799 (store: sqlite)\n"
+        "Workbench: http://127.0.0.1:8799/workbench (sign in with a token from "
+        "`orbital token create --audience workbench`)\n"
+    )
     status, body = answers["health"]
     assert (status, body["status"], body["detail"]) == (503, "store-corrupt", detail)
