@@ -172,3 +172,23 @@ def test_a_tool_install_serves_a_project(
     way: str, installed: Callable[[str], list[str]], tmp_path: Path, store_url: str
 ) -> None:
     _use(installed(way), tmp_path, store_url)
+
+
+def test_the_command_server_json_describes_serves_a_project(
+    wheel: Path, tmp_path: Path, store_url: str
+) -> None:
+    """What an MCP client starts from the registry entry: ``uvx <identifier> <arguments>``."""
+    server = json.loads((ROOT / "server.json").read_text(encoding="utf-8"))
+    (package,) = server["packages"]
+    command = uvx(wheel, package["identifier"])
+    project, home = _project(tmp_path)
+    env = clean_env(home, {"ORBITAL_DB": store_url, "ORBITAL_STATE_DIR": str(tmp_path / "s")})
+    run([*command, "init"], project, env)
+    arguments = [argument["value"] for argument in package["packageArguments"]]
+    assert arguments == ["mcp"]
+    answers = _initialize(command, project, env)
+    assert answers[2]["result"] == {
+        "content": [{"type": "text", "text": '{"asks":[]}'}],
+        "structuredContent": {"asks": []},
+        "isError": False,
+    }
