@@ -86,6 +86,7 @@ def test_the_plugin_installed_from_this_repository_serves_the_memory(
     assert done.result()["result"] == "Done."
     first = "\n".join(fake.main_requests[0].texts())
     assert f"[{ask_id}] Pick the release date" in first  # the SessionStart hook: the view
+    assert "orbital:orbital-memory" in first  # the plugin's skill is offered
     results = _tool_results(fake.main_requests[-1].messages)
     assert [result.get("is_error", False) for result in results] == [False] * 4, results
     assert f'"id":"{ask_id}","text":"Pick the release date"' in str(results[0]["content"])
