@@ -203,6 +203,12 @@ def install_import(before: str | None) -> Change:
     return Change(before, f"{text}{separator}{IMPORT_LINE}\n")
 
 
+def imports_view(text: str | None) -> bool:
+    """Whether ``CLAUDE.local.md`` imports the view: the installer's sessions load it whole
+    before any hook runs; the plugin's (no import) get it from the SessionStart hook."""
+    return text is not None and IMPORT_LINE in text.splitlines()
+
+
 def uninstall_import(current: str, change: Change | None) -> str | None:
     """``CLAUDE.local.md`` without the import line (None: remove it); see :func:`_undo`."""
     lines = current.splitlines(keepends=True)

@@ -62,9 +62,45 @@ def claude_targets(root: Path) -> list[Target]:
     ]
 
 
-@cli.group()
-def install() -> None:
-    """Set a project up for a coding agent."""
+@cli.group(invoke_without_command=True)
+@project_option
+@click.pass_context
+def install(ctx: click.Context, project_path: Path) -> None:
+    """Set a project up for a coding agent; with none named, for each agent found here (its
+    command on PATH or its folder in your home: ~/.claude, $CODEX_HOME or ~/.codex,
+    ~/.cursor)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    agents = _found_agents()
+    if not agents:
+        raise click.UsageError(
+            "no coding agent found (no claude, codex or cursor on PATH, no ~/.claude, "
+            "~/.codex or ~/.cursor): name one, e.g. `orbital install claude-code`"
+        )
+    click.echo(f"found {', '.join(agents)}")
+    service_of(ctx)  # one service for all, closed with this command (not with the first)
+    for agent in agents:
+        command = install.get_command(ctx, agent)
+        assert command is not None
+        click.echo(f"-- {agent}")
+        ctx.invoke(command, project_path=project_path)
+
+
+def _found_agents() -> list[str]:
+    import shutil
+
+    from orbital.agents.detect import found
+    from orbital.service import codex_home, cursor_home
+
+    folders = {
+        "claude-code": Path.home() / ".claude",
+        "codex": codex_home(),
+        "cursor": cursor_home(),
+    }
+    return found(
+        lambda name: shutil.which(name) is not None,
+        {agent: folder.is_dir() for agent, folder in folders.items()},
+    )
 
 
 @cli.group()

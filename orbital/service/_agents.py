@@ -124,15 +124,22 @@ class AgentSessions:
         return describe_changes(events, session, texts), head
 
     def start(
-        self, project: Project, session: str, view_path: Path | None, transcript: str = ""
+        self,
+        project: Project,
+        session: str,
+        view_path: Path | None,
+        transcript: str = "",
+        loaded_file: bool = True,
     ) -> StartReport:
         """Session start: the context is what changed since the position of the view file
         the agent just loaded and, when that file was rendered on another day (or in another
         zone), today's date and the asks as they stand today; the whole view when there was
-        no file (then written here), or for an agent without one (``view_path`` None). The
-        view is not rendered otherwise: the report says whether the file is behind."""
+        no file (then written here), when the agent did not load it (``loaded_file`` False:
+        the file is rewritten for it to read), or for an agent without one (``view_path``
+        None). The view is not rendered otherwise: the report says whether the file is
+        behind."""
         before: str | None = None
-        if view_path is not None:
+        if view_path is not None and loaded_file:
             with contextlib.suppress(OSError):
                 before = view_path.read_text(encoding="utf-8")
         loaded = view_position(before)

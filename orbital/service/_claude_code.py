@@ -27,7 +27,13 @@ from orbital.agents.claude_code_hooks import (
 from orbital.errors import warning_lines
 from orbital.files import FileGateway
 from orbital.project import Project
-from orbital.service._first_look import FIRST_LOOKS, WRITABLE, HookResult, first_answer
+from orbital.service._first_look import (
+    FIRST_LOOKS,
+    WRITABLE,
+    HookResult,
+    first_answer,
+    view_imported,
+)
 from orbital.service._sessions import ToolCalls
 
 if TYPE_CHECKING:
@@ -80,7 +86,8 @@ class ClaudeCodeHooks:
 
     def _session_start(self, project: Project, p: Payload) -> HookResult:
         agents = self.agents
-        report = agents.start(project, p.session_id, self._view_path(project), p.transcript_path)
+        view_path, loaded = self._view_path(project), view_imported(Path(project.root))
+        report = agents.start(project, p.session_id, view_path, p.transcript_path, loaded)
         answer = None
         if report.context:
             text = fit(report.context, f"… (cut to fit) {_READ_VIEW}")

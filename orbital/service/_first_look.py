@@ -20,7 +20,7 @@ import zoneinfo
 from pathlib import Path
 from typing import NamedTuple
 
-from orbital.agents.claude_code import VIEW_FILE
+from orbital.agents.claude_code import MEMORY_FILE, VIEW_FILE, imports_view
 from orbital.agents.claude_code_hooks import (
     FILE_TOOLS,
     Json,
@@ -81,6 +81,17 @@ def quick_answer(
         return None
 
 
+def view_imported(root: Path) -> bool:
+    """Whether the project's ``CLAUDE.local.md`` imports the view file, so that Claude Code
+    loaded it before the session's first hook (``orbital install claude-code`` adds the
+    import; sessions of the plugin alone have none)."""
+    try:
+        text = (root / MEMORY_FILE).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        text = None
+    return imports_view(text)
+
+
 #: The hooks a first look may answer.
 FIRST_LOOKS = ("prompt", "session-start", "pre-tool", "post-tool")
 
@@ -133,6 +144,8 @@ class _FirstLook:
     def session_start(self) -> HookResult | None:
         """The view file the agent just loaded is at the head and was rendered today: nothing
         to send, nothing to rewrite."""
+        if not view_imported(Path(self.project.root)):
+            return None  # the agent did not load it: the whole view is sent
         try:
             with (Path(self.project.root) / VIEW_FILE).open(encoding="utf-8") as view:
                 header = view.readline()

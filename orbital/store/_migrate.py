@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 
 
 def migrations_dir() -> Path:
-    """The migration scripts: inside the installed wheel, or the repository's ``migrations/``."""
+    """The migration scripts: inside the installed wheel (``orbital/_alembic/migrations``, with
+    ``alembic.ini`` beside it as in the repository), or the repository's ``migrations/``."""
     package = Path(orbital.__file__).resolve().parent
-    for candidate in (package / "_migrations", package.parent / "migrations"):
+    for candidate in (package / "_alembic" / "migrations", package.parent / "migrations"):
         if (candidate / "env.py").is_file():
             return candidate
     raise RuntimeError(f"Orbital's migration scripts are missing (looked beside {package})")

@@ -23,6 +23,7 @@ from orbital.cli import cli
 from orbital.clock import FixedClock
 from orbital.events import Actor
 from orbital.service import Orbital
+from tests.conftest import NOW
 
 NAMES = {"ASKS.md", "DECISIONS.md"}
 
@@ -279,3 +280,20 @@ def test_a_file_tool_close_quoting_the_person_is_verified_against_the_transcript
         (f"ask:{host}", "ask.closed", None, False),  # the person's drop; no reopen recorded
         (f"ask:{venue}", "ask.closed", "s1", True),
     ]
+
+
+def test_without_the_import_every_session_starts_with_the_whole_view(
+    project: Path, orbital_db: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin's sessions: nothing imports the view file (it is the installer that adds the
+    import), so a view file left by an earlier session was not loaded; the session starts
+    with the whole view, not with what changed since that file."""
+    monkeypatch.setenv("ORBITAL_NOW", NOW.isoformat())
+    base = {"cwd": str(project), "transcript_path": "", "hook_event_name": "SessionStart"}
+    with Orbital.open(orbital_db, clock=clock) as service:
+        view = service.context_view(service.project(project).project_id)
+    for session in ("s1", "s2"):
+        code, out, _ = _hook("session-start", {**base, "session_id": session, "source": "startup"})
+        assert code == 0
+        assert json.loads(out)["hookSpecificOutput"]["additionalContext"] == view
+    assert (project / ".claude" / "orbital-view.md").is_file()  # for the model to Read

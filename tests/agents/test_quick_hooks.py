@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from orbital.agents.claude_code import VIEW_FILE
+from orbital.agents.claude_code import IMPORT_LINE, MEMORY_FILE, VIEW_FILE
 from orbital.agents.claude_code_hooks import parse_payload, view_day, view_position
 from orbital.cli import cli
 from orbital.cli._hook import start_after
@@ -183,6 +183,7 @@ def test_quick_answers_equal_the_full_paths(
         pid = service.init_project(root).project_id
         service.agents._marks = full_marks
         view = root / VIEW_FILE
+        (root / MEMORY_FILE).write_text(f"{IMPORT_LINE}\n", encoding="utf-8")  # as installed
 
         def both(event: str, slug: str, session: str = "s1", **fields: object) -> object:
             payload = parse_payload(json.dumps({**_payload(root, event, session), **fields}))
@@ -285,6 +286,7 @@ def test_the_view_file_s_day_is_in_the_workspace_s_zone(
     monkeypatch.setenv("ORBITAL_NOW", clock.at.isoformat())
     root = tmp_path / "project"
     root.mkdir()
+    (root / MEMORY_FILE).write_text(f"{IMPORT_LINE}\n", encoding="utf-8")  # as installed
     marks = SessionMarks(tmp_path / "quick")
     with Orbital.open(db, clock=clock) as service:
         pid = service.init(root, timezone="UTC").project.project_id
