@@ -101,7 +101,8 @@ def _use(orbital_cmd: list[str], tmp_path: Path, store_url: str) -> None:
     listed = answers[2]["result"]
     assert isinstance(listed, dict) and not listed.get("isError"), listed
     assert "Pick the release date" in json.dumps(listed)
-    # `orbital doctor` is not in this version yet; once it is, run it here too.
+    doctor = run([*orbital_cmd, "doctor"], project, env).stdout
+    assert doctor.startswith("no problems found (store "), doctor
 
 
 def test_the_wheel_in_an_empty_venv_serves_a_project(
