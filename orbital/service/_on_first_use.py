@@ -1,7 +1,7 @@
 """The parts of :class:`~orbital.service.Orbital` a short-lived process may never need, made
 (and their modules imported) on first use: a hook or a CLI write is a new process, and what it
 imports is most of what it costs. The person's credentials and page sessions, history and
-conflict copies, export and import, the purge, and the memory editor (whose model client
+conflict copies, export, import and revert, the purge, and the memory editor (whose model client
 brings an HTTP stack)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from orbital.clock import Clock
+    from orbital.events import Actor
     from orbital.service._asks import AsksService
     from orbital.service._conflicts import Conflicts
     from orbital.service._credentials import Credentials
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from orbital.service._memory import MemoryService
     from orbital.service._page_sessions import PageSessions
     from orbital.service._purge import Purges
+    from orbital.service._revert import RevertReport
     from orbital.service._unit import Units
     from orbital.store import EventStore
 
@@ -74,6 +76,13 @@ class OnFirstUse:
     def import_log(self, root: str | Path, chunks: Iterable[bytes]) -> ImportReport:
         """Import the project checked out at ``root`` from an exported file (idempotent)."""
         return self._log_files.import_log(Path(root), chunks)
+
+    def revert(self, project: str, target: str, *, actor: Actor) -> RevertReport:
+        """Bring the memory files back to how they stood at ``@N`` or just after an event,
+        by compensating events (nothing is rewritten; a revert is revertible)."""
+        from orbital.service._revert import revert
+
+        return revert(self.units, self.store.project(project), target, actor)
 
     @functools.cached_property
     def purges(self) -> Purges:

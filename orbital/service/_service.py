@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from orbital.service._history import ConflictCopy, HistoryQuery, Revision
     from orbital.service._kept import KeptCounter
     from orbital.service._outputs import Seal
-    from orbital.service._revert import RevertReport
     from projections.entry_pages import EntryPage, EntryQuery
     from projections.workbench import EntryRow, WorkbenchView
 
@@ -244,13 +243,6 @@ class Orbital(OnFirstUse):
     def revisions(self, project: str, entry_id: str) -> list[Revision]:
         """Every text an entry had, oldest first (for ``history --entry ID --diff``)."""
         return self._history.revisions(project, entry_id)
-
-    def revert(self, project: str, target: str, *, actor: Actor) -> RevertReport:
-        """Bring the memory files back to how they stood at ``@N`` or just after an event,
-        by compensating events (nothing is rewritten; a revert is revertible)."""
-        from orbital.service._revert import revert
-
-        return revert(self.units, self.store.project(project), target, actor)
 
     # -- memory files ---------------------------------------------------------------------
 
