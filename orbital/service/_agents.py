@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orbital.agents.claude_code_hooks import view_day, view_position, view_zone
-from orbital.catalogue import ask_stream
+from orbital.catalogue import ASKS_KEY, ask_stream
 from orbital.errors import UnknownProject
 from orbital.events import Actor
-from orbital.files import FileGateway, memory_file
+from orbital.files import FileGateway, memory_file, sha256
 from orbital.project import Project
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
@@ -267,11 +267,14 @@ class AgentSessions:
         session: str,
         transcript: Path | None = None,
         hold: bool = True,
+        read: bytes | None = None,
     ) -> WriteOutcome:
         """The agent's proposed full content of ``orbital/<name>`` through the write path, as
         ``agent`` in ``session``; with ``hold`` the file's new bytes are not written but
         returned as the outcome's content, for the agent's own tool to write. The quotes of its
-        ask closes and reopens are checked against the session's ``transcript``."""
+        ask closes and reopens are checked against the session's ``transcript``. ``read``: the
+        file's bytes the agent's change was made from; when they are what this checkout last
+        wrote, that version is the write's base (what the agent leaves out is removed)."""
         return self.writes.write(
             project.project_id,
             name,
@@ -280,9 +283,21 @@ class AgentSessions:
             session=session,
             hold=hold,
             transcript=transcript,
-            base=None,
+            base=self._read_version(project, name, read),
             remove=(),
         )
+
+    def _read_version(self, project: Project, name: str, read: bytes | None) -> int | None:
+        """The version of ``orbital/<name>`` whose bytes are ``read``: the position this
+        checkout last wrote there, if it wrote those bytes; None when not known."""
+        found = memory_file(name)
+        if read is None or found.key == ASKS_KEY:
+            return None
+        with self.store.reader() as r:
+            checkpoint = r.checkpoint(project, found.name)
+        if checkpoint is None or checkpoint.sha256 != sha256(read):
+            return None
+        return checkpoint.position
 
     def take_in(
         self,
@@ -292,8 +307,9 @@ class AgentSessions:
         transcript: Path | None = None,
     ) -> list[str]:
         """Memory files changed on disk (by the agent's shell or its own file tool) become the
-        agent's writes in ``session`` (quotes checked against its ``transcript``); a file
-        holding Orbital's bytes only gets its stat recorded. Returns the warnings."""
+        agent's writes in ``session`` (quotes checked against its ``transcript``), each based
+        on the version this checkout last wrote there (what the agent read); a file holding
+        Orbital's bytes only gets its stat recorded. Returns the warnings."""
         changed = self.unmerged(project)
         wanted = {memory_file(n).name for n in names} if names else None
         files = FileGateway(project.root)

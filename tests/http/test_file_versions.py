@@ -73,13 +73,14 @@ def test_a_malformed_if_match_is_400(client: Client, world: World) -> None:
     assert refused.json()["detail"].startswith("If-Match '\"abc\"' is not a version")
 
 
-def test_an_empty_write_is_refused_unless_the_removals_are_named(
+def test_an_empty_write_from_a_read_is_refused_unless_the_removals_are_named(
     client: Client, world: World
 ) -> None:
     put(client, world, DECISIONS)
     disk = world.alpha_root / "orbital" / "DECISIONS.md"
     before = disk.read_bytes()
-    refused = put(client, world, "")
+    version = client.get(files(world), headers=bearer(world.agent)).headers["ETag"]
+    refused = put(client, world, "", **{"If-Match": version})
     assert refused.status_code == 409
     assert refused.json()["type"] == "/problems/refused"
     assert refused.json()["detail"].startswith(
