@@ -293,3 +293,13 @@ def test_without_a_base_an_empty_write_changes_nothing(env: Env) -> None:
     outcome = write(env, "")
     assert outcome.warnings == [kept("use-postgres-for-storage, adopt-vite-over-webpack")]
     assert (env.file("DECISIONS.md"), env.orbital.head()) == (before, head)
+
+
+def test_without_a_base_a_writer_that_read_the_empty_file_keeps_what_came_since(
+    env: Env,
+) -> None:
+    read = (env.memory / "DECISIONS.md").read_text()  # no entry yet
+    write(env, read + "\n## Ship on Fridays\nChose: yes.\n")  # another writer, meanwhile
+    outcome = write(env, read + "\n## Keep a changelog\nChose: one file.\n")
+    assert live(env) == ["ship-on-fridays", "keep-a-changelog"]
+    assert outcome.warnings == [kept("ship-on-fridays", "this one")]
