@@ -18,7 +18,7 @@ import msgspec
 
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_write import decide_agent_write
-from orbital.domain.hand_edits import looks_broken
+from orbital.domain.hand_edits import looks_broken, looks_cut
 from orbital.errors import InvalidEncoding, UnsafePath
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened, AskReopenProposed
@@ -135,16 +135,27 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
     except InvalidEncoding:
         _keep_aside(u, key, raw, f"looks broken: it {looks_broken(current, raw)}")
         return
-    broken = looks_broken(current, raw)  # cut short: seen before anything is decided
+    broken = looks_broken(current, raw)  # seen before anything is decided
     if broken is not None:
         _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
         return
     theirs, removed = without_nul(theirs, name)
     u.warnings += removed
     proposal = decide_proposal(u, key, theirs, actor=Actor.FILE)
-    broken = looks_broken(current, raw, proposal.events)  # most entries gone at once
+    broken = looks_broken(current, raw, proposal.events)  # cut short inside an entry
     if broken is not None:
         _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
+        return
+    cut = looks_cut(current, proposal.events)
+    if cut is not None:  # held for the person to confirm, against the version it started from
+        keep_aside(u, key, raw, proposal.base)
+        u.warnings.append(
+            f"{name} was edited outside Orbital and the edit {cut}, as a file cut short does; "
+            f"nothing was taken from it. The edited file is saved as orbital/{u.conflicts[-1]} "
+            f"and {name} was regenerated from events: if you meant the removals, choose Keep "
+            "mine for that copy in the Workbench (`orbital conflicts` lists it); if not, "
+            "delete the copy."
+        )
         return
     decide_trust_of_write(u, proposal.events, Actor.FILE)
     u.warnings += proposal.warnings
