@@ -3,7 +3,7 @@ the agent's other faces: four ``orbital mcp`` stdio servers (one per agent, each
 process) calling ``memory_read`` then ``memory_write`` without ``base``, and four agents
 running ``orbital write DECISIONS.md`` without ``--base`` on the file they read from disk.
 Each adds one entry per write; every acknowledged entry is live at the end. Bounded, for CI
-time (HTTP runs 4 x 100 in ``test_lost_updates.py``): 4 x 25 MCP writes and 4 x 4 CLI writes
+time (HTTP runs 4 x 100 in ``test_lost_updates.py``): 4 x 25 MCP writes and 4 x 3 CLI writes
 (a process each, about 2 s a write on two loaded cores); the figures are printed in the
 run's summary."""
 
@@ -26,7 +26,7 @@ from orbital.service import Orbital
 ORBITAL = str(Path(sys.executable).parent / "orbital")
 WRITERS = 4
 MCP_WRITES = 25
-CLI_WRITES = 4
+CLI_WRITES = 3
 
 
 class Tally:
