@@ -3,9 +3,11 @@
 A writer (``PUT …/files/X``, ``orbital write``, "Keep mine", a hand edit) proposes a full text
 of a memory file it read at some version: the position of the last event that changed the file
 then, which ``GET …/files/X`` returns as its ETag. The proposal is decided against that version
-(given, or the written version it most resembles) and replayed on today's state
-(:func:`orbital.domain.hand_edits.replay_edit`), so what others wrote since is never retired or
-reverted by it; what both changed is reported as clashes for the caller to refuse or keep aside.
+and replayed on today's state (:func:`orbital.domain.hand_edits.replay_edit`), so what others
+wrote since is never retired or reverted by it; what both changed is reported as clashes for
+the caller to refuse or keep aside. Without a version, a hand edit is decided against the
+written version it most resembles, and a writer's proposal against today's state, retiring
+only the entries it names: what it leaves out may be what it never saw.
 """
 
 from __future__ import annotations
