@@ -25,11 +25,8 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from orbital.agents.claude_code_hooks import Payload as ClaudeCodePayload
-    from orbital.agents.cursor import Payload as CursorPayload
+    from orbital.agents.claude_code_hooks import Payload
     from orbital.service._first_look import HookResult
-
-    Payload = ClaudeCodePayload | CursorPayload
 
 #: How long a hook may wait for a locked store, in all, before it fails open.
 HOOK_WAIT_MS = 1000
