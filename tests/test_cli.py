@@ -187,7 +187,13 @@ def test_an_empty_write_is_refused_and_a_smaller_removal_says_where_it_went(
     )
     lessons = tmp_path / "orbital" / "LESSONS.md"
     before = lessons.read_bytes()
-    emptied = run.invoke(cli, ["write", "--project", project, "LESSONS.md"], input="", obj={})
+
+    def based() -> list[str]:
+        shown = run.invoke(cli, ["show", "--project", project, "LESSONS.md", "--json"], obj={})
+        version = str(json.loads(shown.stdout)["version"])
+        return ["write", "--project", project, "LESSONS.md", "--base", version]
+
+    emptied = run.invoke(cli, based(), input="", obj={})
     assert emptied.exit_code == 4
     assert emptied.stderr == (
         "error: LESSONS.md: this write would remove 3 of its 3 entries (test-first, "
@@ -197,12 +203,7 @@ def test_an_empty_write_is_refused_and_a_smaller_removal_says_where_it_went(
         "`orbital write --remove ID` (once per entry) names the entries removed on purpose\n"
     )
     assert lessons.read_bytes() == before
-    one = run.invoke(
-        cli,
-        ["write", "--project", project, "LESSONS.md"],
-        input="1. Test first.\n2. Pin versions.\n",
-        obj={},
-    )
+    one = run.invoke(cli, based(), input="1. Test first.\n2. Pin versions.\n", obj={})
     assert one.exit_code == 0
     assert (
         "warning: LESSONS.md: 1 entry the new text no longer has was removed from the file "

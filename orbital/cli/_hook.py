@@ -7,9 +7,12 @@ command of the same name calls :func:`run_hook` too, so both behave alike. The q
 (:mod:`orbital.service._first_look`) answer first; only when they cannot is the service
 opened. What no one should wait for (the view file's render, which counts tokens; a memory
 editor's pass) is left to a detached process (:func:`start_after`). Hooks are fail-open:
-whatever goes wrong is logged (stderr and ``<state dir>/hooks.log``) and the hook answers
-nothing, exit 0, so Orbital down, slow or broken never holds the agent; only the write path's
-refusals reach it.
+whatever goes wrong is logged (stderr and ``<state dir>/hooks.log``: one line per failure,
+the log rotated past :data:`LOG_LIMIT` bytes) and the hook answers nothing, exit 0, so Orbital
+down, slow or broken never holds the agent; only the write path's refusals reach it. A locked
+store holds a hook at most :data:`HOOK_WAIT_MS` in all; a file tool's hook that fails records
+the agent's write in the state folder (:mod:`orbital.service._pending`), so the take-in that
+finds those bytes later names the agent and its session.
 """
 
 from __future__ import annotations
@@ -18,10 +21,17 @@ import contextlib
 import json
 import os
 import sys
+import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from orbital.agents.claude_code_hooks import Payload
     from orbital.service._first_look import HookResult
+
+#: How long a hook may wait for a locked store, in all, before it fails open.
+HOOK_WAIT_MS = 1000
+#: ``hooks.log`` is moved to ``hooks.log.1`` (replacing it) past this size.
+LOG_LIMIT = 256 * 1024
 
 
 def executable() -> str:
@@ -30,14 +40,18 @@ def executable() -> str:
 
 
 def log(message: str) -> None:
+    """One line on stderr and in ``hooks.log`` (rotated past :data:`LOG_LIMIT` bytes)."""
     import datetime as dt
 
     from orbital.service._sessions import state_dir
 
+    message = " ".join(message.split())
     sys.stderr.write(f"orbital hook: {message}\n")
     try:
         path = state_dir() / "hooks.log"
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_file() and path.stat().st_size > LOG_LIMIT:
+            os.replace(path, path.with_name("hooks.log.1"))
         with path.open("a", encoding="utf-8") as file:
             file.write(f"{dt.datetime.now(dt.UTC).isoformat()} {message}\n")
     except OSError:
@@ -85,10 +99,17 @@ def start_after(db: str | None, result: HookResult) -> None:
         start_detached(db, command)
 
 
+def _left(deadline: float) -> int:
+    """The milliseconds left before ``deadline`` (at least a few)."""
+    return max(50, int((deadline - time.monotonic()) * 1000))
+
+
 def run_hook(event: str, db: str | None) -> None:
     """Answer one Claude Code hook: its JSON payload on stdin, the answer on stdout."""
     from orbital.project import store_for
 
+    deadline = time.monotonic() + HOOK_WAIT_MS / 1000
+    payload: Payload | None = None
     cwd = "."
     try:
         from orbital.agents.claude_code_hooks import parse_payload
@@ -97,16 +118,16 @@ def run_hook(event: str, db: str | None) -> None:
         payload = parse_payload(sys.stdin.buffer.read())
         cwd = payload.cwd or "."
         db = store_for(cwd, db)
-        result = quick_answer(event, payload, db)
+        result = quick_answer(event, payload, db, timeout_ms=_left(deadline))
         if result is None:
             from orbital.service import Orbital
             from orbital.service._sessions import state_dir
 
-            with Orbital.open(db, create=False) as service:
+            with Orbital.open(db, create=False, busy_timeout_ms=_left(deadline)) as service:
                 service.keep_caches(state_dir() / "cache")
                 result = service.claude_code.handle(event, payload)
     except Exception as exc:
-        _failed(event, exc)
+        _failed(event, exc, payload)
         if event == "session-start":
             _tell_agent(cwd, exc)
         return
@@ -135,17 +156,34 @@ def _tell_agent(cwd: str, exc: Exception) -> None:
     sys.stdout.flush()
 
 
-def _failed(event: str, exc: Exception) -> None:
-    import traceback
+def _failed(event: str, exc: Exception, payload: Payload | None = None, label: str = "") -> None:
+    """Log the failure in one line; for a file tool's hook, record the agent's write."""
+    log(f"{label or event}: {type(exc).__name__}: {exc}")
+    if payload is None:
+        return
+    from orbital.service._pending import (
+        TOOL_HOOKS,
+        pending_writes,
+        project_folder,
+        record_pending,
+    )
+    from orbital.service._sessions import state_dir
 
-    log(f"{event}: {type(exc).__name__}: {exc}")
-    log(traceback.format_exc().rstrip())
+    try:
+        root = project_folder(payload.cwd) if event in TOOL_HOOKS else None
+        if root is not None:
+            p = payload
+            writes = pending_writes(event, p.session_id, p.tool_name, p.tool_input, p.cwd, root)
+            record_pending(state_dir(), root, writes)
+    except Exception as failed:  # fail-open all the way: the agent goes on
+        log(f"{event}: the agent's write was not recorded: {type(failed).__name__}: {failed}")
 
 
 def run_agent_hook(agent: str, event: str, db: str | None) -> None:
     """Answer one Codex or Cursor hook (``orbital hook codex|cursor <event>``): their JSON
     payload on stdin, the answer on stdout; fail-open like :func:`run_hook`, and a Codex
     session start whose store cannot be used says so as Claude Code's does."""
+    payload: Payload | None = None
     cwd = os.getcwd()
     try:
         from orbital.agents.claude_code_hooks import parse_payload
@@ -157,7 +195,8 @@ def run_agent_hook(agent: str, event: str, db: str | None) -> None:
         raw = sys.stdin.buffer.read()
         payload = parse_payload(raw) if agent == "codex" else parse_cursor(raw)
         cwd = payload.cwd or cwd
-        with Orbital.open(store_for(cwd, db), create=False) as service:
+        store = store_for(cwd, db)
+        with Orbital.open(store, create=False, busy_timeout_ms=HOOK_WAIT_MS) as service:
             service.keep_caches(state_dir() / "cache")
             answer: object
             if agent == "codex":
@@ -169,10 +208,7 @@ def run_agent_hook(agent: str, event: str, db: str | None) -> None:
 
                 answer = CursorHooks(service.agents).handle(event, payload)
     except Exception as exc:
-        import traceback
-
-        log(f"{agent} {event}: {type(exc).__name__}: {exc}")
-        log(traceback.format_exc().rstrip())
+        _failed(event, exc, payload, f"{agent} {event}")
         if agent == "codex" and event == "session-start":
             _tell_agent(cwd, exc)
         return

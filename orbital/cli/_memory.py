@@ -170,16 +170,17 @@ def regenerate(ctx: click.Context, project_path: Path, force: bool) -> None:
     "--base",
     default=None,
     help="The version the content was made from (`orbital show FILE --json` prints it): "
-    "changes made since are kept, an overlapping one is refused (exit 5). Default: the "
-    "version the content most resembles.",
+    "changes made since are kept, an overlapping one is refused (exit 5). Without it, the "
+    "write removes only the entries named with --remove (any other it leaves out is kept).",
 )
 @click.option(
     "--remove",
     "remove",
     multiple=True,
     metavar="ID",
-    help="An entry this write removes on purpose (repeat it); needed when a write would "
-    "empty the file or remove most of it at once.",
+    help="An entry this write removes on purpose (repeat it): without --base, the only "
+    "entries it removes; with it, needed when a write would empty the file or remove most of "
+    "it at once.",
 )
 @click.pass_context
 @reports_errors

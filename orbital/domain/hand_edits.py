@@ -19,9 +19,11 @@ hand edit keeps the person's file beside as a conflict copy, and "Keep mine" app
 person's side.
 
 Before any of that, :func:`looks_broken` judges whether a whole file looks broken rather than
-meant (cut short by a crashed editor, not UTF-8, most entries gone at once). One judgement
-serves every path that takes a whole file in: a hand edit that looks broken is kept as a
-conflict copy and nothing is taken from it; a writer's proposal that looks broken is refused.
+meant (cut short by a crashed editor, not UTF-8). One judgement serves every path that takes
+a whole file in: a hand edit that looks broken is kept as a conflict copy and nothing is taken
+from it; a writer's proposal that looks broken is refused. After it, :func:`looks_cut` judges
+whether a hand save's removals look like a cut (several entries, or the head or tail of the
+file, gone in one save): such a save is held for the person to confirm, not taken as intent.
 """
 
 from __future__ import annotations
@@ -150,8 +152,10 @@ def replay_edit(
     return Replay(tuple(replayed), tuple(clashes))
 
 
-#: "Most entries gone at once": at least this many, and more than half of the live ones.
-MOST_GONE_MIN = 3
+#: A hand save removing at least this many entries at once looks like a cut.
+SEVERAL = 3
+#: ... and so does one removing at least this many from the head or the tail of the file.
+CUT_END = 2
 
 
 def looks_broken(before: FileState | str, raw: bytes, edit: Sequence[Event] = ()) -> str | None:
@@ -161,8 +165,7 @@ def looks_broken(before: FileState | str, raw: bytes, edit: Sequence[Event] = ()
     could not be decided, e.g. undecodable).
 
     Broken is: bytes that are not UTF-8; a text cut mid-line (the file Orbital wrote ends with
-    a newline, this one does not); a strict prefix of what was written that cuts into an entry;
-    most live entries removed at once (at least :data:`MOST_GONE_MIN`, and more than half).
+    a newline, this one does not); a strict prefix of what was written that cuts into an entry.
     Line endings are the file's own: a CRLF file is judged as the same text in LF.
     """
     try:
@@ -175,9 +178,23 @@ def looks_broken(before: FileState | str, raw: bytes, edit: Sequence[Event] = ()
     revised = any(isinstance(e, EntryRevised) for e in edit)
     if len(text) < len(written) and written.startswith(text) and revised:
         return "is the file cut short inside an entry"
-    if isinstance(before, FileState):
-        live = len(before.live_ids())
-        gone = len({e.entry_id for e in edit if isinstance(e, EntryRetired)})
-        if gone >= MOST_GONE_MIN and gone * 2 > live:
-            return f"removes {gone} of {live} entries at once"
+    return None
+
+
+def looks_cut(before: FileState, edit: Sequence[Event]) -> str | None:
+    """Why a hand save whose events against ``before`` are ``edit`` looks like a file cut (at
+    an entry boundary) rather than removals meant; None when it does not. A cut is
+    :data:`SEVERAL` or more entries gone in one save, or :data:`CUT_END` or more from the head
+    or the tail of the file; one entry removed, or two apart inside the file, is meant."""
+    live = before.live_ids()
+    retired = {e.entry_id for e in edit if isinstance(e, EntryRetired)}
+    gone = [i for i in live if i in retired]
+    if len(gone) >= SEVERAL:
+        return f"removes {len(gone)} of its {len(live)} entries in one save"
+    head = next((n for n, i in enumerate(live) if i not in retired), len(live))
+    if head >= CUT_END:
+        return f"removes the first {head} of its {len(live)} entries"
+    tail = next((n for n, i in enumerate(reversed(live)) if i not in retired), len(live))
+    if tail >= CUT_END:
+        return f"removes the last {tail} of its {len(live)} entries"
     return None

@@ -109,8 +109,9 @@ _ETAG = ResponseHeader(
 _IF_MATCH = (
     "The ETag of the read this write was made from: the write is decided against that "
     "version and replayed on today's file, so entries others wrote since are kept; a change "
-    "that overlaps one made since is refused (409, read again and retry). Without it, the "
-    "version the content most resembles is taken."
+    "that overlaps one made since is refused (409, read again and retry). Without it, the write "
+    "removes only the entries named in `remove`: any other entry the content leaves out is "
+    "kept, and `warnings` names it."
 )
 
 

@@ -92,15 +92,16 @@ def register_tools(server: MCPServer, calls: Calls) -> None:
             Field(
                 description="The version memory_read gave with the text you changed. Changes "
                 "made since by others are kept; if they touch what you change, the write is "
-                "refused as stale: read again and redo it. Omit: the version your text most "
-                "resembles."
+                "refused as stale: read again and redo it. Omit it and the write removes only "
+                "the entries named in remove: any other entry your text leaves out is kept."
             ),
         ] = None,
         remove: Annotated[
             list[str] | None,
             Field(
-                description="Entry ids you remove on purpose: a write that would empty the "
-                "file or remove most of its entries at once is refused unless it names them."
+                description="Entry ids you remove on purpose: without base, the only entries "
+                "the write removes; with it, a write that would empty the file or remove most "
+                "of its entries at once is refused unless it names them."
             ),
         ] = None,
     ) -> CallToolResult:

@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orbital.agents.claude_code_hooks import view_day, view_position, view_zone
-from orbital.catalogue import ask_stream
+from orbital.catalogue import ASKS_KEY, ask_stream
 from orbital.errors import SecretRefused, UnknownProject
 from orbital.events import Actor
-from orbital.files import FileGateway, memory_file
+from orbital.files import FileGateway, memory_file, sha256
 from orbital.project import Project, identity_above, public_url
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
@@ -283,13 +283,17 @@ class AgentSessions:
         session: str,
         transcript: Path | None = None,
         hold: bool = True,
+        read: bytes | None = None,
     ) -> WriteOutcome:
         """The agent's proposed full content of ``orbital/<name>`` through the write path, as
         ``agent`` in ``session``; with ``hold`` the file's new bytes are not written but
         returned as the outcome's content, for the agent's own tool to write. The quotes of its
-        ask closes and reopens are checked against the session's ``transcript``. A write with
-        a secret is refused like any other (the file as it is, the reason as its warning), so
-        each hook denies the tool instead of letting it write what the store refused."""
+        ask closes and reopens are checked against the session's ``transcript``. ``read``: the
+        file's bytes the agent's change was made from; when they are what this checkout last
+        wrote, that version is the write's base (what the agent leaves out is removed). A
+        write with a secret is refused like any other (the file as it is, the reason as its
+        warning), so each hook denies the tool instead of letting it write what the store
+        refused."""
         try:
             return self.writes.write(
                 project.project_id,
@@ -299,12 +303,24 @@ class AgentSessions:
                 session=session,
                 hold=hold,
                 transcript=transcript,
-                base=None,
+                base=self._read_version(project, name, read),
                 remove=(),
             )
         except SecretRefused as refused:
             raw = FileGateway(project.root).read_bytes(name) or b""
             return WriteOutcome(raw.decode("utf-8", "replace"), [str(refused)], [], refused=True)
+
+    def _read_version(self, project: Project, name: str, read: bytes | None) -> int | None:
+        """The version of ``orbital/<name>`` whose bytes are ``read``: the position this
+        checkout last wrote there, if it wrote those bytes; None when not known."""
+        found = memory_file(name)
+        if read is None or found.key == ASKS_KEY:
+            return None
+        with self.store.reader() as r:
+            checkpoint = r.checkpoint(project, found.name)
+        if checkpoint is None or checkpoint.sha256 != sha256(read):
+            return None
+        return checkpoint.position
 
     def take_in(
         self,
@@ -314,8 +330,9 @@ class AgentSessions:
         transcript: Path | None = None,
     ) -> list[str]:
         """Memory files changed on disk (by the agent's shell or its own file tool) become the
-        agent's writes in ``session`` (quotes checked against its ``transcript``); a file
-        holding Orbital's bytes only gets its stat recorded. Returns the warnings."""
+        agent's writes in ``session`` (quotes checked against its ``transcript``), each based
+        on the version this checkout last wrote there (what the agent read); a file holding
+        Orbital's bytes only gets its stat recorded. Returns the warnings."""
         changed = self.unmerged(project)
         wanted = {memory_file(n).name for n in names} if names else None
         files = FileGateway(project.root)

@@ -127,7 +127,9 @@ class ClaudeCodeHooks:
         if proposed is None:
             return HookResult()  # the tool fails on its own (old_string not found…)
         transcript = p.transcript()
-        outcome = self.agents.write(project, name, proposed.encode(), p.session_id, transcript)
+        outcome = self.agents.write(
+            project, name, proposed.encode(), p.session_id, transcript, read=raw
+        )
         warnings = warning_lines(outcome.warnings)
         wanted = outcome.content
         if wanted == current:

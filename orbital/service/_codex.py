@@ -105,7 +105,7 @@ class CodexHooks:
             if proposal is None or proposal == (current or ""):
                 continue  # left to the tool (it fails on its own), or nothing proposed
             outcome = self.agents.write(
-                project, name, proposal.encode(), p.session_id, p.transcript()
+                project, name, proposal.encode(), p.session_id, p.transcript(), read=raw
             )
             warnings = warning_lines(outcome.warnings)
             if outcome.content == (current or ""):

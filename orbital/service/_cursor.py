@@ -64,7 +64,9 @@ class CursorHooks:
         current = raw.decode("utf-8") if raw is not None else ""
         if content == current:
             return None
-        outcome = self.agents.write(project, name, content.encode(), p.session_id, hold=False)
+        outcome = self.agents.write(
+            project, name, content.encode(), p.session_id, hold=False, read=raw
+        )
         warnings = warning_lines(outcome.warnings)
         if outcome.content == current:
             reason = f"Orbital refused this write of orbital/{name}; the file is unchanged."

@@ -70,9 +70,9 @@ class FileWrites:
         transcript: Path | None,
     ) -> list[str]:
         """Projected files found changed on disk (name -> bytes) become ``actor``'s writes in
-        ``session``, and every other projected file is synced: one unit, so what one
-        file's write takes in of another's bytes is never taken as the person's hand edit.
-        Returns the warnings."""
+        ``session``, each based on the version this checkout last wrote there, and every
+        other projected file is synced: one unit, so what one file's write takes in of
+        another's bytes is never taken as the person's hand edit. Returns the warnings."""
         proposals = {memory_file(name).key: raw for name, raw in found.items()}
         for key, raw in proposals.items():
             if key != "asks":
@@ -81,7 +81,7 @@ class FileWrites:
         with self.units.begin(project, actor, session=session, proposals=proposals) as u:
             for key, raw in proposals.items():
                 try:
-                    self._decide(u, key, raw, words)
+                    self._decide(u, key, raw, words, base=_written_version(u, key))
                 except SecretRefused as refused:
                     # Already on disk: nothing of it is taken, and the file is written
                     # again from events, so the secret does not stay there either.
@@ -128,3 +128,12 @@ class FileWrites:
             u.memory_after.changed_at[key],
             refused=u.refused,
         )
+
+
+def _written_version(u: Unit, key: str) -> int | None:
+    """The version of memory file ``key`` this checkout last wrote (None: never, or ASKS.md):
+    what a change made to the file on disk was made from."""
+    if key == "asks":
+        return None
+    checkpoint = u.w.checkpoint(u.project, MEMORY_FILES[key])
+    return None if checkpoint is None else checkpoint.position

@@ -60,14 +60,19 @@ NOTHING = HookResult()
 
 
 def quick_answer(
-    slug: str, payload: Payload, db_url: str | None, marks: SessionMarks | None = None
+    slug: str,
+    payload: Payload,
+    db_url: str | None,
+    marks: SessionMarks | None = None,
+    timeout_ms: int = 5000,
 ) -> HookResult | None:
     """The hook's first answer before the service is opened (a SQLite store at the newest
-    schema), else None: take the full path, which also reports whatever went wrong here."""
+    schema), else None: take the full path, which also reports whatever went wrong here.
+    ``timeout_ms``: how long a read may wait for a locked store."""
     if slug not in FIRST_LOOKS:
         return None
     try:
-        reader = quick_reader(db_url)
+        reader = quick_reader(db_url, timeout_ms)
         if reader is None:
             return None
         with reader:

@@ -12,13 +12,14 @@ saved beside.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES, file_stream
 from orbital.domain.asks_write import decide_agent_write
-from orbital.domain.hand_edits import looks_broken
+from orbital.domain.hand_edits import looks_broken, looks_cut
 from orbital.domain.secrets import secrets_in
 from orbital.errors import InvalidEncoding, SecretRefused, TooMuchAtOnce, UnsafePath
 from orbital.events import Actor, Event
@@ -30,13 +31,16 @@ from orbital.grammar.text import norm, same_text, to_lf, without_nul
 from orbital.service._asks_file import ASKS_FILE, Changed, Projection
 from orbital.service._held import memory_not_landed, not_landed_warning
 from orbital.service._memory_state import MEMORY_KEYS
+from orbital.service._pending import PendingWrite, find_pending
 from orbital.service._proposals import decide_memory_write, decide_proposal
+from orbital.service._sessions import state_dir
 from orbital.service._trust import decide_trust_of_write
 from orbital.service._unit import Intake
 from projections.files import render_memory_file
 
 if TYPE_CHECKING:
     from orbital.service._unit import Unit
+    from orbital.store import Checkpoint
 
 #: The stream of ASKS.md's hand-edit events.
 ASKS_FILE_STREAM = file_stream(ASKS_KEY)
@@ -88,7 +92,7 @@ def take_in_memory(u: Unit) -> None:
         elif checkpoint is not None and memory_not_landed(u.w, u.pid, name, checkpoint, raw, ours):
             u.rewrite.add(key)
             u.warnings.append(not_landed_warning(name, checkpoint.position))
-        else:
+        elif not _agents_write(u, key, raw, checkpoint):
             _merge(u, key, raw, ours)
 
 
@@ -123,6 +127,43 @@ def _import(u: Unit, key: str, raw: bytes) -> None:
     u.warnings.append(f"{MEMORY_FILES[key]}: imported the file on disk ({sha256(raw)[:12]}).")
 
 
+def _pending(u: Unit, name: str, raw: bytes) -> PendingWrite | None:
+    """The agent's write a failing hook recorded with these bytes, if one did."""
+    return find_pending(state_dir(), Path(u.project.root), name, sha256(raw))
+
+
+def _agents_write(u: Unit, key: str, raw: bytes, checkpoint: Checkpoint | None) -> bool:
+    """Bytes a hook recorded as the agent's write when it could not reach the store, taken
+    in as that agent's write in its session, against the version this checkout last wrote
+    (what the agent changed). False when no hook recorded them, or they do not apply cleanly
+    (then they are a hand edit)."""
+    name = MEMORY_FILES[key]
+    found = _pending(u, name, raw)
+    if found is None:
+        return False
+    try:
+        text = to_lf(decode_utf8(raw))
+    except InvalidEncoding:
+        return False
+    current = u.memory.files[key]
+    base = None if checkpoint is None else checkpoint.position
+    proposal = decide_proposal(u, key, text, base=base, actor=Actor.AGENT)
+    if proposal.clashes or looks_broken(current, raw, proposal.events) is not None:
+        return False
+    decide_trust_of_write(u, proposal.events, Actor.AGENT, found.session)
+    u.warnings += proposal.warnings
+    u.rewrite.add(key)
+    u.warnings.append(_took_pending(name, found))
+    return True
+
+
+def _took_pending(name: str, found: PendingWrite) -> str:
+    return (
+        f"{name}: took in the agent's write of session {found.session} ({found.tool}) that "
+        f"its hook could not bring to the store ({found.sha256[:12]})."
+    )
+
+
 def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
     name = MEMORY_FILES[key]
     found = sha256(raw)
@@ -143,7 +184,7 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
     except InvalidEncoding:
         _keep_aside(u, key, raw, f"looks broken: it {looks_broken(current, raw)}")
         return
-    broken = looks_broken(current, raw)  # cut short: seen before anything is decided
+    broken = looks_broken(current, raw)  # seen before anything is decided
     if broken is not None:
         _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
         return
@@ -151,9 +192,20 @@ def _merge(u: Unit, key: str, raw: bytes, ours: str) -> None:
     u.warnings += removed
     try:
         proposal = decide_proposal(u, key, theirs, actor=Actor.FILE)
-        broken = looks_broken(current, raw, proposal.events)  # most entries gone at once
+        broken = looks_broken(current, raw, proposal.events)  # cut short inside an entry
         if broken is not None:
             _keep_aside(u, key, raw, f"looks broken: it {broken}; nothing was taken from it")
+            return
+        cut = looks_cut(current, proposal.events)
+        if cut is not None:  # held for the person to confirm, against the version it started from
+            keep_aside(u, key, raw, proposal.base)
+            u.warnings.append(
+                f"{name} was edited outside Orbital and the edit {cut}, as a file cut short does; "
+                f"nothing was taken from it. The edited file is saved as orbital/{u.conflicts[-1]} "
+                f"and {name} was regenerated from events: if you meant the removals, choose Keep "
+                "mine for that copy in the Workbench (`orbital conflicts` lists it); if not, "
+                "delete the copy."
+            )
             return
         decide_trust_of_write(u, proposal.events, Actor.FILE)
     except TooMuchAtOnce as exc:
@@ -233,7 +285,9 @@ def take_in_asks(u: Unit, proposal: bytes | None) -> Projection:
     if found.expected is None:
         projection = _import_asks(u, found)
     else:
-        projection = _hand_edit_asks(u, found.raw, found.expected)
+        projection = _hand_edit_asks(
+            u, found.raw, found.expected, _pending(u, ASKS_FILE, found.raw)
+        )
     projection.seen = sha256(found.raw)
     return projection
 
@@ -260,9 +314,12 @@ def _import_asks(u: Unit, found: Changed) -> Projection:
     return Projection(rendered=u.units.asks.render(u.w, u.pid))
 
 
-def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
-    """A hand edit follows the append-only rules, attributed ``file``; if anything the
-    person typed would not survive, their file is saved beside it first."""
+def _hand_edit_asks(
+    u: Unit, raw: bytes, expected: str, agents: PendingWrite | None = None
+) -> Projection:
+    """A hand edit follows the append-only rules, attributed ``file`` (or the agent, in its
+    session, when a failing hook recorded these bytes as its write: ``agents``); if anything
+    the person typed would not survive, their file is saved beside it first."""
     found = sha256(raw)
     detected = HandEditDetected(
         file=ASKS_KEY, expected_sha256=sha256(expected.encode()), found_sha256=found
@@ -280,6 +337,7 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
     text, removed = without_nul(decode_asks_bytes(raw)[0], ASKS_FILE)
     u.warnings += removed
     known = u.units.asks.now(u.w, u.pid)
+    actor = Actor.FILE if agents is None else Actor.AGENT
     result = decide_agent_write(
         known.asks,
         expected,
@@ -288,17 +346,21 @@ def _hand_edit_asks(u: Unit, raw: bytes, expected: str) -> Projection:
         u.mint,
         known.dropped,
         known.opened,
-        actor=Actor.FILE,
+        actor=actor,
     )
-    _note(u, detected)
+    if agents is None:
+        _note(u, detected)
+    session = None if agents is None else agents.session
     try:
-        u.record([*result.events, *result.audit], actor=Actor.FILE)
+        u.record([*result.events, *result.audit], actor=actor, session=session)
     except SecretRefused as refused:
         _keep_secret_aside(u, ASKS_FILE, text, refused)
         return Projection(rendered=expected)
     new_text = u.units.asks.render(u.w, u.pid)
     u.warnings.append(
         f"ASKS.md was edited outside Orbital; took it in as a hand edit ({found[:12]})."
+        if agents is None
+        else _took_pending(ASKS_FILE, agents)
     )
     u.warnings += result.warnings
     kept = set(new_text.split("\n"))

@@ -23,7 +23,6 @@ from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_
 from orbital.domain.removals import check_removals
 from orbital.errors import StaleWrite
 from orbital.events import Actor
-from orbital.events.entries import EntryRetired
 from orbital.files import decode_utf8
 from orbital.project import Project
 from orbital.service._asks_state import ASKS_PREFIX
@@ -47,6 +46,18 @@ class SessionEndReport(msgspec.Struct, frozen=True):
     notes: list[str]
     #: The memory editor's outcome when one is configured ("" when none is).
     editor: str = ""
+
+
+def kept_warning(name: str, kept: tuple[str, ...]) -> str:
+    """What a writer is told of the entries its write without a base left out and kept."""
+    n = len(kept)
+    return (
+        f"{name}: kept {', '.join(kept)}: left out of this write, but a write that does not "
+        "say which version it was made from (--base, If-Match, base) removes only the "
+        f"entries it names, and {'this one' if n == 1 else 'these'} may have been written "
+        "after your read. To remove them, write again with the version you read, or name "
+        "them (--remove, remove)."
+    )
 
 
 @dataclass
@@ -74,27 +85,20 @@ class MemoryService:
         remove: AbstractSet[str] = frozenset(),
     ) -> None:
         """Decide a writer's proposed full text of one memory file (reference §5) in ``u``,
-        against the version it was based on (``base``; None: the written version it most
-        resembles), replayed on today's state. Refuses a write whose change overlaps what
-        changed since (:class:`StaleWrite`) and one that would empty the file or remove most
-        of it at once unless ``remove`` names those entries (:class:`MassRemoval`)."""
+        against the version it was based on (``base``), replayed on today's state; without
+        one, against today's state, removing only the entries it names. Refuses a write
+        whose change overlaps what changed since (:class:`StaleWrite`) and one that would
+        empty the file or remove most of it at once unless ``remove`` names those entries
+        (:class:`MassRemoval`)."""
         name = MEMORY_FILES[key]
         proposal = decide_proposal(u, key, decode_utf8(content), base=base, remove=remove)
         if proposal.clashes:
             raise StaleWrite(name, proposal.base, proposal.clashes)
-        # What the text leaves out counts, kept back or not: an empty write is refused.
-        asked = [EntryRetired(entry_id=i, date=u.today) for i in proposal.kept_back]
-        gone = check_removals(u.memory.files[key], (*proposal.events, *asked), remove)
-        gone = [i for i in gone if i not in proposal.kept_back]
+        gone = check_removals(u.memory.files[key], proposal.events, remove)
         decide_trust_of_write(u, proposal.events)
         u.warnings += proposal.warnings
         if proposal.kept_back:
-            u.warnings.append(
-                f"{name}: kept {', '.join(proposal.kept_back)}, left out of this write but "
-                "written after the oldest version it could have been read from; to remove "
-                "them, write with the version you read (--base, If-Match) or name them "
-                "(remove)."
-            )
+            u.warnings.append(kept_warning(name, proposal.kept_back))
         if gone:
             n = len(gone)
             u.warnings.append(

@@ -3,9 +3,11 @@
 A writer (``PUT …/files/X``, ``orbital write``, "Keep mine", a hand edit) proposes a full text
 of a memory file it read at some version: the position of the last event that changed the file
 then, which ``GET …/files/X`` returns as its ETag. The proposal is decided against that version
-(given, or the written version it most resembles) and replayed on today's state
-(:func:`orbital.domain.hand_edits.replay_edit`), so what others wrote since is never retired or
-reverted by it; what both changed is reported as clashes for the caller to refuse or keep aside.
+and replayed on today's state (:func:`orbital.domain.hand_edits.replay_edit`), so what others
+wrote since is never retired or reverted by it; what both changed is reported as clashes for
+the caller to refuse or keep aside. Without a version, a hand edit is decided against the
+written version it most resembles, and a writer's proposal against today's state, retiring
+only the entries it names: what it leaves out may be what it never saw.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from orbital.domain.entries import fold_file
 from orbital.domain.file_write import decide_file_write
 from orbital.domain.growth import check_added
 from orbital.domain.hand_edits import replay_edit
-from orbital.domain.merge import closest
+from orbital.domain.merge import closest, merge_layout
 from orbital.domain.writes import Decision
 from orbital.events import Actor, Event
 from orbital.events.entries import EntryCreated, EntryRetired, EntryRevised
@@ -73,8 +75,8 @@ class Proposal(msgspec.Struct, frozen=True):
     warnings: tuple[str, ...]
     base: int
     clashes: tuple[str, ...] = ()
-    #: Entries the text left out but written after the oldest version it could come from:
-    #: kept, since the writer may never have seen them.
+    #: Entries a proposal without a base left out and did not name: kept, since the writer
+    #: may never have seen them.
     kept_back: tuple[str, ...] = ()
 
 
@@ -101,24 +103,6 @@ def likeliest_base(u: Unit, key: str, text: str) -> int:
     return positions[closest(text, texts)]
 
 
-def earliest_base(u: Unit, key: str, kept: AbstractSet[str]) -> int:
-    """The oldest written version of ``key`` in which every entry of ``kept`` was live: the
-    oldest a proposal keeping them could have been read from (a binary search over the
-    written versions, entries living on once created). An entry live there was seen by the
-    writer, whatever version it read; one written after may not have been."""
-    now = u.memory.changed_at[key]
-    written = sorted({p for p in u.w.written_versions(u.pid, MEMORY_FILES[key]).values()})
-    positions = [p for p in written if p < now] + [now]
-    low, high = 0, len(positions) - 1
-    while low < high:
-        middle = (low + high) // 2
-        if kept <= set(state_at(u, key, positions[middle]).live_ids()):
-            high = middle
-        else:
-            low = middle + 1
-    return positions[low]
-
-
 def state_at(u: Unit, key: str, position: int) -> FileState:
     """File ``key`` as of ``position`` (today's state from the unit when nothing changed)."""
     if position >= u.memory.changed_at[key]:
@@ -139,7 +123,7 @@ def decide_proposal(
     """The events ``text`` means for today's state of ``key``, decided against ``base`` (a
     position) and replayed on today's state. Without a base, a hand edit is decided against
     the written version it most resembles, and a writer's proposal against today's state,
-    keeping the entries it may never have seen (:func:`_kept_back`). ``prefer_edit``: where
+    retiring only the entries it names (:func:`_named_only`). ``prefer_edit``: where
     both changed an entry, the proposal's side is applied ("Keep mine"). Entries named in
     ``remove`` and left out of ``text`` are retired whatever the base."""
     if base is not None:
@@ -156,7 +140,7 @@ def decide_proposal(
         if _adds_only(current, today.events):
             return Proposal(today.events, today.warnings, now)
         if not prefer_edit and (actor or u.actor) is not Actor.FILE:
-            return _kept_back(u, key, text, today, remove)
+            return _named_only(u, key, text, today, remove)
         base = likeliest_base(u, key, text)  # a person's edit on disk
         if base >= now:
             return Proposal(today.events, today.warnings, now)
@@ -179,31 +163,48 @@ def _commented(state: FileState, text: str) -> set[str]:
     return {p.fields["id"] for p in doc.pieces if isinstance(p, ParsedEntry) and "id" in p.fields}
 
 
-def _kept_back(u: Unit, key: str, text: str, today: Decision, remove: AbstractSet[str]) -> Proposal:
+def _named_only(
+    u: Unit, key: str, text: str, today: Decision, remove: AbstractSet[str]
+) -> Proposal:
     """A writer's proposal without a base, decided against today's state, less the retiring
-    of entries written after the oldest version it could have been read from: the writer may
-    never have seen them, so they are kept (at the end of the file) and named."""
+    of entries it did not name: with no version to say what the writer read, an entry left out
+    may be one it never saw (written meanwhile), so it stays (where it was) and is named.
+    Named are the entries in ``remove`` and those whose id comment the text sends back on
+    new text (a reworded PROJECT_STATE line gets a new id)."""
     current, now = u.memory.files[key], u.memory.changed_at[key]
     left_out = {e.entry_id for e in today.events if isinstance(e, EntryRetired)}
-    live = set(current.live_ids())
-    # The entries the writer shows it saw: those it keeps, and those whose id comments it
-    # sent back (a reworded PROJECT_STATE line keeps its comment and gets a new id).
-    seen = (live - left_out) | (_commented(current, text) & live)
-    if left_out <= remove or not seen:  # removals named, or the file replaced whole
-        return Proposal(today.events, today.warnings, now)
-    oldest = earliest_base(u, key, seen)
-    known = set(state_at(u, key, oldest).live_ids()) | remove
-    kept = tuple(i for i in current.live_ids() if i in left_out and i not in known)
+    named = set(remove) | _commented(current, text)
+    kept = tuple(i for i in current.live_ids() if i in left_out and i not in named)
     if not kept:
         return Proposal(today.events, today.warnings, now)
+    # The proposal's order applied to today's, from today's less what it kept: each kept
+    # entry stays where it was.
+    without = tuple(slot for slot in current.layout if slot.entry not in kept)
     events: list[Event] = []
     for event in today.events:
         if isinstance(event, EntryRetired) and event.entry_id in kept:
             continue
         if isinstance(event, FileLayoutSet):
-            event = FileLayoutSet(file=key, slots=(*event.slots, *(Slot(entry=i) for i in kept)))
+            slots = _spaced_before(
+                merge_layout(without, current.layout, event.slots), current, kept
+            )
+            if slots == current.layout:
+                continue
+            event = FileLayoutSet(file=key, slots=slots)
         events.append(event)
     return Proposal(tuple(events), today.warnings, now, kept_back=kept)
+
+
+def _spaced_before(
+    slots: tuple[Slot, ...], current: FileState, kept: tuple[str, ...]
+) -> tuple[Slot, ...]:
+    """``slots`` where an entry followed by a ``kept`` one keeps today's spacing (the
+    proposal may end the file there, with no blank line before the next entry)."""
+    today = {slot.entry: slot for slot in current.layout if slot.entry}
+    return tuple(
+        today.get(slot.entry, slot) if i + 1 < len(slots) and slots[i + 1].entry in kept else slot
+        for i, slot in enumerate(slots)
+    )
 
 
 def _mentioned(decision: Decision) -> set[str]:

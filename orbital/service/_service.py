@@ -103,14 +103,21 @@ class Orbital(OnFirstUse):
         counter: TokenCounter | None = None,
         create: bool = True,
         damaged_ok: bool = False,
+        busy_timeout_ms: int | None = None,
     ) -> Orbital:
         """Open (and upgrade) the store at ``db_url`` (default: ``ORBITAL_DB`` or the user
         data directory), with ``ORBITAL_NOW`` honoured unless a clock is given; ``create``:
         a SQLite store may be created where there is none; ``damaged_ok``: a damaged store
-        is opened for the reads that still work (a server's)."""
+        is opened for the reads that still work (a server's); ``busy_timeout_ms``: how long a
+        writer waits for the store's lock (default ``ORBITAL_BUSY_TIMEOUT_MS``)."""
         clock = clock or clock_from_env()
         store = EventStore(
-            db_url, clock=clock, reducers=REDUCERS, create=create, damaged_ok=damaged_ok
+            db_url,
+            clock=clock,
+            reducers=REDUCERS,
+            create=create,
+            damaged_ok=damaged_ok,
+            timeout_ms=busy_timeout_ms,
         )
         return cls(store, clock, mint=mint, counter=counter)
 

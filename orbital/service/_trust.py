@@ -28,17 +28,19 @@ if TYPE_CHECKING:
     from orbital.service._unit import Unit, Units
 
 
-def decide_trust_of_write(u: Unit, written: Sequence[Event], actor: Actor | None = None) -> None:
+def decide_trust_of_write(
+    u: Unit, written: Sequence[Event], actor: Actor | None = None, session: str | None = None
+) -> None:
     """Append a proposal's ``written`` events in ``u`` with the supersessions its
     ``Supersedes:`` lines name and the links of what it restates, and warn about both: the
     one way entries come in, whoever wrote them (a writer, a hand edit or an imported file
-    taken in, as ``actor``; default the unit's)."""
+    taken in, as ``actor`` in ``session``; default the unit's)."""
     files = u.memory.files
     if u.units.meanings is not None:
         u.units.meanings.load()
     restated = decide_restatements(files, written, u.today)
     superseded = decide_supersessions(files, written, u.today)
-    u.append([*written, *superseded.events, *restated.events], actor=actor)
+    u.append([*written, *superseded.events, *restated.events], actor=actor, session=session)
     u.warnings += [*superseded.warnings, *restated.warnings]
 
 

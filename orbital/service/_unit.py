@@ -212,14 +212,15 @@ class Unit:
         actor: Actor | None = None,
         stream: str | None = None,
         expected_version: int | None = None,
+        session: str | None = None,
     ) -> list[EventSummary]:
         """Append the decided events, each to its stream (or all to ``stream``, as one batch
         when ``expected_version`` is given: 0 for a stream that must be new), as the unit's
-        actor and session (or as ``actor``, without session: what the unit itself takes
-        in). An ask event's line goes to ASKS.md when the unit ends."""
+        actor and session (or as ``actor``, in ``session`` if given: what the unit itself
+        takes in). An ask event's line goes to ASKS.md when the unit ends."""
         if any(isinstance(e, ASK_EVENTS) for e in events):
             self.asks_file  # noqa: B018 - ASKS.md is taken in before the asks change
-        appended = self._append(events, actor, stream, expected_version)
+        appended = self._append(events, actor, stream, expected_version, session)
         self._lines += render_lines(events)
         return appended
 
@@ -233,10 +234,12 @@ class Unit:
         self.warnings += warnings
         self.refused = bool(warnings) and not events
 
-    def record(self, events: Sequence[Event], *, actor: Actor) -> list[EventSummary]:
+    def record(
+        self, events: Sequence[Event], *, actor: Actor, session: str | None = None
+    ) -> list[EventSummary]:
         """:meth:`append` without a line for ASKS.md: for the events of a take-in of ASKS.md,
         which the projection it renders afterwards already holds."""
-        return self._append(events, actor, None, None)
+        return self._append(events, actor, None, None, session)
 
     def _append(
         self,
@@ -244,6 +247,7 @@ class Unit:
         actor: Actor | None,
         stream: str | None,
         expected_version: int | None,
+        session: str | None = None,
     ) -> list[EventSummary]:
         refuse_secrets(events, self._known_text, self._where)
         if expected_version is not None and stream is not None:
@@ -258,7 +262,7 @@ class Unit:
                 batch,
                 expected_version=expected_version,
                 actor=actor or self.actor,
-                session=self.session if actor is None else None,
+                session=self.session if actor is None else session,
             )
             appended += [
                 EventSummary(position, target, event_type(type(event)), summarize(event))

@@ -1,5 +1,6 @@
 """Whole-file writes over HTTP carry the version they read (issue 12 item 1): ``GET`` gives it
-as ``ETag``, ``PUT`` takes it back as ``If-Match``; a write that would empty a file is refused
+as ``ETag``, ``PUT`` takes it back as ``If-Match``; without it a write removes only what it
+names and says what it kept (issue 33 finding 1); a write that would empty a file is refused
 (issue 13 item 1); the Workbench shows what settling a conflict copy each way does (issue 13
 item 2)."""
 
@@ -73,13 +74,30 @@ def test_a_malformed_if_match_is_400(client: Client, world: World) -> None:
     assert refused.json()["detail"].startswith("If-Match '\"abc\"' is not a version")
 
 
-def test_an_empty_write_is_refused_unless_the_removals_are_named(
+def test_without_if_match_an_entry_left_out_stays_and_the_body_says_why(
+    client: Client, world: World
+) -> None:
+    read = put(client, world, DECISIONS).json()["content"]
+    put(client, world, read + "\n## Ship on Fridays\nChose: yes.\n")  # another writer
+    mine = put(client, world, read + "\n## Keep a changelog\nChose: one.\n")
+    assert mine.status_code == 200, mine.text
+    assert mine.json()["warnings"] == [
+        "DECISIONS.md: kept ship-on-fridays: left out of this write, but a write that does not "
+        "say which version it was made from (--base, If-Match, base) removes only the entries "
+        "it names, and this one may have been written after your read. To remove them, write "
+        "again with the version you read, or name them (--remove, remove)."
+    ]
+    assert "## Ship on Fridays" in mine.json()["content"]
+
+
+def test_an_empty_write_from_a_read_is_refused_unless_the_removals_are_named(
     client: Client, world: World
 ) -> None:
     put(client, world, DECISIONS)
     disk = world.alpha_root / "orbital" / "DECISIONS.md"
     before = disk.read_bytes()
-    refused = put(client, world, "")
+    version = client.get(files(world), headers=bearer(world.agent)).headers["ETag"]
+    refused = put(client, world, "", **{"If-Match": version})
     assert refused.status_code == 409
     assert refused.json()["type"] == "/problems/refused"
     assert refused.json()["detail"].startswith(

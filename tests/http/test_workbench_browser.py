@@ -84,7 +84,9 @@ def test_search_and_pages_of_entries_in_a_browser(server: str, world: World) -> 
     service = world.service
     service.write_file(world.alpha, "DECISIONS.md", many.encode(), actor=Actor.AGENT)
     fewer = many.replace("## Decision 7\nChose: tool 7.\n\n", "")
-    service.write_file(world.alpha, "DECISIONS.md", fewer.encode(), actor=Actor.AGENT)
+    service.write_file(
+        world.alpha, "DECISIONS.md", fewer.encode(), actor=Actor.AGENT, remove=("decision-7",)
+    )
     entries = f"#memory-{world.alpha} .entries > li"
 
     with signed_in(server, world.person) as page:

@@ -72,7 +72,9 @@ def test_unknown_entry_is_404_and_a_refused_action_is_409(client: Client, world:
     world.service.write_file(
         world.alpha, "DECISIONS.md", b"## Keep\nx\n\n## Go away\ny\n", actor=Actor.AGENT
     )
-    world.service.write_file(world.alpha, "DECISIONS.md", b"## Keep\nx\n", actor=Actor.AGENT)
+    world.service.write_file(
+        world.alpha, "DECISIONS.md", b"## Keep\nx\n", actor=Actor.AGENT, remove=("go-away",)
+    )
     refused = entry(client, world, "go-away", "pin")
     assert (refused.status_code, refused.json()) == (
         409,

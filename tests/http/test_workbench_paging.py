@@ -25,7 +25,9 @@ def test_entries_come_a_page_at_a_time_in_a_stable_order(client: Client, world: 
     service = world.service
     service.write_file(world.alpha, "DECISIONS.md", DECISIONS.encode(), actor=Actor.AGENT)
     kept = DECISIONS.replace("## Decision 2\nChose: tool 2.\n\n", "")
-    service.write_file(world.alpha, "DECISIONS.md", kept.encode(), actor=Actor.AGENT)
+    service.write_file(
+        world.alpha, "DECISIONS.md", kept.encode(), actor=Actor.AGENT, remove=("decision-2",)
+    )
     seen, offset, shapes = [], 0, []
     while offset is not None:
         body = page(client, world, f"limit=3&offset={offset}")
@@ -46,7 +48,9 @@ def test_entries_are_searched_and_filtered(client: Client, world: World) -> None
     service = world.service
     service.write_file(world.alpha, "DECISIONS.md", DECISIONS.encode(), actor=Actor.AGENT)
     kept = DECISIONS.replace("## Decision 2\nChose: tool 2.\n\n", "")
-    service.write_file(world.alpha, "DECISIONS.md", kept.encode(), actor=Actor.AGENT)
+    service.write_file(
+        world.alpha, "DECISIONS.md", kept.encode(), actor=Actor.AGENT, remove=("decision-2",)
+    )
     found = page(client, world, "q=TOOL%205")
     assert ([e["id"] for e in found["entries"]], found["total"]) == (["decision-5"], 1)
     words = page(client, world, "q=chose+decision")

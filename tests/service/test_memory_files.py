@@ -76,7 +76,13 @@ def test_a_comment_stripped_rewrite_is_byte_identical_and_appends_nothing(env: E
 
 def test_a_new_title_never_reuses_an_id_the_project_ever_had(env: Env) -> None:
     write(env, "DECISIONS.md", "## New decision\nChose: a.\n")
-    write(env, "DECISIONS.md", "## Something else\nChose: b.\n")  # new-decision retired
+    env.orbital.write_file(  # new-decision retired
+        env.project,
+        "DECISIONS.md",
+        b"## Something else\nChose: b.\n",
+        actor=Actor.AGENT,
+        remove=("new-decision",),
+    )
     outcome = write(
         env, "DECISIONS.md", "## Something else\nChose: b.\n\n## New decision\nChose: c.\n"
     )

@@ -97,11 +97,15 @@ def test_a_stale_write_removing_an_entry_nobody_changed_since_removes_it(env: En
 # -- issue 13 item 1: an empty write (or most of a file) is refused -------------------------
 
 
+def version(env: Env) -> int:
+    return env.orbital.read_versioned(env.project, "DECISIONS.md")[1]
+
+
 def test_an_empty_write_is_refused_file_byte_identical_and_no_event(env: Env) -> None:
     write(env, DECISIONS)
     before, head = env.file("DECISIONS.md"), env.orbital.head()
     with pytest.raises(MassRemoval) as refused:
-        write(env, "")
+        write(env, "", base=version(env))
     assert str(refused.value) == (
         "DECISIONS.md: this write would remove 2 of its 2 entries (use-postgres-for-storage, "
         "adopt-vite-over-webpack); nothing was changed. Send the whole file back with your "
@@ -120,7 +124,7 @@ def test_a_write_with_only_the_part_it_changed_is_refused(env: Env) -> None:
     write(env, many(10))
     before = env.file("DECISIONS.md")
     with pytest.raises(MassRemoval, match="would remove 8 of its 10 entries"):
-        write(env, "## Decision 3\nChose: three.\n\n## Decision 4\nChose: 4.\n")
+        write(env, "## Decision 3\nChose: three.\n\n## Decision 4\nChose: 4.\n", base=version(env))
     assert env.file("DECISIONS.md") == before
 
 
@@ -131,7 +135,7 @@ def test_a_smaller_removal_goes_through_and_is_listed(env: Env) -> None:
         .replace("## Decision 3\nChose: 3.\n\n", "")
         .replace("## Decision 7\nChose: 7.\n\n", "")
     )
-    outcome = write(env, kept)
+    outcome = write(env, kept, base=version(env))
     assert outcome.warnings[-1] == (
         "DECISIONS.md: 2 entries the new text no longer has were removed from the file "
         "(decision-3, decision-7); their text stays in the history (orbital history --file "
@@ -237,26 +241,65 @@ def test_the_workbench_preview_shows_what_each_choice_does(env: Env) -> None:
 
 def test_a_retired_entry_is_restored_like_an_archived_one(env: Env) -> None:
     write(env, DECISIONS + "\n## Ship on Fridays\nChose: yes.\n")
-    write(env, DECISIONS)
+    write(env, DECISIONS, base=version(env))
     assert statuses(env)["ship-on-fridays"] == "retired"
     restored = env.orbital.entry_action(env.project, "ship-on-fridays", "restore", actor=Actor.USER)
     assert [e.type for e in restored.events] == ["entry.restored"]
     assert live(env)[-1] == "ship-on-fridays"
 
 
-def test_without_a_base_an_entry_written_after_the_oldest_possible_read_is_kept_and_named(
-    env: Env,
-) -> None:
+# -- issue 33 finding 1: a write without a base retires only what it names -----------------
+
+
+def kept(ids: str, them: str = "these") -> str:
+    return (
+        f"DECISIONS.md: kept {ids}: left out of this write, but a write that does not say "
+        "which version it was made from (--base, If-Match, base) removes only the entries it "
+        f"names, and {them} may have been written after your read. To remove them, write "
+        "again with the version you read, or name them (--remove, remove)."
+    )
+
+
+def test_without_a_base_an_entry_left_out_stays_and_the_writer_is_told(env: Env) -> None:
     write(env, DECISIONS)
     read = (env.memory / "DECISIONS.md").read_text()
     write(env, read + "\n## Ship on Fridays\nChose: yes, before noon.\n")
     outcome = write(env, read.replace("Reason: teams.", "Reason: the team knows it."))
     assert "ship-on-fridays" in live(env)
-    assert outcome.warnings == [
-        "DECISIONS.md: kept ship-on-fridays, left out of this write but written after the "
-        "oldest version it could have been read from; to remove them, write with the version "
-        "you read (--base, If-Match) or name them (remove)."
-    ]
+    assert "Reason: the team knows it." in env.file("DECISIONS.md").decode()
+    assert outcome.warnings == [kept("ship-on-fridays", "this one")]
     newest, version = env.orbital.read_versioned(env.project, "DECISIONS.md")
     write(env, newest.split("\n## Ship")[0] + "\n", base=version)
     assert statuses(env)["ship-on-fridays"] == "retired"
+
+
+def test_without_a_base_even_an_entry_the_writer_saw_stays_unless_named(env: Env) -> None:
+    write(env, many(4))
+    four = (env.memory / "DECISIONS.md").read_text()
+    without = four.split("## Decision 2")[0].rstrip() + "\n"  # 2 and 3 cut off
+    before = env.file("DECISIONS.md")
+    outcome = write(env, without)
+    assert live(env) == ["decision-0", "decision-1", "decision-2", "decision-3"]
+    assert outcome.warnings == [kept("decision-2, decision-3")]
+    assert env.file("DECISIONS.md") == before
+    write(env, without, remove=("decision-3",))
+    assert statuses(env)["decision-3"] == "retired"
+    assert statuses(env)["decision-2"] == "live"
+
+
+def test_without_a_base_an_empty_write_changes_nothing(env: Env) -> None:
+    write(env, DECISIONS)
+    before, head = env.file("DECISIONS.md"), env.orbital.head()
+    outcome = write(env, "")
+    assert outcome.warnings == [kept("use-postgres-for-storage, adopt-vite-over-webpack")]
+    assert (env.file("DECISIONS.md"), env.orbital.head()) == (before, head)
+
+
+def test_without_a_base_a_writer_that_read_the_empty_file_keeps_what_came_since(
+    env: Env,
+) -> None:
+    read = (env.memory / "DECISIONS.md").read_text()  # no entry yet
+    write(env, read + "\n## Ship on Fridays\nChose: yes.\n")  # another writer, meanwhile
+    outcome = write(env, read + "\n## Keep a changelog\nChose: one file.\n")
+    assert live(env) == ["ship-on-fridays", "keep-a-changelog"]
+    assert outcome.warnings == [kept("ship-on-fridays", "this one")]
