@@ -173,14 +173,11 @@ class Orbital(OnFirstUse):
     def init(
         self, root: str | Path, *, timezone: str = "", new_project: bool = False
     ) -> InitReport:
-        """Register ``root`` and create its ``orbital/`` directory (idempotent). Memory files
-        and an ASKS.md already there are imported (their ids kept), as a sync takes them in;
-        a file that cannot be read (not UTF-8) is kept beside as a conflict copy, with a
-        warning. A directory whose ``orbital/`` is a Python package (Orbital's own source
-        tree) is refused: memory files would land among the package's modules. A folder
-        whose committed id names a project this store does not know is refused
-        (:class:`ProjectElsewhere`: a silent fork of a team's project) unless
-        ``new_project``: then it becomes a new project with an id of its own. The store is
+        """Register ``root`` and create its ``orbital/`` directory (idempotent), importing the
+        memory files and ASKS.md already there (ids kept; a file not UTF-8 is kept beside as
+        a conflict copy). Refused: Orbital's own source tree (memory files would land among
+        its modules), and a folder whose committed id this store does not know
+        (:class:`ProjectElsewhere`, a silent fork) unless ``new_project``. The store is
         recorded as this project's for the user (:func:`orbital.project.remember_store`)."""
         path = Path(root).expanduser().resolve()
         if not path.is_dir():
