@@ -10,6 +10,8 @@ files its checkpoints show behind the log, whoever appended.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES, PROJECT_ID_FILE
@@ -47,6 +49,26 @@ def register(w: Writer, path: Path, timezone: str, *, new_project: bool = False)
         temp.write_text(f"{known}\n", "utf-8")
         os.replace(temp, target)
     return project
+
+
+@contextmanager
+def registering(
+    w: Writer, path: Path, timezone: str, *, new_project: bool = False
+) -> Iterator[Project]:
+    """:func:`register` for a block that may fail: then its transaction rolls back, so the
+    id file it wrote would name a project no store has (and the next ``init`` would refuse
+    the folder as another store's); it is put back as it was."""
+    id_file = path / MEMORY_DIR / PROJECT_ID_FILE
+    before = id_file.read_bytes() if id_file.is_file() else None
+    project = register(w, path, timezone, new_project=new_project)
+    try:
+        yield project
+    except BaseException:
+        if before is None:
+            id_file.unlink(missing_ok=True)
+        elif id_file.read_bytes() != before:
+            id_file.write_bytes(before)
+        raise
 
 
 def checkout_of(store: EventStore, path: Path) -> Project:

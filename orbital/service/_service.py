@@ -21,7 +21,7 @@ from orbital.project import Project
 from orbital.service._as_of import AsOf, resolve_as_of
 from orbital.service._asks import AsksService, MigrationReport, StateFilter
 from orbital.service._asks_state import ASK_REDUCER
-from orbital.service._checkouts import Checkouts, register
+from orbital.service._checkouts import Checkouts, registering
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
 from orbital.service._file_writes import FileWrites
 from orbital.service._hand_edits import HAND_EDITS
@@ -185,17 +185,18 @@ class Orbital(OnFirstUse):
         if (path / MEMORY_DIR / "__init__.py").exists():
             raise Refused(
                 f"{path / MEMORY_DIR} is a Python package (Orbital's own source?), not a memory "
-                "directory: run `orbital init` in your project's directory, or pass "
-                "--project PATH"
+                "directory: run `orbital init` in your project's directory, or pass --project PATH"
             )
         if not new_project:
             self.local.refuse_elsewhere(path)
-        with self.store.writing() as w:
-            project = register(w, path, timezone, new_project=new_project)
-            with self.units.over(w, project, Actor.SYSTEM) as u:
-                u.refuse_planted()
-                u.sync_memory(create=True)
-                u.sync_asks()
+        with (
+            self.store.writing() as w,
+            registering(w, path, timezone, new_project=new_project) as project,
+            self.units.over(w, project, Actor.SYSTEM) as u,
+        ):
+            u.refuse_planted()
+            u.sync_memory(create=True)
+            u.sync_asks()
         self.store.pin(project)
         self.local.remember(project)
         return InitReport(project, u.warnings, u.conflicts)

@@ -21,6 +21,7 @@ from orbital.service import Orbital
 from orbital.service._sessions import SessionMarks
 from projections.view_order import NO_DESCRIPTION
 from tests.conftest import NOW
+from tests.seeded import write_in_parts
 
 
 @pytest.fixture
@@ -108,9 +109,8 @@ def test_session_end_runs_the_backstop_brings_the_view_up_to_date_and_keeps_the_
     assert _hook("session-start", {**base, "hook_event_name": "SessionStart"})[0] == 0
     with Orbital.open(orbital_db, clock=clock) as service:
         pid = service.project(project).project_id
-        service.write_file(
-            pid, "DECISIONS.md", _over_budget_decisions().encode(), actor=Actor.AGENT
-        )
+        over_budget = _over_budget_decisions().encode()
+        write_in_parts(service, pid, "DECISIONS.md", over_budget, 2, actor=Actor.AGENT)
         over = (project / "orbital" / "DECISIONS.md").read_bytes()
         written = service.head(pid)
 

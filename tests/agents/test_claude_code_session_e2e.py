@@ -26,6 +26,7 @@ from tests.agents.claude_cli import Conversation, run_claude
 from tests.agents.fake_anthropic import FakeAnthropic, call, say, serving
 from tests.conftest import NOW
 from tests.http.http_helpers import free_port, live_server
+from tests.seeded import write_in_parts
 
 ORBITAL = str(Path(sys.executable).parent / "orbital")
 HEADER = "Orbital memory changed since you last looked"
@@ -287,7 +288,7 @@ def test_session_end_runs_the_backstop_keeps_the_transcript_and_never_waits_for_
             f"Reason: {'we measured it twice. ' * 200}\n\n"
             for i in range(12)
         )
-        service.write_file(pid, "DECISIONS.md", over.encode(), actor=Actor.AGENT)
+        write_in_parts(service, pid, "DECISIONS.md", over.encode(), 2, actor=Actor.AGENT)
         written = service.head(pid)
     setup.install()
     decisions = setup.root / "orbital" / "DECISIONS.md"

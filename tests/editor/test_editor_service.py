@@ -21,7 +21,7 @@ from orbital.events import Actor
 from orbital.events.editor import EditorRunRecorded, EditorRunStarted
 from orbital.service import EditorReport, Orbital
 from orbital.store import AppendResult, Writer
-from tests.seeded import seeded_project
+from tests.seeded import seeded_project, write_in_parts
 
 NOW = dt.datetime(2026, 9, 19, 9, 0, tzinfo=dt.UTC)
 DECISIONS = (
@@ -365,7 +365,7 @@ def test_occ_a_file_the_agent_writes_during_the_run_is_skipped_the_other_applied
 
 def test_a_failed_model_call_edits_nothing_and_the_backstop_still_runs(env: Env) -> None:
     big = "".join(f"## Decision {i}\nChose: {'alpha ' * 700}\n\n" for i in range(10))
-    env.write("DECISIONS.md", big)
+    write_in_parts(env.orbital, env.project, "DECISIONS.md", big.encode(), 2, actor=Actor.AGENT)
     head = env.orbital.head()
     use_model(env, ScriptedModel([]))  # the first call fails (401, not retried)
     report = env.orbital.editor_run(env.project)  # over budget and never ran: due

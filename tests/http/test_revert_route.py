@@ -22,10 +22,7 @@ def test_the_person_reverts_and_reverts_the_revert(client: Client, world: World)
     assert agent.status_code == 403
     unknown = client.post(url, headers=bearer(world.person), json={"to": "feedbeef"})
     assert unknown.status_code == 404
-    assert unknown.json()["detail"] == (
-        "no event with id 'feedbeef' in this project's log; `orbital history --json` shows "
-        "each event's id, or name a position as @N"
-    )
+    assert unknown.json()["detail"] == "no event with id 'feedbeef' in this project's log"
     assert path.read_bytes() == after
 
     done = client.post(url, headers=bearer(world.person), json={"to": f"@{good}"})

@@ -6,6 +6,7 @@ from typing import Any
 
 from orbital.events import Actor
 from tests.http.http_helpers import Client, World, bearer
+from tests.seeded import write_in_parts
 
 DECISIONS = "".join(
     f"## Decision number {i}\nChose: option {i}.\nReason: {'because ' * 1000}\n\n"
@@ -55,7 +56,8 @@ def test_entries_are_listed_with_their_history_and_pinned_as_the_user(
 
 
 def test_restore_brings_back_an_archived_entry(client: Client, world: World) -> None:
-    world.service.write_file(world.alpha, "DECISIONS.md", DECISIONS.encode(), actor=Actor.AGENT)
+    service, decisions = world.service, DECISIONS.encode()
+    write_in_parts(service, world.alpha, "DECISIONS.md", decisions, 2, actor=Actor.AGENT)
     report = world.service.session_end(world.alpha)
     archived = [e.stream.split(":")[1] for e in report.events if e.type == "entry.archived"]
     assert archived
