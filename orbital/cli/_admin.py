@@ -161,14 +161,21 @@ def serve(
     from orbital.follower import Follower
 
     watching: list[Watcher | Follower] = []
+    synced: list[str] = []  # said once the store is known not to be damaged
     if service.store_status().state != "store-corrupt":
         with contextlib.suppress(StoreCorrupt):  # said below, once
-            sync_all(service, report)
+            sync_all(service, synced.append)
             watching = [Watcher(service, report), Follower(service, report)]
     status = service.store_status()
     if status.state == "store-corrupt":  # one line, then the reads that still work
         click.echo(f"error: {status.detail}", err=True)
-        watching = []
+        synced, watching = [], []
+    else:  # found while serving: the same line, once
+        service.when_damaged(
+            lambda: click.echo(f"error: {service.store_status().detail}", err=True)
+        )
+    for message in synced:
+        report(message)
     for started in watching:
         started.start()
     mode = f"; {status.state}: {status.detail}" if status.state == "read-only" else ""

@@ -230,6 +230,10 @@ class Orbital(OnFirstUse):
         """Whether the store can take writes, and the database underneath it."""
         return self.store.status()
 
+    def when_damaged(self, said: Callable[[], None]) -> None:
+        """Call ``said`` once, when a read first finds the store damaged (a server says so)."""
+        self.store.on_damaged = said
+
     def head(self, project: str | None = None) -> int:
         """The last position of the store (or of one project); 0 when empty."""
         with self.store.reader() as r:
@@ -265,15 +269,11 @@ class Orbital(OnFirstUse):
         remove: Collection[str] = (),
     ) -> WriteOutcome:
         """Apply a proposed full content of ``orbital/<name>``: events, then the file
-        (``hold``: the file's new bytes are not written but are the outcome's content, for an
-        agent's own file tool to write; its checkpoint waits for them; ``transcript``: the
-        writer's session, the quotes of the ask changes in an ASKS.md write are checked in).
-
-        A memory file's proposal is decided against ``base``, the version the writer read
-        (:meth:`read_versioned`), and replayed on today's state: entries it did not touch are
-        never retired; an overlap with what changed since is refused (``StaleWrite``). A write
-        that would empty the file or remove most of it is refused unless ``remove`` names
-        those entries."""
+        (``hold``: its new bytes are the outcome's content, for an agent's own file tool to
+        write; ``transcript``: the writer's session, where the quotes of its ask changes are
+        checked). Decided against ``base``, the version the writer read (an overlap with
+        what changed since is ``StaleWrite``); without one, it removes only what ``remove``
+        names."""
         return self._writes.write(
             project,
             name,

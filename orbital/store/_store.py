@@ -87,6 +87,8 @@ class EventStore:
         #: Found damaged (at open with ``damaged_ok``, or by any read since): every write is
         #: refused with this.
         self._damaged: StoreCorrupt | None = None
+        #: Called once, when a read first finds the store damaged (a server says so then).
+        self.on_damaged: Callable[[], None] | None = None
         try:
             self._start(upgrade=upgrade)
         except StoreCorrupt as exc:
@@ -293,7 +295,9 @@ class EventStore:
             if typed is None:
                 raise
             if isinstance(typed, StoreCorrupt):
-                self._damaged = typed  # no write into a store found damaged, from now on
+                first, self._damaged = self._damaged is None, typed  # no write from now on
+                if first and self.on_damaged is not None:
+                    self.on_damaged()
             if isinstance(typed, StoreReadOnly):
                 self._write_db.dispose()  # its connections stay read-only once opened so
             raise typed from exc

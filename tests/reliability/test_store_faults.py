@@ -34,6 +34,10 @@ def _one_error_line(result: Result, status: int, *fragments: str) -> None:
         assert fragment in stderr
 
 
+#: A write of 36 KB (to find the disk full) under the 10,000 tokens one write may add.
+BIG_DECISION = "# Decisions\n\n## Big\n" + "y" * 36_000 + "\n"
+
+
 def _fill(directory: Path) -> Path:
     filler = directory / "filler"
     fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
@@ -81,7 +85,7 @@ def test_a_full_disk_is_a_problem_of_its_own_on_http(tmpfs: Tmpfs) -> None:
             _fill(tmpfs.path)
             response = client.put(
                 f"/api/v1/projects/{project}/files/DECISIONS.md",
-                json={"content": "# Decisions\n\n## Big\n" + "y" * 50_000 + "\n"},
+                json={"content": BIG_DECISION},
                 headers={"Authorization": f"Bearer {token}"},
             )
     assert response.status_code == 503
@@ -100,7 +104,7 @@ def test_health_says_the_disk_is_full_until_space_is_freed(tmpfs: Tmpfs) -> None
             for _ in range(2):
                 response = client.put(
                     f"/api/v1/projects/{project}/files/DECISIONS.md",
-                    json={"content": "# Decisions\n\n## Big\n" + "y" * 50_000 + "\n"},
+                    json={"content": BIG_DECISION},
                     headers={"Authorization": f"Bearer {token}"},
                 )
                 assert response.json()["type"] == "/problems/disk-full"
