@@ -56,7 +56,7 @@ def decide_reopen_proposal(
     if ask is None:
         raise UnknownAsk(ask_id)
     if ask.proposal is None:
-        raise InvalidInput(f"[{ask.id}] has no reopen waiting on you")
+        raise Refused(f"[{ask.id}] has no reopen waiting on you")
     if confirm:
         return AskReopened(ask_id=ask.id, date=today, by="user", note=ask.proposal)
     return AskReopenDeclined(ask_id=ask.id, date=today, note=one_line(note))

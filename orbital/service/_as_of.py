@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from orbital.clock import Clock, end_of_day
-from orbital.errors import InvalidInput
+from orbital.errors import InvalidInput, NotFound
 from orbital.store import EventStore, Reader
 
 #: An as-of: an instant, or a position in the log (None: now).
@@ -26,8 +26,8 @@ def resolve_as_of(
             if when < 0:
                 raise InvalidInput(f"a position is 0 or more, not {when}")
             head = r.span(project)[1]
-            if when > head:
-                raise InvalidInput(
+            if when > head:  # a version that does not exist (yet): not found
+                raise NotFound(
                     f"@{when} is past the head of the log (@{head}): nothing is recorded "
                     f"there yet; read as of @{head} or before, or without an as-of for now"
                 )

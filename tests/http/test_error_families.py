@@ -35,6 +35,7 @@ EXAMPLES: list[errors.OrbitalError] = [
     errors.TooLarge(10, 5),
     errors.InvalidEncoding(3),
     errors.UnknownProject("nope"),
+    errors.ProjectElsewhere("/work/shop", "f651b625", "sqlite:///x.db", ()),
     errors.UnknownAsk("zzzzzz"),
     errors.UnknownFile("notes.md", ("ASKS.md",)),
     errors.UnknownEntry("use-x"),

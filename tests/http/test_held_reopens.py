@@ -72,7 +72,7 @@ def test_an_agents_reopen_of_the_persons_drop_waits_for_confirm_or_decline(
     assert declined.status_code == 200, declined.text
     assert [e["type"] for e in declined.json()["events"]] == ["ask.reopen_declined"]
     nothing = person(client, world, f"/{flyers}/confirm-reopen")
-    assert nothing.status_code == 400
+    assert nothing.status_code == 409
     assert "has no reopen waiting on you" in nothing.text
     assert asks_md(world).endswith(f'- reopen {venue} 2026-09-19 by:user "please reopen it"\n')
     states = {a.id: (a.state, a.proposal) for a in world.service.asks(world.alpha, "all")}

@@ -80,7 +80,7 @@ def test_an_as_of_past_the_head_is_an_error_on_every_surface(
     )
     url = f"/api/v1/projects/{alpha}/files/DECISIONS.md"
     got = client.get(url, params={"as_of": f"@{head + 1}"}, headers=bearer(world.agent))
-    assert (got.status_code, got.json()["detail"]) == (400, expected)
+    assert (got.status_code, got.json()["detail"]) == (404, expected)
     mcp = Calls(service).memory_read(Caller(alpha, None), "DECISIONS.md", f"@{head + 1}")
     assert (mcp.is_error, mcp.texts) == (True, (f"error: {expected}",))
     monkeypatch.setenv("ORBITAL_DB", service.store.url)
