@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from orbital.domain.rephrase import MeaningIndex
+    from orbital.domain.meaning_index import MeaningIndex
 
 
 #: Builds the meaning index of (ask id, text) pairs; the shell may keep built ones (a
@@ -17,13 +17,13 @@ IndexBuilder = Callable[[tuple[tuple[str, str], ...]], "MeaningIndex[str]"]
 
 
 def build_meaning_index(items: tuple[tuple[str, str], ...]) -> MeaningIndex[str]:
-    from orbital.domain.rephrase import MeaningIndex
+    from orbital.domain.meaning_index import MeaningIndex
 
     return MeaningIndex[str]().added(items)
 
 
 class LazyMeaningIndex:
-    """The dropped asks' :class:`~orbital.domain.rephrase.MeaningIndex`, built at the first
+    """The dropped asks' :class:`~orbital.domain.meaning_index.MeaningIndex`, built at the first
     lookup (by ``build``): a process that opens no ask (most short-lived ones) never pays for
     filing thousands of dropped texts by meaning, nor imports the stemmers. Once built it
     grows by :meth:`added` like the index itself."""

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from orbital.domain.rephrase import Meaning, MeaningIndex
+    from orbital.domain.meaning_index import MeaningIndex
+    from orbital.domain.rephrase import Meaning
     from orbital.service._outputs import Seal
 
 #: Built indexes kept (one per set of dropped asks; a new drop makes a new one).
@@ -40,10 +41,10 @@ class KeptMeaningIndexes:
     def __call__(self, items: tuple[tuple[str, str], ...]) -> MeaningIndex[str]:
         import msgspec
 
-        from orbital.domain import rephrase, rephrase_lexicon
+        from orbital.domain import meaning_index, rephrase, rephrase_lexicon
 
         digest = hashlib.sha256(matcher_stamp())
-        for module in (rephrase, rephrase_lexicon):
+        for module in (meaning_index, rephrase, rephrase_lexicon):
             digest.update(Path(module.__file__ or "").read_bytes())
         for ask_id, text in items:
             digest.update(f"{len(ask_id)}:{ask_id}{len(text)}:{text}".encode())
@@ -52,12 +53,12 @@ class KeptMeaningIndexes:
             raw = self.seal.read(path)
             try:
                 if raw is not None:
-                    return rephrase.decode_index(raw)
+                    return meaning_index.decode_index(raw)
             except (msgspec.DecodeError, ValueError, TypeError):
                 pass
-            index = rephrase.MeaningIndex[str]().added(items)
+            index = meaning_index.MeaningIndex[str]().added(items)
         with contextlib.suppress(OSError):  # a cache: the next process builds it again
-            self._keep(path, rephrase.encode_index(index))
+            self._keep(path, meaning_index.encode_index(index))
         return index
 
     def _keep(self, path: Path, data: bytes) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from orbital.domain.lazy_meanings import build_meaning_index
-from orbital.domain.rephrase import MeaningIndex
+from orbital.domain.meaning_index import MeaningIndex
 from orbital.service._meanings import KEEP, KeptMeaningIndexes
 from orbital.service._outputs import Seal
 
