@@ -50,11 +50,11 @@ from orbital.domain.asks import (
     Ask,
     DroppedIndex,
     OpenIndex,
-    decide_agent_open,
     fuzzy_key,
     index_dropped,
     index_open,
 )
+from orbital.domain.asks_open import decide_agent_open
 from orbital.grammar.text import norm
 from orbital.service._meanings import KeptMeaningIndexes
 from orbital.service._outputs import Seal

@@ -7,6 +7,7 @@ index's :class:`Reading`: the rephrasing guard's own (:data:`RESTATES`), or the 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -21,11 +22,13 @@ K = TypeVar("K")
 
 @dataclass(frozen=True)
 class Reading:
-    """How an index reads texts and compares terms. ``matches`` must hold only for terms that
-    share a key or whose words are one typo apart (what the index files by)."""
+    """How an index reads texts and compares terms. A term is filed under its ``keys`` and
+    looks up its ``probes``; ``matches`` must hold only for terms one of whose probes is the
+    other's key, or whose words are one typo apart (what the index finds)."""
 
     meaning: Callable[[str], Meaning]
     matches: Callable[[Term, Term], bool]
+    probes: Callable[[Term], frozenset[str]] = operator.attrgetter("keys")
 
     def overlap(self, a: Meaning, b: Meaning) -> Overlap:
         return overlap(a, b, self.matches)
@@ -112,7 +115,7 @@ class MeaningIndex(Generic[K]):
 
     def _lookup(self, term: Term) -> set[str]:
         """The keys under which the terms ``term`` matches are filed."""
-        keys = set(term.keys)
+        keys = set(self.reading.probes(term))
         near = set().union(*(self.spellings.get(slip, ()) for slip in term.slips))
         keys.update("~" + w for w in near if w == term.word or _typo(w, term.word))
         return keys

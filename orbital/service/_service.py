@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -393,9 +393,11 @@ class Orbital(OnFirstUse):
         *,
         actor: Actor,
         session: str | None = None,
+        distinct_from: Sequence[str] = (),
     ) -> WriteOutcome:
+        """Open an ask; ``distinct_from``: the dropped asks the agent says it differs from."""
         found = self.store.project(project)
-        outcome = self._asks.open(found, text, due, actor, session)
+        outcome = self._asks.open(found, text, due, actor, session, distinct_from)
         if not outcome.refused:
             outcome.warnings += self.mentions.warnings(found, "the ask", [text])
         return outcome

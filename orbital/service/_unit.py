@@ -21,13 +21,14 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeGuard
 
 from orbital.catalogue import EDITOR_STREAM, ENTRY_PREFIX, MEMORY_PREFIXES, file_stream, stream_id
+from orbital.domain.asks_open import HELD
 from orbital.domain.entries import stream_for
 from orbital.errors import PlantedJournal
 from orbital.events import Actor, Event, event_type
-from orbital.events.asks import ASK_EVENTS
+from orbital.events.asks import ASK_EVENTS, AskOpenRefused
 from orbital.events.asks import stream_of as ask_stream
 from orbital.events.editor import EDITOR_EVENTS
 from orbital.events.files import HandEditConflict
@@ -37,7 +38,7 @@ from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
 from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
-from orbital.service._context import Context, EventSummary
+from orbital.service._context import Context, EventSummary, HeldLine
 from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
 from orbital.store import Writer
 from projections import Heads
@@ -102,6 +103,8 @@ class Unit:
         self.events: list[EventSummary] = []
         #: The command's decision changed nothing and its warnings say why (see :meth:`decided`).
         self.refused = False
+        #: Lines held, not appended: they possibly repeat what the person dropped or retracted.
+        self.held_lines: list[HeldLine] = []
         self.conflicts: list[str] = []
         #: Memory files to write again whatever changed (taken in, regenerated).
         self.rewrite: set[str] = set()
@@ -217,10 +220,13 @@ class Unit:
     ) -> None:
         """Append a decision's events and its audit events (a refusal recorded), and keep its
         warnings. A decision that changes nothing and warns is the command refused: what the
-        interfaces report as a refusal (exit 4, ``"refused": true``, a tool error)."""
+        interfaces report as a refusal (exit 4, ``"refused": true``, a tool error), unless it
+        held a line: the writer may write that again naming what it differs from."""
         self.append([*events, *audit])
         self.warnings += warnings
-        self.refused = bool(warnings) and not events
+        held = [HeldLine(e.text, e.ask_id or "") for e in audit if _held(e)]
+        self.held_lines += held
+        self.refused = bool(warnings) and not events and not held
 
     def record(self, events: Sequence[Event], *, actor: Actor) -> list[EventSummary]:
         """:meth:`append` without a line for ASKS.md: for the events of a take-in of ASKS.md,
@@ -434,3 +440,7 @@ class Units:
         unit.recover()
         yield unit
         unit.finish()
+
+
+def _held(event: Event) -> TypeGuard[AskOpenRefused]:
+    return isinstance(event, AskOpenRefused) and event.reason == HELD
