@@ -172,15 +172,25 @@ def register_tools(server: MCPServer, calls: Calls) -> None:
         annotations=_WRITE,
         description="Open an ask: something the user asked for or must decide. Refused, as a "
         "tool error with the reason, when an open ask already has that text or the user "
-        "dropped this ask (exactly or reworded): never propose a dropped ask again.",
+        "dropped this ask (exactly or reworded): never propose a dropped ask again. Held (not "
+        "added; listed under held with the dropped ask's id) when it resembles an ask the user "
+        "dropped: only if it really is a different thing, call again naming that ask in "
+        "distinct_from.",
     )
     def ask_open(
         text: Annotated[str, Field(description="One line: what is asked.")],
         due: Annotated[
             str | None, Field(description="Due date: YYYY-MM-DD or YYYY-MM-DDTHH:MM.")
         ] = None,
+        distinct_from: Annotated[
+            list[str] | None,
+            Field(
+                description="The ids of dropped asks this one resembles but is not (the ones "
+                "a held answer named)."
+            ),
+        ] = None,
     ) -> CallToolResult:
-        return result(calls.ask_open(caller(), text, due))
+        return result(calls.ask_open(caller(), text, due, distinct_from or []))
 
     @server.tool(
         annotations=_WRITE,
