@@ -22,9 +22,12 @@ from orbital.http import HttpSettings, create_app
 from orbital.service import Orbital
 from tests.http.http_helpers import BASE_URL, bearer
 from tests.mcp.test_stdio import data_of, run_session
+from tests.wordnet_helpers import needs_wordnet
 
 DROPPED = "Confirm the VAT rate for German customers"
 REWORDED = "Establish what VAT rate German customers should pay"
+
+pytestmark = needs_wordnet
 
 
 @pytest.fixture

@@ -11,9 +11,12 @@ from orbital.events import Actor
 from orbital.events.asks import AskOpened, AskOpenRefused
 from orbital.service import Orbital
 from tests.service.conftest import Env
+from tests.wordnet_helpers import needs_wordnet
 
 DROPPED = "Confirm the VAT rate for German customers"
 REWORDED = "Find out which VAT rate applies to German customers"
+
+pytestmark = needs_wordnet
 
 
 def _drop(env: Env) -> str:

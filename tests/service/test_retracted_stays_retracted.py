@@ -1,15 +1,19 @@
 """Issue 28: a retracted entry stays retracted. An agent's new entry that says again what the
 person retracted is refused when certain, held when possibly (with the person's reason), and
-taken when written again with a ``Distinct from:`` line naming it; a hand edit is not held."""
+taken when written again with a ``Distinct from:`` line naming it (a hand edit is kept and
+linked as before: ``test_hand_supersedes.py``)."""
 
 from __future__ import annotations
 
 from orbital.events import Actor
 from orbital.events.trust import EntryRetractedRepeat
 from tests.service.conftest import Env
+from tests.wordnet_helpers import needs_wordnet
 
 FRIDAYS = "## Deploy on Fridays\nChose: deploy on Fridays.\nReason: a weekly cadence.\n"
 OLD = "deploy-on-fridays"
+
+pytestmark = needs_wordnet
 
 
 def _retracted(env: Env) -> bytes:
