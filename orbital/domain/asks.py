@@ -65,6 +65,8 @@ class Ask(msgspec.Struct, frozen=True, gc=False):
     proposal: str | None = None
     #: Who reopened an open ask (``None``: opened, never reopened).
     reopened_by: str | None = None
+    #: The dropped asks the agent said this one differs from when it opened it.
+    distinct_from: tuple[str, ...] = ()
 
 
 Asks = Mapping[str, Ask]
@@ -145,6 +147,7 @@ def _evolve(asks: Asks, seq: int, event: Event) -> Ask | None:
             closed_by=None,
             note="",
             seq=seq,
+            distinct_from=event.distinct_from,
         )
     if not isinstance(event, AskClosed | AskReopened | AskReopenProposed | AskReopenDeclined):
         return None
