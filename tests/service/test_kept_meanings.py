@@ -59,7 +59,7 @@ def test_the_wider_index_is_kept_apart_and_read_back_with_its_reading(
     restates, resembles = kept(ITEMS), kept(ITEMS, "resembles")
     assert len(list(tmp_path.glob("*.msgpack"))) == 2
     assert resembles.reading is RESEMBLES and restates.reading is RESTATES
-    held = "Raise the cost on the price page"  # "cost" is a sense of "price" in WordNet
+    held = "Lift the price on the pricing page"  # "lift" is a sense of "raise" in WordNet
     expected = resembles.restated_by(held)
     assert set(expected) == {"d4e5f6"} and restates.restated_by(held) == {}
 
