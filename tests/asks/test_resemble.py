@@ -4,6 +4,8 @@ reads (:mod:`orbital.domain.wordnet`)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from orbital.domain import wordnet
 from orbital.domain.asks import index_dropped
@@ -79,3 +81,31 @@ def test_distinct_from_round_trips_on_an_open_line() -> None:
     assert render_event(event) == line
     assert asks_of(f"{line}\n")["a1b2c3"].text == "Check the German VAT"
     assert index_dropped(asks_of(f"{line}\n")).by_id == {}
+
+
+WIDE_WORDS = st.sampled_from(
+    ["book", "reserve", "db", "database", "sso", "single", "sign", "on", "prod", "production",
+     "product", "poolSize", "pool", "size", "find", "the", "room", "not", "cert", "certificate"]
+)  # fmt: skip
+WIDE_TEXT = st.lists(WIDE_WORDS, min_size=1, max_size=5).map(" ".join)
+WIDE_TEXTS = st.lists(WIDE_TEXT, min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.lists(WIDE_TEXT, min_size=1, max_size=12), split=st.integers(0, 12), query=WIDE_TEXT
+)
+def test_the_wide_index_finds_what_comparing_each_finds(
+    texts: list[str], split: int, query: str
+) -> None:
+    items = [(f"{n:06x}", text) for n, text in enumerate(texts)]
+    index = MeaningIndex[str](reading=RESEMBLES).added(items[:split])
+    for item in items[split:]:  # grown one by one, as drops come in
+        index = index.added([item])
+    wide = RESEMBLES.meaning
+    expected = {
+        item: found.strength
+        for item, text in items
+        if (found := RESEMBLES.overlap(wide(text), wide(query))).same
+    }
+    assert index.restated_by(query) == expected
