@@ -82,7 +82,11 @@ def register_tools(server: MCPServer, calls: Calls) -> None:
         "or invented. ASKS.md is append-only: add `- open <text>` or "
         '`- done <id> "<the user\'s words>"`. Refused, as a tool error with the reason, when '
         "nothing could be kept: an open ask repeated, an ask the user dropped proposed again, "
-        "an ask reworded, or (with base) a change to what someone else changed since your read.",
+        "an ask reworded, or (with base) a change to what someone else changed since your read. "
+        "A line that resembles an ask the user dropped, or an entry that resembles one they "
+        "retracted, is held (listed under held with its id, not added): only if it really is a "
+        "different thing, write it again naming it: `- open <text> (distinct from <id>)`, or a "
+        "`Distinct from: <id>` line in the entry.",
     )
     def memory_write(
         file: Annotated[str, Field(description="The file name, e.g. LESSONS.md.")],
