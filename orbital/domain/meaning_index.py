@@ -15,7 +15,16 @@ from typing import Generic, TypeVar
 import msgspec
 
 from orbital.domain.layered import Layered
-from orbital.domain.rephrase import Meaning, Overlap, Term, _matches, _typo, meaning, overlap
+from orbital.domain.rephrase import (
+    MIN_SHARED,
+    Meaning,
+    Overlap,
+    Term,
+    _matches,
+    _typo,
+    meaning,
+    overlap,
+)
 
 K = TypeVar("K")
 
@@ -29,6 +38,8 @@ class Reading:
     meaning: Callable[[str], Meaning]
     matches: Callable[[Term, Term], bool]
     probes: Callable[[Term], frozenset[str]] = operator.attrgetter("keys")
+    #: The least share of the longer text's terms two must have in common.
+    min_shared: float = MIN_SHARED
 
     def overlap(self, a: Meaning, b: Meaning) -> Overlap:
         return overlap(a, b, self.matches)
@@ -109,7 +120,7 @@ class MeaningIndex(Generic[K]):
         found: dict[K, float] = {}
         for item in candidates:
             match = self.reading.overlap(meanings[item], query)
-            if match.same:
+            if match.same_at(self.reading.min_shared):
                 found[item] = match.strength
         return found
 

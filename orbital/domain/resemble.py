@@ -28,9 +28,11 @@ from orbital.domain import wordnet
 from orbital.domain.meaning_index import Reading
 from orbital.domain.rephrase import Meaning, Term, _typo, meaning
 
-#: A word with at least this many senses met in WordNet's tagged corpus is light (chosen on
-#: the dev pairs: the most held rewordings with at most 10 % of different asks held).
-LIGHT = 7
+#: A word with at least this many senses met in WordNet's tagged corpus is light; two texts
+#: have at least this share of the longer one's terms in common (both chosen together on the
+#: dev pairs: the most held rewordings with at most 10 % of different asks held).
+LIGHT = 5
+MIN_SHARED = 0.55
 #: A short word is filed as ``S:<word>``; a longer word or a run of terms as ``L:<x>`` for
 #: each short word ``x`` that may stand for it. The two match each other, never themselves:
 #: two long words that begin alike are not abbreviations of each other.
@@ -112,10 +114,10 @@ def wide_matches(a: Term, b: Term) -> bool:
 
 
 #: The wide reading: a held line, possibly the same ask.
-RESEMBLES = Reading(wide_meaning, wide_matches, probes)
+RESEMBLES = Reading(wide_meaning, wide_matches, probes, MIN_SHARED)
 
 
 def resembles(earlier: str, later: str) -> bool:
     """Whether ``later`` possibly asks for what ``earlier`` did (the guard's certain sameness
     included)."""
-    return RESEMBLES.overlap(wide_meaning(earlier), wide_meaning(later)).same
+    return RESEMBLES.overlap(wide_meaning(earlier), wide_meaning(later)).same_at(MIN_SHARED)
