@@ -60,7 +60,7 @@ def _repeated(state: FileState, key: str, text: str) -> tuple[Entry, bool] | Non
     from orbital.domain.rephrase import restated
     from orbital.domain.resemble import resembles
 
-    new = said(text, key)
+    new = said(_DISTINCT.sub("", text), key)  # the ids it names are not what it says
     certain = restated(new, retracted)
     if certain is not None:
         return state.entries[certain], True
