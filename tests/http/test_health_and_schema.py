@@ -39,6 +39,8 @@ def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
         "/api/v1/workbench/{project}/asks/{ask_id}/done",
         "/api/v1/workbench/{project}/asks/{ask_id}/drop",
         "/api/v1/workbench/{project}/asks/{ask_id}/reopen",
+        "/api/v1/workbench/{project}/asks/{ask_id}/confirm-reopen",
+        "/api/v1/workbench/{project}/asks/{ask_id}/decline-reopen",
         "/api/v1/workbench/{project}/entries",
         "/api/v1/workbench/{project}/entries/{entry_id}/pin",
         "/api/v1/workbench/{project}/entries/{entry_id}/unpin",
