@@ -35,6 +35,7 @@ EXAMPLES: list[errors.OrbitalError] = [
     errors.TooLarge(10, 5),
     errors.InvalidEncoding(3),
     errors.UnknownProject("nope"),
+    errors.ProjectElsewhere("/work/app", "0b6f4a2e", "sqlite:///x.db", ()),
     errors.UnknownAsk("zzzzzz"),
     errors.UnknownFile("notes.md", ("ASKS.md",)),
     errors.UnknownEntry("use-x"),
