@@ -67,6 +67,16 @@ class ProposedReopen(msgspec.Struct, frozen=True):
     words: str
 
 
+class DistinctClaim(msgspec.Struct, frozen=True):
+    """An open ask the agent said is not the dropped ask ``dropped`` it resembled: shown beside
+    that drop, for the person to judge (and drop in one click)."""
+
+    project_id: str
+    id: str
+    text: str
+    dropped: str
+
+
 class ProjectInfo(msgspec.Struct, frozen=True):
     """A project in reach, with its own "today" (the date its asks are counted against)."""
 
@@ -87,6 +97,8 @@ class WorkbenchView(msgspec.Struct, frozen=True, omit_defaults=True):
     dropped: list[ClosedAsk]
     recently_closed: list[ClosedAsk] | None = None
     proposed_reopens: list[ProposedReopen] = msgspec.field(default_factory=list)
+    #: Open asks the agent said differ from a dropped ask they resembled.
+    claims: list[DistinctClaim] = msgspec.field(default_factory=list)
 
 
 class TimelineItem(msgspec.Struct, frozen=True):
@@ -219,6 +231,17 @@ def dropped_asks(project_id: str, asks: Asks) -> list[tuple[ClosedAsk, int]]:
     """Every dropped ask: the agent is told never to re-propose these, so the person should
     be able to see them all and reopen one."""
     return [(closed_row(project_id, a), a.seq) for a in asks.values() if a.state == "dropped"]
+
+
+def distinct_claims(project_id: str, asks: Asks) -> list[DistinctClaim]:
+    """The open asks written ``distinct from`` a dropped ask, one row per dropped ask named."""
+    return [
+        DistinctClaim(project_id, a.id, a.text, dropped)
+        for a in asks.values()
+        if a.state == "open"
+        for dropped in a.distinct_from
+        if dropped in asks and asks[dropped].state == "dropped"
+    ]
 
 
 def entry_title(text: str) -> str:

@@ -166,4 +166,5 @@ def test_a_write_that_changes_nothing_and_says_nothing_is_not_a_refusal(
         "warnings": [],
         "events": [],
         "refused": False,
+        "held": [],
     }

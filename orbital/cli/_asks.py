@@ -69,16 +69,30 @@ def ask() -> None:
 @project_option
 @click.argument("text")
 @click.option("--due", default=None, help="YYYY-MM-DD or YYYY-MM-DDTHH:MM.")
+@click.option(
+    "--distinct-from",
+    "distinct_from",
+    multiple=True,
+    metavar="ID",
+    help="A dropped ask this one resembles but is not (it was held naming it); repeatable.",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @reports_errors
 def ask_open(
-    ctx: click.Context, project_path: Path, text: str, due: str | None, as_json: bool
+    ctx: click.Context,
+    project_path: Path,
+    text: str,
+    due: str | None,
+    distinct_from: tuple[str, ...],
+    as_json: bool,
 ) -> None:
-    """Open an ask (the agent is refused a repeat of an open or dropped ask)."""
+    """Open an ask (the agent is refused a repeat of an open or dropped ask, and held on one
+    that resembles a dropped ask until it names it with --distinct-from)."""
     service, project = project_of(ctx, project_path)
     pid = project.project_id
-    run.ask_open(service, pid, text, due, caller_actor(ctx, service, pid), as_json)
+    actor = caller_actor(ctx, service, pid)
+    run.ask_open(service, pid, text, due, actor, as_json, distinct_from)
 
 
 _CHANGE_HELP = {

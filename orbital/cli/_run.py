@@ -11,7 +11,7 @@ bytes).
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -75,14 +75,23 @@ def write(
 
 
 def ask_open(
-    service: Orbital, pid: str, text: str, due: str | None, actor: Actor, as_json: bool = False
+    service: Orbital,
+    pid: str,
+    text: str,
+    due: str | None,
+    actor: Actor,
+    as_json: bool = False,
+    distinct_from: Sequence[str] = (),
 ) -> None:
     """``orbital ask open TEXT`` (the service checks ``--due``)."""
     from orbital.catalogue import PERSON_CLI_SESSION
     from orbital.events import Actor
 
     session = PERSON_CLI_SESSION if actor is Actor.USER else None
-    print_outcome(service.ask_open(pid, text, due, actor=actor, session=session), as_json)
+    outcome = service.ask_open(
+        pid, text, due, actor=actor, session=session, distinct_from=distinct_from
+    )
+    print_outcome(outcome, as_json)
 
 
 def ask_change(

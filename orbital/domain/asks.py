@@ -24,7 +24,6 @@ from orbital.events import Actor, Event
 from orbital.events.asks import (
     AskClosed,
     AskOpened,
-    AskOpenRefused,
     AskReopenDeclined,
     AskReopened,
     AskReopenProposed,
@@ -66,6 +65,8 @@ class Ask(msgspec.Struct, frozen=True, gc=False):
     proposal: str | None = None
     #: Who reopened an open ask (``None``: opened, never reopened).
     reopened_by: str | None = None
+    #: The dropped asks the agent said this one differs from when it opened it.
+    distinct_from: tuple[str, ...] = ()
 
 
 Asks = Mapping[str, Ask]
@@ -146,6 +147,7 @@ def _evolve(asks: Asks, seq: int, event: Event) -> Ask | None:
             closed_by=None,
             note="",
             seq=seq,
+            distinct_from=event.distinct_from,
         )
     if not isinstance(event, AskClosed | AskReopened | AskReopenProposed | AskReopenDeclined):
         return None
@@ -233,6 +235,8 @@ class DroppedIndex(msgspec.Struct, frozen=True):
     by_fuzzy: Mapping[str, Ask]
     by_meaning: LazyMeaningIndex
     by_id: Mapping[str, Ask]
+    #: Every one by the wider reading that holds a line (:mod:`resemble`).
+    by_resemblance: LazyMeaningIndex
 
     def changed(self, asks: Iterable[Ask]) -> DroppedIndex:
         """The index once ``asks`` hold these states (each newer than every indexed one)."""
@@ -249,6 +253,7 @@ class DroppedIndex(msgspec.Struct, frozen=True):
             by_fuzzy={**self.by_fuzzy, **{k: a for a in fresh if (k := fuzzy_key(a.text))}},
             by_meaning=self.by_meaning.added((a.id, a.text) for a in fresh),
             by_id={**self.by_id, **{a.id: a for a in fresh}},
+            by_resemblance=self.by_resemblance.added((a.id, a.text) for a in fresh),
         )
 
 
@@ -256,11 +261,13 @@ def _dropped_index(
     dropped: Iterable[Ask], build: IndexBuilder = build_meaning_index
 ) -> DroppedIndex:
     oldest_first = sorted(dropped, key=lambda a: a.seq)  # later ones overwrite: the latest wins
+    items = tuple((a.id, a.text) for a in oldest_first)
     return DroppedIndex(
         by_norm={norm(a.text): a for a in oldest_first},
         by_fuzzy={key: a for a in oldest_first if (key := fuzzy_key(a.text))},
-        by_meaning=LazyMeaningIndex(tuple((a.id, a.text) for a in oldest_first), build=build),
+        by_meaning=LazyMeaningIndex(items, build=build),
         by_id={a.id: a for a in oldest_first},
+        by_resemblance=LazyMeaningIndex(items, build=build, reading="resembles"),
     )
 
 
@@ -288,6 +295,16 @@ def dropped_match(asks: Asks, text: str, index: DroppedIndex | None = None) -> A
     return dropped.by_id[best]
 
 
+def dropped_resembled(text: str, index: DroppedIndex, besides: Container[str] = ()) -> Ask | None:
+    """The dropped ask ``text`` possibly repeats (:mod:`resemble`), other than those in
+    ``besides`` (the ones the writer says it differs from): the closest, else the latest."""
+    found = {k: v for k, v in index.by_resemblance.restated_by(text).items() if k not in besides}
+    if not found:
+        return None
+    best = max(found, key=lambda ask_id: (found[ask_id], index.by_id[ask_id].seq))
+    return index.by_id[best]
+
+
 # --- the agent path ---------------------------------------------------------------------------
 
 
@@ -306,67 +323,6 @@ class Decision(msgspec.Struct):
         self.events += other.events
         self.audit += other.audit
         self.warnings += other.warnings
-
-
-def _open_refusal(
-    asks: Asks,
-    text: str,
-    typed_id: str | None,
-    dropped_index: DroppedIndex | None,
-    open_index: OpenIndex | None,
-) -> tuple[str, str, str] | None:
-    """Why an agent's ``- open`` of ``text`` is refused, as (reason, the ask it names, the
-    agent's message), or None when it may open."""
-    if typed_id is not None and typed_id in asks:
-        return (
-            "reworded",
-            typed_id,
-            f"ASKS.md: [{typed_id}] can't be reworded — close it and open a new ask if it changed.",
-        )
-    duplicate = open_with_text(asks, text, open_index)
-    if duplicate is not None:
-        return (
-            "duplicate_open",
-            duplicate.id,
-            f"ASKS.md: [{duplicate.id}] is already open with that text — not added again.",
-        )
-    dropped = dropped_match(asks, text, dropped_index)
-    if dropped is not None:
-        return (
-            "dropped",
-            dropped.id,
-            f"ASKS.md: not added — the user dropped this as [{dropped.id}] on "
-            f"{dropped.updated.isoformat()}; never re-propose it. If the user asked for it "
-            f'again, add `- reopen {dropped.id} "<their words>"`.',
-        )
-    return None
-
-
-def decide_agent_open(
-    asks: Asks,
-    text: str,
-    due: str | None,
-    today: dt.date,
-    mint: Minter,
-    typed_id: str | None = None,
-    dropped_index: DroppedIndex | None = None,
-    open_index: OpenIndex | None = None,
-) -> Decision:
-    """An agent's ``- open`` (§6.5): refused when it rewords a known id, repeats an open ask or
-    repeats a dropped one (exactly or rephrased); otherwise a fresh id and today's date.
-
-    ``typed_id`` is the id the agent wrote on the line, if any: only used to detect rewording.
-    """
-    text = one_line(text)
-    if not text:
-        return Decision()
-    refused = _open_refusal(asks, text, typed_id, dropped_index, open_index)
-    if refused is not None:
-        reason, ask_id, message = refused
-        audit = AskOpenRefused(text=text, reason=reason, message=message, ask_id=ask_id, due=due)
-        return Decision(audit=[audit], warnings=[message])
-    ask_id = mint_id(mint, asks)
-    return Decision(events=[AskOpened(ask_id=ask_id, text=text, date=today, due=due)])
 
 
 def agent_stamp(actor: Actor) -> str:

@@ -31,12 +31,12 @@ from orbital.domain.asks import (
     Minter,
     OpenIndex,
     decide_agent_change,
-    decide_agent_open,
     fold_into,
     index_dropped,
     index_open,
 )
 from orbital.domain.asks_legacy import flag_line
+from orbital.domain.asks_open import decide_agent_open
 from orbital.domain.quotes import UserWords
 from orbital.events import Actor, Event
 from orbital.events.asks import AskClosed, AskOpened, AskReopened, AskReopenProposed
@@ -154,6 +154,7 @@ def _decide_line(
             parsed.ask_id,
             dropped_index=dropped,
             open_index=opened,
+            distinct_from=parsed.distinct_from,
         )
         return _with_due_warning(decided, parsed.bad_due, parsed.text)
     return decide_agent_change(asks, parsed.kind, parsed.ask_id, parsed.text, today, actor, words)

@@ -1,51 +1,69 @@
-"""The dropped asks' meaning index, built only when first asked: most short-lived processes
+"""The dropped asks' meaning indexes, built only when first asked: most short-lived processes
 (a hook, a CLI command) never open an ask, so they never pay for filing every dropped text
-by meaning nor import the stemmers."""
+by meaning nor import the stemmers (or WordNet)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from orbital.domain.rephrase import MeaningIndex
+    from orbital.domain.meaning_index import MeaningIndex, Reading
+
+#: Which reading an index files by: the guard's certain restatement, or the wider
+#: resemblance that holds a line (:mod:`orbital.domain.resemble`).
+ReadingName = Literal["restates", "resembles"]
+#: Builds the meaning index of (ask id, text) pairs under a reading; the shell may keep built
+#: ones (a short-lived process then reads the index instead of filing every text again).
+IndexBuilder = Callable[[tuple[tuple[str, str], ...], ReadingName], "MeaningIndex[str]"]
 
 
-#: Builds the meaning index of (ask id, text) pairs; the shell may keep built ones (a
-#: short-lived process then reads the index instead of filing every dropped text again).
-IndexBuilder = Callable[[tuple[tuple[str, str], ...]], "MeaningIndex[str]"]
+def reading_named(name: ReadingName) -> Reading:
+    if name == "resembles":
+        from orbital.domain.resemble import RESEMBLES
+
+        return RESEMBLES
+    from orbital.domain.meaning_index import RESTATES
+
+    return RESTATES
 
 
-def build_meaning_index(items: tuple[tuple[str, str], ...]) -> MeaningIndex[str]:
-    from orbital.domain.rephrase import MeaningIndex
+def build_meaning_index(
+    items: tuple[tuple[str, str], ...], reading: ReadingName = "restates"
+) -> MeaningIndex[str]:
+    from orbital.domain.meaning_index import MeaningIndex
 
-    return MeaningIndex[str]().added(items)
+    return MeaningIndex[str](reading=reading_named(reading)).added(items)
 
 
 class LazyMeaningIndex:
-    """The dropped asks' :class:`~orbital.domain.rephrase.MeaningIndex`, built at the first
-    lookup (by ``build``): a process that opens no ask (most short-lived ones) never pays for
-    filing thousands of dropped texts by meaning, nor imports the stemmers. Once built it
-    grows by :meth:`added` like the index itself."""
+    """The dropped asks' :class:`~orbital.domain.meaning_index.MeaningIndex` under one reading,
+    built at the first lookup (by ``build``): a process that opens no ask (most short-lived
+    ones) never pays for filing thousands of dropped texts by meaning, nor imports the
+    stemmers. Once built it grows by :meth:`added` like the index itself."""
 
     def __init__(
         self,
         items: tuple[tuple[str, str], ...] = (),
         built: MeaningIndex[str] | None = None,
         build: IndexBuilder = build_meaning_index,
+        reading: ReadingName = "restates",
     ) -> None:
         self._items = items
         self._built = built
         self.build = build
+        self.reading: ReadingName = reading
 
     def added(self, items: Iterable[tuple[str, str]]) -> LazyMeaningIndex:
         if self._built is not None:
-            return LazyMeaningIndex(built=self._built.added(items), build=self.build)
-        return LazyMeaningIndex((*self._items, *items), build=self.build)
+            return LazyMeaningIndex(
+                built=self._built.added(items), build=self.build, reading=self.reading
+            )
+        return LazyMeaningIndex((*self._items, *items), build=self.build, reading=self.reading)
 
     def index(self) -> MeaningIndex[str]:
         if self._built is None:
-            self._built = self.build(self._items)
+            self._built = self.build(self._items, self.reading)
             self._items = ()
         return self._built
 
@@ -55,6 +73,6 @@ class LazyMeaningIndex:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LazyMeaningIndex):
             return NotImplemented
-        return self.index() == other.index()
+        return self.reading == other.reading and self.index() == other.index()
 
     __hash__ = None  # type: ignore[assignment]

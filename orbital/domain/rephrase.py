@@ -18,14 +18,13 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 import msgspec
 
 from orbital.domain import rephrase_lexicon as lex
-from orbital.domain.layered import Layered
 from orbital.domain.rephrase_lexicon import Phrases
 from orbital.lazy import submodule_alone
 
@@ -293,11 +292,13 @@ def _matches(a: Term, b: Term) -> bool:
     return bool(slips) and not slips.isdisjoint(b.slips) and _typo(a.word, b.word)
 
 
-def overlap(a: Meaning, b: Meaning) -> Overlap:
-    """Which terms of each side the other has; generic nouns count only when shared."""
+def overlap(a: Meaning, b: Meaning, matches: Callable[[Term, Term], bool] | None = None) -> Overlap:
+    """Which terms of each side the other has (by ``matches``: the guard's own match when
+    not given); generic nouns count only when shared."""
+    match = matches or _matches
 
     def count(mine: tuple[Term, ...], theirs: tuple[Term, ...]) -> tuple[int, int]:
-        hits = [any(_matches(t, u) for u in theirs) for t in mine]
+        hits = [any(match(t, u) for u in theirs) for t in mine]
         lacking = sum(1 for t, hit in zip(mine, hits, strict=True) if not hit and not t.generic)
         return sum(hits), lacking
 
@@ -313,8 +314,8 @@ def same_intent(earlier: str, later: str) -> bool:
 
 def _may_restate(a: Meaning, b: Meaning) -> bool:
     """False when ``a`` and ``b`` cannot be the same intent: a restatement has every needed
-    term of one side matched (the bound :class:`MeaningIndex` files by), and a term can match
-    only one that shares a key or a slip with it."""
+    term of one side matched (the bound the meaning index files by), and a term can match only
+    one that shares a key or a slip with it."""
     return a.may_be_covered_by(b) or b.may_be_covered_by(a)
 
 
@@ -334,167 +335,3 @@ def restated(text: str, existing: Mapping[K, str]) -> K | None:
         if found.same and (best is None or found.strength > best[0]):
             best = (found.strength, key)
     return best[1] if best is not None else None
-
-
-@dataclass(frozen=True)
-class MeaningIndex(Generic[K]):
-    """Texts filed by the keys of their terms, to find which of many (10,000 dropped asks)
-    a new text restates without comparing it with each. Two terms match only when they
-    share a key or their words are one typo apart (found through :attr:`spellings`), and a
-    restatement has every needed term of one side matched. So the only items compared are
-    those whose *pivot* the text matches (one needed term of each item, the rarest when it
-    was filed: if all of an item's needed terms are matched, that one is) and those that
-    match every needed term of the text (the intersection of its terms' postings, rarest
-    first). Grows by :meth:`added`; rebuild it to take items out (rare: a dropped ask
-    reopened)."""
-
-    meanings: Layered[K, Meaning] = field(default_factory=Layered)
-    #: key (and ``~word``) -> the items with a term carrying it
-    postings: Layered[str, tuple[K, ...]] = field(default_factory=Layered)
-    #: slip key -> the words filed that have it
-    spellings: Layered[str, frozenset[str]] = field(default_factory=Layered)
-    #: key -> the items whose pivot carries it. Which term is an item's pivot depends on
-    #: what was filed before it (any needed term is correct; the rarest keeps the lists
-    #: short), so an index grown item by item equals one built at once but for these.
-    pivots: Layered[str, tuple[K, ...]] = field(default_factory=Layered, compare=False)
-
-    def added(self, items: Iterable[tuple[K, str]]) -> MeaningIndex[K]:
-        filed = [(item, meaning(text)) for item, text in items]
-        if not filed:
-            return self
-        grown: dict[str, list[K]] = {}
-        spelt: dict[str, set[str]] = {}
-        for item, found in filed:
-            for term in found.terms:
-                for key in _filed_keys(term):
-                    if key not in grown:
-                        grown[key] = list(self.postings.get(key, ()))
-                    if not grown[key] or grown[key][-1] != item:
-                        grown[key].append(item)
-                for slip in term.slips:
-                    if slip not in spelt:
-                        spelt[slip] = set(self.spellings.get(slip, ()))
-                    spelt[slip].add(term.word)
-
-        def filed_with(term: Term) -> int:
-            return sum(len(grown[key]) for key in _filed_keys(term))
-
-        pivoted: dict[str, list[K]] = {}
-        for item, found in filed:
-            needed = [t for t in found.terms if not t.generic]
-            # Without a needed term, any term matched makes the item's side covered.
-            for term in [min(needed, key=filed_with)] if needed else found.terms:
-                for key in _filed_keys(term):
-                    if key not in pivoted:
-                        pivoted[key] = list(self.pivots.get(key, ()))
-                    pivoted[key].append(item)
-        return MeaningIndex(
-            self.meanings.updated(filed),
-            self.postings.updated((key, tuple(v)) for key, v in grown.items()),
-            self.spellings.updated((key, frozenset(v)) for key, v in spelt.items()),
-            self.pivots.updated((key, tuple(v)) for key, v in pivoted.items()),
-        )
-
-    def restated_by(self, text: str) -> dict[K, float]:
-        """The items ``text`` restates, with their :attr:`Overlap.strength`."""
-        query = meaning(text)
-        lookups = [self._lookup(term) for term in query.terms]
-        candidates = {i for keys in lookups for key in keys for i in self.pivots.get(key, ())}
-        candidates |= self._covering(query, lookups)
-        meanings = self.meanings  # a lookup per candidate item
-        found: dict[K, float] = {}
-        for item in candidates:
-            match = overlap(meanings[item], query)
-            if match.same:
-                found[item] = match.strength
-        return found
-
-    def _lookup(self, term: Term) -> set[str]:
-        """The keys under which the terms ``term`` matches are filed."""
-        keys = set(term.keys)
-        near = set().union(*(self.spellings.get(slip, ()) for slip in term.slips))
-        keys.update("~" + w for w in near if w == term.word or _typo(w, term.word))
-        return keys
-
-    def _items(self, keys: Iterable[str]) -> set[K]:
-        return {item for key in keys for item in self.postings.get(key, ())}
-
-    def _covering(self, query: Meaning, lookups: list[set[str]]) -> set[K]:
-        """The items with a term matching each needed term of ``query`` (with none needed:
-        the items matching any of its terms)."""
-        needed = [(t, keys) for t, keys in zip(query.terms, lookups, strict=True) if not t.generic]
-        if not needed:
-            return self._items(k for keys in lookups for k in keys)
-        needed.sort(key=lambda pair: sum(len(self.postings.get(k, ())) for k in pair[1]))
-        items = self._items(needed[0][1])
-        for term, keys in needed[1:]:
-            if len(items) > _FEW:
-                items &= self._items(keys)
-            else:  # a few left: look at their terms rather than at a long posting list
-                items = {i for i in items if any(_matches(term, u) for u in self.meanings[i].terms)}
-            if not items:
-                break
-        return items
-
-
-#: Candidates few enough to check term by term instead of intersecting posting lists.
-_FEW = 32
-
-
-def _filed_keys(term: Term) -> frozenset[str]:
-    """The keys a term is filed under: its keys, and its word when a typo may reach it."""
-    return term.keys | {"~" + term.word} if term.slips else term.keys
-
-
-#: How a built index is kept: each map merged (the base/overlay split is not kept), each
-#: meaning apart (:class:`_Encoded`).
-_Stored = tuple[
-    dict[str, msgspec.Raw],
-    dict[str, tuple[str, ...]],
-    dict[str, frozenset[str]],
-    dict[str, tuple[str, ...]],
-]
-
-
-def encode_index(index: MeaningIndex[str]) -> bytes:
-    """A built index as bytes (msgpack), for :func:`decode_index` in another process."""
-    stored = (
-        index.meanings.merged,
-        index.postings.merged,
-        index.spellings.merged,
-        index.pivots.merged,
-    )
-    return msgspec.msgpack.encode(stored)
-
-
-def decode_index(data: bytes) -> MeaningIndex[str]:
-    """The index :func:`encode_index` kept (``msgspec.DecodeError`` when it is not one)."""
-    meanings, postings, spellings, pivots = msgspec.msgpack.decode(data, type=_Stored)
-    return MeaningIndex(
-        Layered(_Encoded(meanings)), Layered(postings), Layered(spellings), Layered(pivots)
-    )
-
-
-class _Encoded(Mapping[str, Meaning]):
-    """Kept meanings, each decoded the first time it is read: a lookup compares the text
-    with a few of them, and decoding them all cost it more than the rest (10,000 dropped
-    asks: ~50 ms of ~60)."""
-
-    def __init__(self, encoded: dict[str, msgspec.Raw]) -> None:
-        self._encoded = encoded
-        self._decoded: dict[str, Meaning] = {}
-
-    def __getitem__(self, key: str) -> Meaning:
-        found = self._decoded.get(key)
-        if found is None:
-            found = self._decoded[key] = msgspec.msgpack.decode(self._encoded[key], type=Meaning)
-        return found
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._encoded
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._encoded)
-
-    def __len__(self) -> int:
-        return len(self._encoded)

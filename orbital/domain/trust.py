@@ -217,7 +217,7 @@ def restated_entry(
     if state is None:
         return None
     candidates = {
-        e.entry_id: _said(e.text, key)
+        e.entry_id: said(e.text, key)
         for e in state.entries.values()
         if e.entry_id not in skip
         and (e.trust.state in OUT_OF_FORCE or (not out_of_force and e.status != "retired"))
@@ -227,12 +227,12 @@ def restated_entry(
     # The matcher (and its stemmers) only when an entry is compared: most processes never do.
     from orbital.domain.rephrase import restated
 
-    found = restated(_said(text, key), candidates)
+    found = restated(said(text, key), candidates)
     return state.entries[found] if found is not None else None
 
 
 @functools.lru_cache(maxsize=1 << 12)
-def _said(text: str, key: str) -> str:
+def said(text: str, key: str) -> str:
     """What an entry says: without its ``Supersedes:`` lines and its marker (a lesson's
     number is its place in the file, not its words). Kept per text: every entry of the file
     is compared on each write."""

@@ -45,6 +45,9 @@ class AskOpened(Event, frozen=True, tag="ask.opened"):
     #: Where the ask came from when it was not typed as an ``- open`` line (legacy migration).
     provenance: str | None = None
     legacy: LegacyRecord | None = None
+    #: The dropped asks the agent said this one differs from (it resembled them and was
+    #: held; the agent wrote it again naming them): the agent's claim, for the person.
+    distinct_from: tuple[str, ...] = ()
 
 
 class AskClosed(Event, frozen=True, tag="ask.closed"):
@@ -103,7 +106,8 @@ class AskOpenRefused(Event, frozen=True, tag="ask.open_refused"):
     """Audit: an agent tried to open an ask and was refused (nothing else changed)."""
 
     text: str
-    #: ``duplicate_open``, ``dropped`` or ``reworded``.
+    #: ``duplicate_open``, ``dropped`` or ``reworded``; ``held`` when it possibly repeats the
+    #: dropped ask ``ask_id`` (not appended, the agent may write it again naming that ask).
     reason: str
     message: str
     #: The ask the refusal names (the open duplicate, the dropped ask, the reworded id).

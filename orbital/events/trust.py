@@ -58,10 +58,23 @@ class EntryRestates(Event, frozen=True, tag="entry.restates"):
     date: dt.date
 
 
+class EntryRetractedRepeat(Event, frozen=True, tag="entry.retracted_repeat"):
+    """Audit, on the retracted entry's stream: an agent's new entry ``new_entry`` said again
+    what this one said, and was not added: refused (certainly the same) or held (possibly;
+    written again naming this entry on a ``Distinct from:`` line it is taken)."""
+
+    entry_id: str
+    new_entry: str
+    text: str
+    date: dt.date
+    held: bool
+
+
 TRUST_EVENTS: tuple[type[Event], ...] = (
     EntryDisputed,
     EntryRetracted,
     EntryReaffirmed,
     EntrySuperseded,
     EntryRestates,
+    EntryRetractedRepeat,
 )

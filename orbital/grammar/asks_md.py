@@ -62,6 +62,13 @@ _DUE_VALUE = re.compile(r"(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2})?")
 _CLOSE_ID = re.compile(r"\s*\[?([0-9a-fA-F]{6})\]?(?=\s|$)")
 _DATE = re.compile(r"\s*(\d{4}-\d{2}-\d{2})(?=\s|$)")
 _BY = re.compile(r"\s*by:(\S+)")
+#: An open's claim that it differs from dropped asks it resembles, at the end of its line:
+#: ``(distinct from 4f2a1c)``, several ids separated by commas or "and".
+_DISTINCT = re.compile(
+    r"\(?\s*\bdistinct from\s+((?:\[?[0-9a-fA-F]{6}\]?(?:\s*,\s*|\s+and\s+|\s*))+)\)?\s*$",
+    re.IGNORECASE,
+)
+_HEX = re.compile(r"[0-9a-fA-F]{6}")
 
 
 class AskLine(msgspec.Struct, frozen=True):
@@ -75,6 +82,8 @@ class AskLine(msgspec.Struct, frozen=True):
     by: str | None = None
     #: A due token of an ``open`` that is not a real date (dropped: the ask has no due).
     bad_due: str | None = None
+    #: The dropped asks an ``open`` says it differs from (``distinct from <id>``).
+    distinct_from: tuple[str, ...] = ()
 
 
 def valid_due(value: str) -> bool:
@@ -118,7 +127,12 @@ def parse_line(line: str) -> AskLine | None:
         if token is not None:
             rest = rest[: token.start()] + " " + rest[token.end() :]
             due, bad = (token[1], None) if valid_due(token[1]) else (None, token[1])
-        return AskLine(kind, ask_id, date, one_line(rest), due=due, bad_due=bad)
+        claim = _DISTINCT.search(rest)
+        distinct: tuple[str, ...] = ()
+        if claim is not None:
+            rest = rest[: claim.start()]
+            distinct = tuple(dict.fromkeys(i.lower() for i in _HEX.findall(claim[1])))
+        return AskLine(kind, ask_id, date, one_line(rest), due, None, bad, distinct)
     id_match = _CLOSE_ID.match(rest)
     if id_match is None:
         return AskLine(kind, None, None, one_line(rest))
@@ -139,7 +153,8 @@ def render_event(event: Event) -> str | None:
     """The canonical ASKS.md line of one event (no newline); ``None`` for audit events."""
     if isinstance(event, AskOpened):
         due = f"due:{event.due}" if event.due else ""
-        parts = ["- open", event.ask_id, event.date.isoformat(), due, one_line(event.text)]
+        claim = f"(distinct from {', '.join(event.distinct_from)})" if event.distinct_from else ""
+        parts = ["- open", event.ask_id, event.date.isoformat(), due, one_line(event.text), claim]
     elif isinstance(event, AskClosed | AskReopened):
         kind = event.kind if isinstance(event, AskClosed) else "reopen"
         by = f"by:{event.by or 'agent'}"
@@ -271,7 +286,9 @@ def _event_of(
             ask_id = synthetic_id(item.text, taken)
             taken.add(ask_id)
         date = known[ask_id] = item.date or today
-        return AskOpened(ask_id=ask_id, text=item.text, date=date, due=item.due)
+        return AskOpened(
+            ask_id=ask_id, text=item.text, date=date, due=item.due, distinct_from=item.distinct_from
+        )
     if item.ask_id is None or item.ask_id not in known:
         return None
     by, undated = item.by or "agent", item.date is None

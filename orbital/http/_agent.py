@@ -24,6 +24,7 @@ from orbital.http._auth import BEARER_SCHEME, gate, project_hook, reached
 from orbital.http._problems import AUTHED, WRITES, documented
 from orbital.http._schemas import (
     AS_OF_SCHEMA,
+    AskOpen,
     ContextView,
     FileContent,
     FileWrite,
@@ -270,6 +271,33 @@ def _context_route(service: Orbital, views: EncodedViews) -> HTTPRouteHandler:
 
 
 @post(
+    "/asks",
+    summary="Open an ask as the agent",
+    description="Refused (in `warnings`, `refused`) when an open ask has that text or the "
+    "person dropped it (exactly or reworded); held (listed in `held` with the dropped ask's "
+    "id, nothing appended) when it resembles a dropped ask: only if it really is a different "
+    "thing, send it again naming that ask in `distinct_from`.",
+    status_code=200,
+    responses=documented(*WRITES),
+    sync_to_thread=True,
+)
+def open_ask(
+    service: NamedDependency[Orbital],
+    caller: NamedDependency[Credential],
+    target: NamedDependency[Project],
+    data: JSONBody[AskOpen],
+) -> WriteResult:
+    outcome = service.ask_open(
+        target.project_id,
+        data.text,
+        data.due,
+        actor=caller.actor,
+        distinct_from=data.distinct_from,
+    )
+    return msgspec.convert(outcome, WriteResult, from_attributes=True)
+
+
+@post(
     "/session-end",
     summary="Run the deterministic session-end backstop",
     status_code=200,
@@ -303,6 +331,7 @@ def agent_router(service: Orbital, views: EncodedViews) -> Router:
             file_options,
             read_file,
             write_file,
+            open_ask,
             session_end,
             *agent_text_routes(),
         ],

@@ -75,6 +75,15 @@ class WrittenEvent(msgspec.Struct, frozen=True):
     summary: str
 
 
+class Held(msgspec.Struct, frozen=True):
+    """A line held, not appended: it possibly repeats an ask the person dropped (or an entry
+    they retracted). Sent again naming ``id`` in ``distinct_from`` it is taken."""
+
+    text: str
+    #: The dropped ask (or retracted entry) it resembles.
+    id: str
+
+
 class WriteResult(msgspec.Struct, frozen=True):
     """The file as it now stands, warnings for the writer (a refusal is one), and the events
     appended (at most the refusal's audit when refused). ``refused``: the write changed
@@ -86,6 +95,8 @@ class WriteResult(msgspec.Struct, frozen=True):
     refused: bool = False
     #: A memory file's version after the write (its ETag, unquoted); none for ASKS.md.
     version: int | None = None
+    #: Lines held, not appended, each with the id of what it resembles.
+    held: list[Held] = msgspec.field(default_factory=list)
 
 
 class FileContent(msgspec.Struct, frozen=True):
@@ -98,6 +109,8 @@ class AskOpen(msgspec.Struct, frozen=True):
     text: Annotated[str, msgspec.Meta(pattern=r"\S")]
     #: ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM``, a real day (checked by the service).
     due: Annotated[str, msgspec.Meta(pattern=_DUE_PATTERN)] | None = None
+    #: An agent's: the dropped asks this one resembles but is not (a held answer named them).
+    distinct_from: list[str] = msgspec.field(default_factory=list)
 
 
 class AskDone(msgspec.Struct, frozen=True):

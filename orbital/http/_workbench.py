@@ -129,7 +129,15 @@ def open_ask(
     target: NamedDependency[Project],
     data: JSONBody[AskOpen],
 ) -> WriteResult:
-    return _result(service.ask_open(target.project_id, data.text, data.due, actor=caller.actor))
+    return _result(
+        service.ask_open(
+            target.project_id,
+            data.text,
+            data.due,
+            actor=caller.actor,
+            distinct_from=data.distinct_from,
+        )
+    )
 
 
 @_writes(

@@ -43,7 +43,11 @@ def outcome(result: WriteOutcome, *, content: bool) -> Answer:
     the events appended, and (for a file write) the file as it now stands and its version."""
     if result.refused:
         return error(warning_lines(result.warnings))
-    fields: dict[str, Any] = {"warnings": result.warnings, "events": result.events}
+    fields: dict[str, Any] = {
+        "warnings": result.warnings,
+        "events": result.events,
+        "held": result.held,
+    }
     if content:
         fields["content"] = result.content
         if result.version is not None:
@@ -174,11 +178,18 @@ class Calls:
     def asks_list(self, who: Caller, state: str) -> Answer:
         return answer(lambda: data({"asks": self.service.asks(who.project, state)}))  # type: ignore[arg-type]
 
-    def ask_open(self, who: Caller, text: str, due: str | None) -> Answer:
+    def ask_open(
+        self, who: Caller, text: str, due: str | None, distinct_from: list[str] | None = None
+    ) -> Answer:
         return answer(
             lambda: outcome(
                 self.service.ask_open(
-                    who.project, text, due, actor=Actor.AGENT, session=who.session
+                    who.project,
+                    text,
+                    due,
+                    actor=Actor.AGENT,
+                    session=who.session,
+                    distinct_from=distinct_from or [],
                 ),
                 content=False,
             )

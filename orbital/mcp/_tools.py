@@ -82,7 +82,11 @@ def register_tools(server: MCPServer, calls: Calls) -> None:
         "or invented. ASKS.md is append-only: add `- open <text>` or "
         '`- done <id> "<the user\'s words>"`. Refused, as a tool error with the reason, when '
         "nothing could be kept: an open ask repeated, an ask the user dropped proposed again, "
-        "an ask reworded, or (with base) a change to what someone else changed since your read.",
+        "an ask reworded, or (with base) a change to what someone else changed since your read. "
+        "A line that resembles an ask the user dropped, or an entry that resembles one they "
+        "retracted, is held (listed under held with its id, not added): only if it really is a "
+        "different thing, write it again naming it: `- open <text> (distinct from <id>)`, or a "
+        "`Distinct from: <id>` line in the entry.",
     )
     def memory_write(
         file: Annotated[str, Field(description="The file name, e.g. LESSONS.md.")],
@@ -173,15 +177,25 @@ def register_tools(server: MCPServer, calls: Calls) -> None:
         annotations=_WRITE,
         description="Open an ask: something the user asked for or must decide. Refused, as a "
         "tool error with the reason, when an open ask already has that text or the user "
-        "dropped this ask (exactly or reworded): never propose a dropped ask again.",
+        "dropped this ask (exactly or reworded): never propose a dropped ask again. Held (not "
+        "added; listed under held with the dropped ask's id) when it resembles an ask the user "
+        "dropped: only if it really is a different thing, call again naming that ask in "
+        "distinct_from.",
     )
     def ask_open(
         text: Annotated[str, Field(description="One line: what is asked.")],
         due: Annotated[
             str | None, Field(description="Due date: YYYY-MM-DD or YYYY-MM-DDTHH:MM.")
         ] = None,
+        distinct_from: Annotated[
+            list[str] | None,
+            Field(
+                description="The ids of dropped asks this one resembles but is not (the ones "
+                "a held answer named)."
+            ),
+        ] = None,
     ) -> CallToolResult:
-        return result(calls.ask_open(caller(), text, due))
+        return result(calls.ask_open(caller(), text, due, distinct_from or []))
 
     @server.tool(
         annotations=_WRITE,

@@ -43,10 +43,11 @@ class AskRow(msgspec.Struct, array_like=True, frozen=True, gc=False):
     verified: bool = False
     proposal: str | None = None
     reopened_by: str | None = None
+    distinct_from: tuple[str, ...] = ()
 
 
-#: Of note, closed_by, due, verified, proposal, reopened_by.
-_DEFAULTS = ("", None, None, False, None, None)
+#: Of note, closed_by, due, verified, proposal, reopened_by, distinct_from.
+_DEFAULTS = ("", None, None, False, None, None, ())
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -60,7 +61,15 @@ def row_of(ask: Ask) -> list[object]:
     opened = ask.opened.toordinal() - _EPOCH
     updated = ask.updated.toordinal() - _EPOCH - opened
     row: list[object] = [ask.id, ask.text, opened, _STATE_INDEX[ask.state], updated, ask.seq]
-    rest = [ask.note, ask.closed_by, ask.due, ask.verified, ask.proposal, ask.reopened_by]
+    rest = [
+        ask.note,
+        ask.closed_by,
+        ask.due,
+        ask.verified,
+        ask.proposal,
+        ask.reopened_by,
+        ask.distinct_from,
+    ]
     while rest and rest[-1] == _DEFAULTS[len(rest) - 1]:
         rest.pop()
     row += rest
@@ -82,6 +91,7 @@ def ask_of(row: AskRow) -> Ask:
         row.verified,
         row.proposal,
         row.reopened_by,
+        row.distinct_from,
     )
 
 

@@ -5,6 +5,7 @@ inputs; the unit loads, takes ASKS.md in, appends and appends the new lines to t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -22,7 +23,6 @@ from orbital.domain.asks import (
     AskState,
     CloseKind,
     decide_agent_change,
-    decide_agent_open,
     request_stamp,
 )
 from orbital.domain.asks_legacy import (
@@ -33,6 +33,7 @@ from orbital.domain.asks_legacy import (
     parse_retractions,
     plan_migration,
 )
+from orbital.domain.asks_open import decide_agent_open
 from orbital.domain.asks_write import Appended, decide_agent_append, decide_agent_write
 from orbital.domain.quotes import UserWords
 from orbital.editor.sessions import transcript_words
@@ -142,8 +143,10 @@ class AsksService:
         due: str | None,
         actor: Actor,
         session: str | None = None,
+        distinct_from: Sequence[str] = (),
     ) -> WriteOutcome:
-        """Open an ask. The agent path refuses duplicates and dropped texts (exact or fuzzy);
+        """Open an ask. The agent path refuses duplicates and dropped texts (exact or fuzzy)
+        and holds a text that resembles a dropped one it does not name in ``distinct_from``;
         the person may open what they like, except an exact duplicate of an open ask."""
         text, removed = without_nul(text, "the ask's text")
         if due is not None:
@@ -155,7 +158,15 @@ class AsksService:
             known = u.asks
             if actor is Actor.AGENT:
                 d = decide_agent_open(
-                    known.asks, text, due, u.today, u.mint, None, known.dropped, known.opened
+                    known.asks,
+                    text,
+                    due,
+                    u.today,
+                    u.mint,
+                    None,
+                    known.dropped,
+                    known.opened,
+                    distinct_from,
                 )
                 u.decided(d.events, d.audit, d.warnings)
             else:
@@ -164,7 +175,7 @@ class AsksService:
                     u.decided([], [], [_ALREADY_OPEN])
                 else:
                     u.decided([event], [], [])
-        return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
+        return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused, held=u.held_lines)
 
     def change(
         self,
@@ -202,7 +213,7 @@ class AsksService:
                     )
                 else:
                     u.decided([event], [], [])
-        return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
+        return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused, held=u.held_lines)
 
     def answer_proposal(
         self, project: Project, ask_id: str, confirm: bool, note: str, actor: Actor

@@ -131,7 +131,9 @@ class Conflicts:
         if not mine:
             return written
         if key == ASKS_KEY:
-            return WriteOutcome(u.asks_text, written.warnings, written.events, refused=u.refused)
+            return WriteOutcome(
+                u.asks_text, written.warnings, written.events, refused=u.refused, held=u.held_lines
+            )
         assert u.memory_after is not None  # set when the unit ended
         content = render_memory_file(u.memory_after.files[key])
         version = u.memory_after.changed_at[key]

@@ -36,6 +36,15 @@ class EventSummary(msgspec.Struct, frozen=True):
     summary: str
 
 
+class HeldLine(msgspec.Struct, frozen=True):
+    """A line held, not appended: it possibly repeats what the person dropped (an ask) or
+    retracted (an entry). Written again naming ``id`` (``distinct from <id>``) it is taken."""
+
+    text: str
+    #: The dropped ask or retracted entry it resembles.
+    id: str
+
+
 class WriteOutcome:
     """The result of writing a memory file: the file as it now stands, the warnings for the
     writer, and the events the write appended (at most the audit of a refusal when it was
@@ -46,7 +55,7 @@ class WriteOutcome:
     back (the HTTP response, ``--json``) pays for building it.
     """
 
-    __slots__ = ("_build", "_content", "events", "refused", "version", "warnings")
+    __slots__ = ("_build", "_content", "events", "held", "refused", "version", "warnings")
 
     def __init__(
         self,
@@ -56,6 +65,7 @@ class WriteOutcome:
         version: int | None = None,
         *,
         refused: bool = False,
+        held: list[HeldLine] | None = None,
     ) -> None:
         #: A memory file's version after the write (its ETag); None for ASKS.md.
         self.version = version
@@ -64,6 +74,8 @@ class WriteOutcome:
         self.warnings = warnings
         self.events = events
         self.refused = refused
+        #: Lines held, not appended (each names what it resembles).
+        self.held = held or []
 
     @property
     def content(self) -> str:
@@ -73,13 +85,14 @@ class WriteOutcome:
         return self._content
 
     def to_builtins(self) -> dict[str, Any]:
-        """``{content, warnings, events, refused}`` as JSON-ready values."""
+        """``{content, warnings, events, refused, held}`` as JSON-ready values."""
         events = msgspec.to_builtins(self.events)
         found = {
             "content": self.content,
             "warnings": self.warnings,
             "events": events,
             "refused": self.refused,
+            "held": msgspec.to_builtins(self.held),
         }
         return found if self.version is None else {**found, "version": self.version}
 

@@ -119,7 +119,9 @@ class FileWrites:
         """What a write reports: the file as it now stands, warnings, events, and (memory
         files) its version."""
         if key == "asks":
-            return WriteOutcome(u.asks_text, u.warnings, u.events, refused=u.refused)
+            return WriteOutcome(
+                u.asks_text, u.warnings, u.events, refused=u.refused, held=u.held_lines
+            )
         assert u.memory_after is not None  # set when the unit ended
         return WriteOutcome(
             u.text_after(key),
@@ -127,6 +129,7 @@ class FileWrites:
             u.events,
             u.memory_after.changed_at[key],
             refused=u.refused,
+            held=u.held_lines,
         )
 
 

@@ -21,8 +21,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from orbital.domain.lazy_meanings import ReadingName, build_meaning_index, reading_named
+
 if TYPE_CHECKING:
-    from orbital.domain.rephrase import Meaning, MeaningIndex
+    from types import ModuleType
+
+    from orbital.domain.meaning_index import MeaningIndex
+    from orbital.domain.rephrase import Meaning
     from orbital.service._outputs import Seal
 
 #: Built indexes kept (one per set of dropped asks; a new drop makes a new one).
@@ -37,13 +42,22 @@ class KeptMeaningIndexes:
     def __init__(self, folder: Path, seal: Seal) -> None:
         self.folder, self.seal = folder, seal
 
-    def __call__(self, items: tuple[tuple[str, str], ...]) -> MeaningIndex[str]:
+    def __call__(
+        self, items: tuple[tuple[str, str], ...], reading: ReadingName = "restates"
+    ) -> MeaningIndex[str]:
         import msgspec
 
-        from orbital.domain import rephrase, rephrase_lexicon
+        from orbital.domain import meaning_index, rephrase, rephrase_lexicon
 
         digest = hashlib.sha256(matcher_stamp())
-        for module in (rephrase, rephrase_lexicon):
+        digest.update(reading.encode())
+        modules: list[ModuleType] = [meaning_index, rephrase, rephrase_lexicon]
+        if reading == "resembles":
+            from orbital.domain import resemble, wordnet
+
+            modules += [resemble, wordnet]
+            digest.update(wordnet_stamp())
+        for module in modules:
             digest.update(Path(module.__file__ or "").read_bytes())
         for ask_id, text in items:
             digest.update(f"{len(ask_id)}:{ask_id}{len(text)}:{text}".encode())
@@ -52,12 +66,12 @@ class KeptMeaningIndexes:
             raw = self.seal.read(path)
             try:
                 if raw is not None:
-                    return rephrase.decode_index(raw)
+                    return meaning_index.decode_index(raw, reading_named(reading))
             except (msgspec.DecodeError, ValueError, TypeError):
                 pass
-            index = rephrase.MeaningIndex[str]().added(items)
+            index = build_meaning_index(items, reading)
         with contextlib.suppress(OSError):  # a cache: the next process builds it again
-            self._keep(path, rephrase.encode_index(index))
+            self._keep(path, meaning_index.encode_index(index))
         return index
 
     def _keep(self, path: Path, data: bytes) -> None:
@@ -125,6 +139,17 @@ def matcher_stamp() -> bytes:
     stemmers = os.stat(origin.parent) if origin else None
     where = f"{origin}:{stemmers.st_mtime_ns}" if stemmers else "-"
     return f"{sys.version};{unicodedata.unidata_version};{where}".encode()
+
+
+def wordnet_stamp() -> bytes:
+    """Which WordNet the wide reading looks words up in (none, or its folder as it is)."""
+    from orbital.domain import wordnet
+
+    folder = wordnet.folder()
+    if folder is None:
+        return b"-"
+    index = os.stat(folder / "index.noun")
+    return f"{folder}:{index.st_size}:{index.st_mtime_ns}".encode()
 
 
 def _meanings_stamp() -> bytes:

@@ -1,11 +1,10 @@
-"""The service's one entry point, :class:`Orbital`: every use case, each one unit of work
-(:mod:`._unit`) or one read."""
+"""The service's one entry point, :class:`Orbital`: each use case a unit (:mod:`._unit`) or read."""
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable, Collection, Generator
+from collections.abc import Callable, Collection, Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -416,9 +415,11 @@ class Orbital(OnFirstUse):
         *,
         actor: Actor,
         session: str | None = None,
+        distinct_from: Sequence[str] = (),
     ) -> WriteOutcome:
+        """Open an ask; ``distinct_from``: the dropped asks the agent says it differs from."""
         found = self.store.project(project)
-        outcome = self._asks.open(found, text, due, actor, session)
+        outcome = self._asks.open(found, text, due, actor, session, distinct_from)
         if not outcome.refused:
             outcome.warnings += self.mentions.warnings(found, "the ask", [text])
         return outcome

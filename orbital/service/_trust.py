@@ -9,6 +9,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from orbital.domain.retracted import decide_retracted_repeats
 from orbital.domain.trust import (
     TrustAction,
     decide_restatements,
@@ -19,7 +20,7 @@ from orbital.domain.trust import (
 from orbital.errors import InvalidInput
 from orbital.events import Actor, Event
 from orbital.service._as_of import AsOf, resolve_as_of
-from orbital.service._context import WriteOutcome
+from orbital.service._context import HeldLine, WriteOutcome
 from projections.beliefs import TRUST_STATES, Belief, beliefs
 from projections.beliefs import in_force_at as in_force_at_day
 from projections.files import render_memory_file
@@ -38,6 +39,13 @@ def decide_trust_of_write(
     files = u.memory.files
     if u.units.meanings is not None:
         u.units.meanings.load()
+    if (actor or u.actor) is Actor.AGENT:
+        repeats = decide_retracted_repeats(files, written, u.today)
+        written = repeats.written
+        u.append(repeats.audit)
+        u.warnings += repeats.warnings
+        u.held_lines += [HeldLine(text, entry_id) for text, entry_id in repeats.held]
+        u.refused = bool(repeats.audit) and not repeats.held and not written
     restated = decide_restatements(files, written, u.today)
     superseded = decide_supersessions(files, written, u.today)
     u.append([*written, *superseded.events, *restated.events], actor=actor, session=session)

@@ -31,6 +31,7 @@ from orbital.catalogue import (
     file_stream,
     stream_id,
 )
+from orbital.domain.asks_open import is_held
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entries import stream_for
 from orbital.domain.secrets import Found, locate, redacted, refuse_secrets
@@ -46,7 +47,7 @@ from orbital.grammar.text import without_nul
 from orbital.project import Project
 from orbital.service._asks_file import AsksFile, Projection
 from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
-from orbital.service._context import Context, EventSummary
+from orbital.service._context import Context, EventSummary, HeldLine
 from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
 from orbital.store import Writer
 from projections import Heads
@@ -111,6 +112,8 @@ class Unit:
         self.events: list[EventSummary] = []
         #: The command's decision changed nothing and its warnings say why (see :meth:`decided`).
         self.refused = False
+        #: Lines held, not appended: they possibly repeat what the person dropped or retracted.
+        self.held_lines: list[HeldLine] = []
         self.conflicts: list[str] = []
         #: Memory files to write again whatever changed (taken in, regenerated).
         self.rewrite: set[str] = set()
@@ -229,10 +232,13 @@ class Unit:
     ) -> None:
         """Append a decision's events and its audit events (a refusal recorded), and keep its
         warnings. A decision that changes nothing and warns is the command refused: what the
-        interfaces report as a refusal (exit 4, ``"refused": true``, a tool error)."""
+        interfaces report as a refusal (exit 4, ``"refused": true``, a tool error), unless it
+        held a line: the writer may write that again naming what it differs from."""
         self.append([*events, *audit])
         self.warnings += warnings
-        self.refused = bool(warnings) and not events
+        held = [HeldLine(e.text, e.ask_id or "") for e in audit if is_held(e)]
+        self.held_lines += held
+        self.refused = bool(warnings) and not events and not held
 
     def record(
         self, events: Sequence[Event], *, actor: Actor, session: str | None = None

@@ -10,10 +10,12 @@ from orbital.project import Project
 from orbital.service._asks import AsksService
 from projections.workbench import (
     ClosedAsk,
+    DistinctClaim,
     OpenAsk,
     ProjectInfo,
     ProposedReopen,
     WorkbenchView,
+    distinct_claims,
     done_asks,
     dropped_asks,
     open_asks,
@@ -35,6 +37,7 @@ def workbench_view(
     dropped: list[tuple[ClosedAsk, int]] = []
     closed: list[tuple[ClosedAsk, int]] = []
     proposed: list[tuple[ProposedReopen, int]] = []
+    claims: list[DistinctClaim] = []
     for found in projects:
         pid, local = found.project_id, now.astimezone(found.tz())
         asks = {a.id: a for a in asks_service.listing(found, "all")}
@@ -44,6 +47,7 @@ def workbench_view(
         dropped += dropped_asks(pid, asks)
         closed += recently_closed_asks(pid, asks, local.date())
         proposed += proposed_reopens(pid, asks)
+        claims += distinct_claims(pid, asks)
     return WorkbenchView(
         projects=infos,
         asks=sort_open(opened),
@@ -51,4 +55,5 @@ def workbench_view(
         dropped=sort_closed(dropped),
         recently_closed=sort_closed(closed) if recently_closed else None,
         proposed_reopens=[row for row, _ in sorted(proposed, key=lambda pair: pair[1])],
+        claims=claims,
     )

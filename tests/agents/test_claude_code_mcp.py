@@ -61,9 +61,9 @@ def test_a_dropped_ask_proposed_through_mcp_is_refused_to_the_model(
     assert done.result()["result"] == "Understood: the user dropped it."
 
     refusal = (
-        f"warning: ASKS.md: not added — the user dropped this as [{ask_id}] on 2026-09-19; "
-        f'never re-propose it. If the user asked for it again, add `- reopen {ask_id} "<their '
-        'words>"`.'
+        f"warning: ASKS.md: not added — the user dropped this as [{ask_id}] on 2026-09-19 "
+        "(their words: too expensive); never re-propose it. If the user asked for it again, "
+        f'add `- reopen {ask_id} "<their words>"`.'
     )
     last = fake.main_requests[-1]
     results = [

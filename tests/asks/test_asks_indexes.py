@@ -4,12 +4,13 @@ and the indexed dropped search finds what a comparison with every dropped ask fi
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orbital.domain import rephrase
+from orbital.domain import meaning_index
 from orbital.domain.asks import (
     Ask,
     AskState,
@@ -20,7 +21,8 @@ from orbital.domain.asks import (
     index_open,
 )
 from orbital.domain.layered import Layered
-from orbital.domain.rephrase import Meaning, MeaningIndex, Overlap, meaning, overlap
+from orbital.domain.meaning_index import MeaningIndex
+from orbital.domain.rephrase import Meaning, Overlap, Term, meaning, overlap
 from orbital.grammar.text import norm
 from orbital.service._asks_state import AsksNow
 
@@ -141,11 +143,13 @@ def test_an_open_compares_only_the_asks_that_could_be_restated(
         index = index.added([item])
     compared: list[str] = []
 
-    def counted(a: Meaning, b: Meaning) -> Overlap:
+    def counted(
+        a: Meaning, b: Meaning, matches: Callable[[Term, Term], bool] | None = None
+    ) -> Overlap:
         compared.append(" ".join(t.word for t in a.terms))
-        return overlap(a, b)
+        return overlap(a, b, matches)
 
-    monkeypatch.setattr(rephrase, "overlap", counted)
+    monkeypatch.setattr(meaning_index, "overlap", counted)
     text = f"Tonight, deploy the service to region {_word(7)}"
     assert index.restated_by(text) == {items[7][0]: 1.0}
     assert len(compared) == 1

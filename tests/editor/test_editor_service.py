@@ -446,10 +446,11 @@ def test_session_end_runs_the_editor_when_a_model_is_configured(
 def test_the_editor_never_merges_a_retracted_entry_back(env: Env) -> None:
     env.write("DECISIONS.md", DECISIONS)
     env.orbital.trust.act(env.project, "use-postgres", "retract", "wrong", actor=Actor.USER)
-    env.write(
-        "DECISIONS.md",
-        env.file("DECISIONS.md") + "\n## Postgres is our store\nChose: PostgreSQL for storage.\n",
-    )
+    # Written by hand: an agent's entry saying the retracted one again is not added.
+    decisions = env.root / "orbital" / "DECISIONS.md"
+    added = "\n## Postgres is our store\nChose: PostgreSQL for storage.\n"
+    decisions.write_text(env.file("DECISIONS.md") + added, encoding="utf-8")
+    env.orbital.sync(env.project)
     before = env.file("DECISIONS.md")
     report = env.apply(
         {

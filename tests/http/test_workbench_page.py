@@ -387,8 +387,8 @@ def test_keep_mine_of_a_line_the_rules_refuse_says_so_not_already_there(
     disk.write_text(disk.read_text() + "- open Choose the venue\n")
     (copy,) = service.regenerate(project, force=True)
     refusal = (
-        f"ASKS.md: not added — the user dropped this as [{ask.id}] on 2026-09-19; never "
-        "re-propose it. If the user asked for it again, add "
+        f"ASKS.md: not added — the user dropped this as [{ask.id}] on 2026-09-19 (their words: "
+        "not needed); never re-propose it. If the user asked for it again, add "
         f'`- reopen {ask.id} "<their words>"`.'
     )
     preview = client.get(

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 from orbital.domain.lazy_meanings import build_meaning_index
-from orbital.domain.rephrase import MeaningIndex
+from orbital.domain.meaning_index import RESTATES, MeaningIndex
+from orbital.domain.resemble import RESEMBLES
 from orbital.service._meanings import KEEP, KeptMeaningIndexes
 from orbital.service._outputs import Seal
+from tests.wordnet_helpers import needs_wordnet
 
 #: What signs the kept files here (a store's key, as ``Orbital.keep_caches`` reads it).
 SEAL = Seal(lambda: bytes(range(32)))
@@ -47,3 +49,25 @@ def test_an_unreadable_index_is_rebuilt_and_other_sets_get_their_own(tmp_path: P
         items = (*ITEMS, (f"{n:06x}", f"Book venue number {n}"))
         assert kept(items) == build_meaning_index(items)
     assert len(list(tmp_path.glob("*.msgpack"))) == KEEP
+
+
+@needs_wordnet
+def test_the_wider_index_is_kept_apart_and_read_back_with_its_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept = KeptMeaningIndexes(tmp_path, SEAL)
+    restates, resembles = kept(ITEMS), kept(ITEMS, "resembles")
+    assert len(list(tmp_path.glob("*.msgpack"))) == 2
+    assert resembles.reading is RESEMBLES and restates.reading is RESTATES
+    held = "Lift the price on the pricing page"  # "lift" is a sense of "raise" in WordNet
+    expected = resembles.restated_by(held)
+    assert set(expected) == {"d4e5f6"} and restates.restated_by(held) == {}
+
+    def no_build(*_args: object) -> MeaningIndex[str]:
+        raise AssertionError("rebuilt")
+
+    monkeypatch.setattr(MeaningIndex, "added", no_build)
+    again = KeptMeaningIndexes(tmp_path, SEAL)(ITEMS, "resembles")
+    assert again.reading is RESEMBLES
+    assert again.restated_by(held) == expected
+    assert again.restated_by("Move cron off Heroku") == {"a1b2c3": 1.0}

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from orbital.cli import cli
-from orbital.domain import rephrase
+from orbital.domain import meaning_index
 from orbital.domain.asks import Ask
 from orbital.events import Actor
 from orbital.service import Orbital
@@ -112,7 +112,7 @@ def test_an_emptied_meaning_index_still_refuses_a_reworded_dropped_ask(env: Env)
     assert f"dropped this as [{dropped.id}]" in first.output, first.output
     kept = list((env.cache / "meanings").iterdir())
     assert kept
-    empty = rephrase.encode_index(rephrase.MeaningIndex[str]())
+    empty = meaning_index.encode_index(meaning_index.MeaningIndex[str]())
     for raw in forgeries(empty):
         for path in kept:
             path.write_bytes(raw)

@@ -101,8 +101,10 @@ def test_a_close_quoting_the_user_is_recorded_verified(env: Env, tmp_path: Path)
 
 def test_words_the_person_never_typed_do_not_verify(env: Env, tmp_path: Path) -> None:
     path = transcript(tmp_path)
-    for quote in ("book the hall", "the user said bring back the launch party"):
-        ask = opened(env, f"{VENUE}, {quote}")
+    quotes = ("book the hall", "the user said bring back the launch party")
+    # Both opened before either is dropped: the second would resemble the first once dropped.
+    asks = [(opened(env, f"{VENUE}, {quote}"), quote) for quote in quotes]
+    for ask, quote in asks:
         head = env.orbital.head(env.project)
         warnings = append(env, f'- dropped {ask} "{quote}"', path)
         assert warnings[0] == (

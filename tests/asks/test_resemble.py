@@ -1,0 +1,111 @@
+"""The wider reading behind a held line (:mod:`orbital.domain.resemble`) and the WordNet it
+reads (:mod:`orbital.domain.wordnet`)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orbital.domain import wordnet
+from orbital.domain.asks import index_dropped
+from orbital.domain.meaning_index import MeaningIndex
+from orbital.domain.rephrase import same_intent
+from orbital.domain.resemble import RESEMBLES, resembles
+from orbital.events.asks import AskOpened
+from orbital.grammar.asks_md import parse_line, render_event
+from tests.asks.helpers import TODAY, asks_of
+from tests.wordnet_helpers import needs_wordnet
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Renew the certificate for the shop", "Renew the cert for the shop"),
+        ("Set up single sign-on with Okta", "Set up SSO with Okta"),
+        ("Increase poolSize to 50", "Increase the pool size to 50"),
+    ],
+)
+def test_abbreviations_acronyms_and_identifiers_resemble(earlier: str, later: str) -> None:
+    assert not same_intent(earlier, later)
+    assert resembles(earlier, later) and resembles(later, earlier)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later"),
+    [
+        ("Translate the pricing page into French", "Translate the pricing page into Italian"),
+        ("Archive the old Jira project", "Archive the old Confluence space"),
+        ("Enable dark mode in the mobile app", "Disable dark mode in the mobile app"),
+    ],
+)
+def test_a_different_object_or_the_opposite_does_not_resemble(earlier: str, later: str) -> None:
+    assert not resembles(earlier, later)
+
+
+@needs_wordnet
+def test_wordnet_senses_and_base_forms() -> None:
+    assert wordnet.senses("reserve") & wordnet.senses("book")
+    assert wordnet.senses("databases") == wordnet.senses("database")
+    assert wordnet.senses("set up") and wordnet.senses("zzqx") == frozenset()
+    assert wordnet.tagged("find") > wordnet.tagged("french")
+    assert resembles("Book a meeting room for the retro", "Reserve a meeting room for the retro")
+
+
+@needs_wordnet
+def test_the_index_finds_what_comparing_each_finds() -> None:
+    texts = [
+        "Book a meeting room for the retro",
+        "Set up SSO with Okta",
+        "Translate the pricing page into French",
+        "Buy a standing desk for the office",
+    ]
+    index = MeaningIndex[str](reading=RESEMBLES).added((str(i), t) for i, t in enumerate(texts))
+    for query in [
+        "Reserve a meeting room for the retro",
+        "Set up single sign-on with Okta",
+        "Purchase a standing desk for the office",
+        "Translate the pricing page into Italian",
+    ]:
+        found = set(index.restated_by(query))
+        assert found == {str(i) for i, t in enumerate(texts) if resembles(t, query)}
+
+
+def test_distinct_from_round_trips_on_an_open_line() -> None:
+    line = "- open a1b2c3 2026-09-19 Check the German VAT (distinct from d4e5f6, 0a0b0c)"
+    parsed = parse_line(line)
+    assert parsed is not None and parsed.distinct_from == ("d4e5f6", "0a0b0c")
+    event = AskOpened(
+        ask_id="a1b2c3", text=parsed.text, date=TODAY, distinct_from=parsed.distinct_from
+    )
+    assert render_event(event) == line
+    assert asks_of(f"{line}\n")["a1b2c3"].text == "Check the German VAT"
+    assert index_dropped(asks_of(f"{line}\n")).by_id == {}
+
+
+WIDE_WORDS = st.sampled_from(
+    ["book", "reserve", "db", "database", "sso", "single", "sign", "on", "prod", "production",
+     "product", "poolSize", "pool", "size", "find", "the", "room", "not", "cert", "certificate"]
+)  # fmt: skip
+WIDE_TEXT = st.lists(WIDE_WORDS, min_size=1, max_size=5).map(" ".join)
+WIDE_TEXTS = st.lists(WIDE_TEXT, min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    texts=st.lists(WIDE_TEXT, min_size=1, max_size=12), split=st.integers(0, 12), query=WIDE_TEXT
+)
+def test_the_wide_index_finds_what_comparing_each_finds(
+    texts: list[str], split: int, query: str
+) -> None:
+    items = [(f"{n:06x}", text) for n, text in enumerate(texts)]
+    index = MeaningIndex[str](reading=RESEMBLES).added(items[:split])
+    for item in items[split:]:  # grown one by one, as drops come in
+        index = index.added([item])
+    wide = RESEMBLES.meaning
+    expected = {
+        item: found.strength
+        for item, text in items
+        if (found := RESEMBLES.overlap(wide(text), wide(query))).same_at(RESEMBLES.min_shared)
+    }
+    assert index.restated_by(query) == expected
