@@ -7,18 +7,18 @@ brings an HTTP stack)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from orbital.clock import Clock
-    from orbital.events import Actor
+    from orbital.events import Actor, RecordedEvent
     from orbital.service._asks import AsksService
     from orbital.service._conflicts import Conflicts
     from orbital.service._credentials import Credentials
     from orbital.service._editor import EditorService
-    from orbital.service._history import History
+    from orbital.service._history import History, HistoryQuery, Revision
     from orbital.service._log_files import ImportReport, LogFiles
     from orbital.service._memory import MemoryService
     from orbital.service._page_sessions import PageSessions
@@ -55,6 +55,18 @@ class OnFirstUse:
         from orbital.service._history import History
 
         return History(self.units, self._memory)
+
+    def history(
+        self, project: str, query: HistoryQuery | None = None
+    ) -> Generator[RecordedEvent, None, None]:
+        """Events of a project, oldest first (or newest first), filtered by time window and
+        by what they concern (a stream, a memory file, an entry, an ask), at most the query's
+        limit; streamed from the store (close the generator when stopping early)."""
+        return self._history.events(project, query)
+
+    def revisions(self, project: str, entry_id: str) -> list[Revision]:
+        """Every text an entry had, oldest first (for ``history --entry ID --diff``)."""
+        return self._history.revisions(project, entry_id)
 
     @functools.cached_property
     def _conflicts(self) -> Conflicts:

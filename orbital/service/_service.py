@@ -1,10 +1,11 @@
-"""The service's one entry point, :class:`Orbital`: each use case a unit (:mod:`._unit`) or read."""
+"""The service's one entry point, :class:`Orbital`: every use case, each one unit of work
+(:mod:`._unit`) or one read."""
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable, Collection, Generator, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,7 @@ from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
 from orbital.errors import InvalidInput, Refused, UnknownProject
-from orbital.events import Actor, RecordedEvent
+from orbital.events import Actor
 from orbital.files import memory_file, projected_file
 from orbital.project import Project
 from orbital.service._as_of import AsOf, resolve_as_of
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from orbital.service._conflicts import ConflictPreview
     from orbital.service._credentials import Credential
     from orbital.service._editor import EditorReport
-    from orbital.service._history import ConflictCopy, HistoryQuery, Revision
+    from orbital.service._history import ConflictCopy
     from orbital.service._kept import KeptCounter
     from orbital.service._outputs import Seal
     from projections.entry_pages import EntryPage, EntryQuery
@@ -239,18 +240,6 @@ class Orbital(OnFirstUse):
             return r.head(project)
 
     # -- history --------------------------------------------------------------------------
-
-    def history(
-        self, project: str, query: HistoryQuery | None = None
-    ) -> Generator[RecordedEvent, None, None]:
-        """Events of a project, oldest first (or newest first), filtered by time window and
-        by what they concern (a stream, a memory file, an entry, an ask), at most the query's
-        limit; streamed from the store (close the generator when stopping early)."""
-        return self._history.events(project, query)
-
-    def revisions(self, project: str, entry_id: str) -> list[Revision]:
-        """Every text an entry had, oldest first (for ``history --entry ID --diff``)."""
-        return self._history.revisions(project, entry_id)
 
     # -- memory files ---------------------------------------------------------------------
 
