@@ -130,20 +130,7 @@ class ProjectWrites(Appends, ProjectReads):
                 f"this store already has another project with the id {project_id} (its "
                 f"orbital/{PROJECT_ID_FILE} differs); nothing was imported"
             )
-        first = self._conn.scalar(
-            "SELECT project_id FROM projects WHERE root = :root", {"root": resolved}
-        )
-        self._conn.run(
-            "INSERT INTO projects (project_id, root, timezone, registered_at, identity)"
-            " VALUES (:p, :root, :timezone, :at, :identity)",
-            {
-                "p": project_id,
-                "root": resolved if first is None else f"{this_machine()}:{resolved}",
-                "timezone": timezone,
-                "at": naive_utc(registered_at),
-                "identity": identity,
-            },
-        )
+        self._insert_project(project_id, resolved, timezone, registered_at, identity)
         return self._add_checkout(project_id, resolved)
 
     def _checkouts_of(self, project_id: str) -> list[Project]:
@@ -205,8 +192,21 @@ class ProjectWrites(Appends, ProjectReads):
             n += 1
             project_id = f"{base}-{n}"
         now = self._store.clock.now()
-        # ``projects.root`` (unique) is the folder a project was first registered in; the
-        # same path on another machine of a shared store is another folder.
+        self._insert_project(project_id, resolved, timezone, now, identity)
+        self.append(
+            project_id,
+            PROJECT_STREAM,
+            [ProjectRegistered(root=resolved, timezone=timezone)],
+            expected_version=0,
+            actor=Actor.SYSTEM,
+        )
+        return self._add_checkout(project_id, resolved)
+
+    def _insert_project(
+        self, project_id: str, resolved: str, timezone: str, at: dt.datetime, identity: str | None
+    ) -> None:
+        """The project's row. ``projects.root`` (unique) is the folder a project was first
+        registered in; the same path on another machine of a shared store is another folder."""
         first = self._conn.scalar(
             "SELECT project_id FROM projects WHERE root = :root", {"root": resolved}
         )
@@ -217,15 +217,7 @@ class ProjectWrites(Appends, ProjectReads):
                 "p": project_id,
                 "root": resolved if first is None else f"{this_machine()}:{resolved}",
                 "timezone": timezone,
-                "at": naive_utc(now),
+                "at": naive_utc(at),
                 "identity": identity,
             },
         )
-        self.append(
-            project_id,
-            PROJECT_STREAM,
-            [ProjectRegistered(root=resolved, timezone=timezone)],
-            expected_version=0,
-            actor=Actor.SYSTEM,
-        )
-        return self._add_checkout(project_id, resolved)
