@@ -48,12 +48,12 @@ def state_note(omitted: int) -> str:
     )
 
 
-def head_trim(text: str, hard: float, count: TokenCounter) -> str:
-    """The top lines that fit ``hard`` tokens, then the trim note (``text`` if it fits)."""
+def head_trim(text: str, hard: float, count: TokenCounter, note: str = TRIM_NOTE) -> str:
+    """The top lines that fit ``hard`` tokens, then ``note`` (``text`` if it fits)."""
     if count(text) <= hard:
         return text
-    limit = max(hard - count(TRIM_NOTE), count("x"))
-    return "\n".join(head_lines(text, limit, count)) + TRIM_NOTE
+    limit = max(hard - count(note), count("x"))
+    return "\n".join(head_lines(text, limit, count)) + note
 
 
 #: At most this many ids in the view's line about a file's archived entries.
@@ -208,9 +208,8 @@ def memory_block(
             parts.append(f"[{MEMORY_FILES[key]}]\n{text}")
     if extra:
         hard = budgets[WORKSPACE_LESSONS].hard
-        parts.append(
-            f"[{WORKSPACE_LESSONS}]\n{workspace_lessons_view(workspace_lessons, hard, count)}"
-        )
+        lessons = head_trim(workspace_lessons, hard, count, WORKSPACE_LESSONS_NOTE)
+        parts.append(f"[{WORKSPACE_LESSONS}]\n{lessons}")
     return parts
 
 
@@ -228,11 +227,3 @@ WORKSPACE_LESSONS_NOTE = (
     "\n[... older workspace lessons trimmed from this view — `orbital workspace lessons "
     "--show` (or MCP workspace_lessons) reads them all ...]"
 )
-
-
-def workspace_lessons_view(text: str, hard: float, count: TokenCounter) -> str:
-    """The workspace's lessons under ``hard``: the first lines that fit, then a note."""
-    if count(text) <= hard:
-        return text
-    limit = max(hard - count(WORKSPACE_LESSONS_NOTE), count("x"))
-    return "\n".join(head_lines(text, limit, count)) + WORKSPACE_LESSONS_NOTE
