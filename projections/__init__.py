@@ -4,6 +4,7 @@ them (:mod:`._contract`); every render is pure. The shell gathers state and fact
 outputs by key (``orbital/service/_outputs.py``)."""
 
 from projections._contract import Heads, Key, Projector
+from projections.calendar import CALENDAR_PROJECTOR
 from projections.files import (
     ARCHIVE_PROJECTORS,
     ASKS_FILE_PROJECTOR,
@@ -38,6 +39,7 @@ PROJECTORS: dict[str, Projector] = {
         VIEW_ZONE,
         VIEW_MENTIONS,
         VIEW_FILE_PROJECTOR,
+        CALENDAR_PROJECTOR,
     )
 }
 

@@ -101,6 +101,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     **dict.fromkeys(("init", "projects", "db", "serve", "follow", "token"), "_admin"),
     **dict.fromkeys(("install", "uninstall", "hook"), "_agents"),
     **dict.fromkeys(("asks", "ask", "migrate-retractions"), "_asks"),
+    "calendar": "_calendar",
     "doctor": "_doctor",
     "editor": "_editor",
     **dict.fromkeys(("entry", "beliefs"), "_entries"),

@@ -184,6 +184,21 @@ def malformed_dues(text: str) -> list[str]:
     return warnings
 
 
+def dated_fact(text: str) -> tuple[str, str] | None:
+    """A PROJECT_STATE bullet's due and its words (list marker, tag and line breaks gone),
+    when its leading tag carries a real ``due:`` (what the calendar feed shows); else None."""
+    first = text.lstrip()
+    marker = _LIST_MARKER.match(first)
+    rest = first[marker.end() :] if marker else first
+    tag = _LEADING_TAG.match(rest)
+    if tag is None:
+        return None
+    for token in re.split(r"[\s,;]+", tag.group(1)):
+        if token.lower().startswith("due:") and valid_due(token[4:]):
+            return token[4:], " ".join(rest[tag.end() :].split())
+    return None
+
+
 def strip_mem_comments(text: str) -> str:
     """The agent's view of PROJECT_STATE: every mem comment gone (whole-line ones with their
     newline), then runs of three or more newlines collapsed to two."""

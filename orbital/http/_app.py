@@ -25,6 +25,7 @@ import orbital
 from orbital.errors import StoreCorrupt
 from orbital.http._agent import agent_router
 from orbital.http._auth import BEARER_SCHEME
+from orbital.http._calendar import calendar_feed
 from orbital.http._mcp import mcp_mount
 from orbital.http._page import page_router
 from orbital.http._problem_types import problem_types_router
@@ -127,6 +128,7 @@ def create_app(service: Orbital, settings: HttpSettings | None = None) -> Litest
             health,
             home,
             agent_router(service, views),
+            calendar_feed,
             mcp,
             workbench_router(),
             page_router(),

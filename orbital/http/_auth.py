@@ -24,6 +24,7 @@ _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="orbital"'}
 _OPENS = {
     Audience.AGENT: "an agent token opens only the agent API (/api/v1/projects/…) and /mcp",
     Audience.WORKBENCH: "a workbench token opens only the Workbench (/api/v1/workbench…)",
+    Audience.CALENDAR: "a calendar token opens only its feed (/api/v1/calendar/…/feed.ics)",
 }
 
 

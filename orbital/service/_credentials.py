@@ -35,6 +35,9 @@ class Audience(enum.StrEnum):
 
     AGENT = "agent"
     WORKBENCH = "workbench"
+    #: Read-only: one project's calendar feed, the token in its URL (a calendar app sends no
+    #: header), so it opens nothing else.
+    CALENDAR = "calendar"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +103,7 @@ class Credentials:
             kind = Audience(audience)
         except ValueError:
             raise InvalidInput(
-                f"unknown audience {audience!r}: use 'agent' or 'workbench'"
+                f"unknown audience {audience!r}: use " + ", ".join(repr(a.value) for a in Audience)
             ) from None
         bound = tuple(dict.fromkeys(projects))
         token_id = secrets.token_hex(_ID_BYTES)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from orbital.clock import Clock
     from orbital.events import Actor, RecordedEvent
     from orbital.service._asks import AsksService
+    from orbital.service._calendar import CalendarFeeds
     from orbital.service._conflicts import Conflicts
     from orbital.service._credentials import Credentials
     from orbital.service._editor import EditorService
@@ -43,6 +44,16 @@ class OnFirstUse:
         from orbital.service._credentials import Credentials
 
         return Credentials(self.store, self.clock)
+
+    @functools.cached_property
+    def _calendars(self) -> CalendarFeeds:
+        from orbital.service._calendar import CalendarFeeds
+
+        return CalendarFeeds(self._memory)
+
+    def calendar_feed(self, project: str) -> str:
+        """The project's iCalendar feed: its open asks' dues and PROJECT_STATE's dated facts."""
+        return self._calendars.feed(self.store.project(project))
 
     @functools.cached_property
     def page_sessions(self) -> PageSessions:

@@ -102,7 +102,8 @@ checkpoints = sa.Table(
 )
 
 #: HTTP bearer tokens. Only the SHA-256 of the secret part is kept: the token is shown once.
-#: ``audience`` decides the actor (``agent`` or ``workbench`` = the person).
+#: ``audience`` decides the actor (``agent``, or ``workbench`` = the person); ``calendar`` reads
+#: one feed only.
 credentials = sa.Table(
     "credentials",
     metadata,
@@ -112,7 +113,9 @@ credentials = sa.Table(
     sa.Column("label", sa.Text, nullable=False, server_default=""),
     sa.Column("created_at", sa.DateTime, nullable=False),
     sa.Column("revoked_at", sa.DateTime, nullable=True),
-    sa.CheckConstraint("audience IN ('agent', 'workbench')", name="ck_credentials_audience"),
+    sa.CheckConstraint(
+        "audience IN ('agent', 'workbench', 'calendar')", name="ck_credentials_audience"
+    ),
 )
 
 #: The projects a credential reaches; a credential with no row here reaches every project.

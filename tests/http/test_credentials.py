@@ -91,7 +91,7 @@ def test_a_revocation_by_another_process_is_seen_by_the_next_verify(world: World
 
 
 def test_create_refuses_an_unknown_audience_or_project(world: World) -> None:
-    with pytest.raises(InvalidInput, match="use 'agent' or 'workbench'"):
+    with pytest.raises(InvalidInput, match=r"use 'agent', 'workbench', 'calendar'$"):
         world.credentials.create("admin")
     with pytest.raises(UnknownProject):
         world.credentials.create("agent", ["nope"])

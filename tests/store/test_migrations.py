@@ -166,3 +166,44 @@ def test_0009_stores_ask_states_as_rows_and_back(store_url: str) -> None:
         ("ask:d4e5f6", opened),
         ("x:y", "{}"),
     ]
+
+
+def test_0012_admits_calendar_tokens_beside_those_referenced_and_takes_them_back(
+    store_url: str,
+) -> None:
+    at = dt.datetime(2026, 12, 1, 9, 0)
+    insert = sa.text(
+        "INSERT INTO credentials (token_id, secret_sha256, audience, label, created_at)"
+        " VALUES (:t, 'x', :a, '', :at)"
+    )
+    audiences = sa.text("SELECT token_id, audience FROM credentials ORDER BY token_id")
+    engine = create_write_engine(store_url)
+    try:
+        with engine.connect() as conn:
+            command.upgrade(_config(conn), "0011")
+            conn.execute(insert, {"t": "a1", "a": "agent", "at": at})
+            conn.execute(
+                sa.text(
+                    "INSERT INTO page_sessions (session_sha256, token_id, created_at, expires_at)"
+                    " VALUES ('s', 'a1', :at, :at)"
+                ),
+                {"at": at},
+            )
+            conn.commit()
+            with pytest.raises(sa.exc.IntegrityError):
+                conn.execute(insert, {"t": "c0", "a": "calendar", "at": at})
+            conn.rollback()
+            command.upgrade(_config(conn), "0012")
+            conn.execute(insert, {"t": "c1", "a": "calendar", "at": at})
+            conn.commit()
+            with pytest.raises(sa.exc.IntegrityError):
+                conn.execute(insert, {"t": "x1", "a": "admin", "at": at})
+            conn.rollback()
+            upgraded = conn.execute(audiences).all()
+            command.downgrade(_config(conn), "0011")
+            back = conn.execute(audiences).all()
+            conn.commit()
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in upgraded] == [("a1", "agent"), ("c1", "calendar")]
+    assert [tuple(r) for r in back] == [("a1", "agent")]
