@@ -103,6 +103,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     **dict.fromkeys(("asks", "ask", "migrate-retractions"), "_asks"),
     "calendar": "_calendar",
     "doctor": "_doctor",
+    "import-from": "_import_from",
     "editor": "_editor",
     **dict.fromkeys(("entry", "beliefs"), "_entries"),
     "mcp": "_mcp",

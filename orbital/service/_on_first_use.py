@@ -7,7 +7,7 @@ brings an HTTP stack)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,9 +17,11 @@ if TYPE_CHECKING:
     from orbital.service._asks import AsksService
     from orbital.service._calendar import CalendarFeeds
     from orbital.service._conflicts import Conflicts
+    from orbital.service._context import EventSummary
     from orbital.service._credentials import Credentials
     from orbital.service._editor import EditorService
     from orbital.service._history import History, HistoryQuery, Revision
+    from orbital.service._import_from import ImportFromReport, ImportsFrom
     from orbital.service._log_files import ImportReport, LogFiles
     from orbital.service._memory import MemoryService
     from orbital.service._page_sessions import PageSessions
@@ -54,6 +56,38 @@ class OnFirstUse:
     def calendar_feed(self, project: str) -> str:
         """The project's iCalendar feed: its open asks' dues and PROJECT_STATE's dated facts."""
         return self._calendars.feed(self.store.project(project))
+
+    @functools.cached_property
+    def _imports_from(self) -> ImportsFrom:
+        from orbital.service._import_from import ImportsFrom
+
+        return ImportsFrom(self._memory)
+
+    def import_from(
+        self,
+        project: str,
+        paths: Sequence[Path] = (),
+        *,
+        actor: Actor,
+        session: str | None = None,
+        dry_run: bool = False,
+        auto_memory: Path | None = None,
+    ) -> ImportFromReport:
+        """Another tool's memory (CLAUDE.md, AGENTS.md, Cursor rules, Claude Code's auto
+        memory, a Cline memory bank; or the files ``paths``) as entries, in one batch; the
+        source files are only read. ``dry_run``: the plan alone."""
+        from orbital.service._import_from import find_sources
+
+        found = self.store.project(project)
+        sources = find_sources(Path(found.root), paths, auto_memory)
+        return self._imports_from.run(found, sources, actor=actor, session=session, dry_run=dry_run)
+
+    def undo_import(
+        self, project: str, batch: str, *, actor: Actor, session: str | None = None
+    ) -> list[EventSummary]:
+        """Remove the live entries import ``batch`` added."""
+        found = self.store.project(project)
+        return self._imports_from.undo(found, batch, actor=actor, session=session)
 
     @functools.cached_property
     def page_sessions(self) -> PageSessions:
