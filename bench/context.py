@@ -110,12 +110,15 @@ def index_part(rng: random.Random, i: int) -> str:
     return "".join(lines) + "\n"
 
 
-def build_project(tmp: Path, count: Callable[[str], int]) -> tuple[Orbital, str, Path]:
+def build_project(
+    tmp: Path, count: Callable[[str], int], store: str = ""
+) -> tuple[Orbital, str, Path]:
+    """The project in ``tmp`` (its store there too, unless ``store`` names one)."""
     root = tmp / "project"
     root.mkdir()
     rng = random.Random(42)
     orb = Orbital.open(
-        f"sqlite:///{tmp / 'context.db'}",
+        store or f"sqlite:///{tmp / 'context.db'}",
         clock=FixedClock(NOW),
         mint=random_minter(random.Random(42)),
     )

@@ -70,9 +70,13 @@ def serve_orbital(port: int, workdir: str) -> None:
     from orbital.http import HttpSettings, create_app, loopback_hosts
     from orbital.service import Orbital
 
-    service = Orbital.open(f"sqlite:///{workdir}/context.db")
+    service = Orbital.open(os.environ.get(STORE_ENV) or f"sqlite:///{workdir}/context.db")
     settings = HttpSettings(allowed_hosts=loopback_hosts(port), own_process=True)
     uvicorn.run(create_app(service, settings), host=HOST, port=port, log_level="warning")
+
+
+#: The store the servers open when ``--store`` names one (a PostgreSQL URL): handed down.
+STORE_ENV = "ORBITAL_BENCH_STORE"
 
 
 def prepare(workdir: str) -> tuple[str, str]:
@@ -82,7 +86,9 @@ def prepare(workdir: str) -> tuple[str, str]:
     from orbital.tokens import default_encoding
 
     encoding = default_encoding()
-    orb, project, _ = build_project(Path(workdir), lambda t: len(encoding.encode_ordinary(t)))
+    orb, project, _ = build_project(
+        Path(workdir), lambda t: len(encoding.encode_ordinary(t)), os.environ.get(STORE_ENV, "")
+    )
     with orb:
         token = orb.credentials.create("agent", [project], label="bench").token
     return project, token
@@ -274,8 +280,15 @@ def main() -> None:
     parser.add_argument(
         "--wrk-threads", type=int, default=2, help="wrk's threads (1 leaves a core to the server)"
     )
+    parser.add_argument(
+        "--store",
+        default="",
+        help="an empty store's URL (a PostgreSQL database or schema); default: SQLite, temp dir",
+    )
     parser.add_argument("--serve", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.store:
+        os.environ[STORE_ENV] = args.store
     if args.serve:
         kind, where, port = args.serve
         (serve_bytes if kind == "bytes" else serve_orbital)(int(port), where)
@@ -293,7 +306,8 @@ def main() -> None:
         )
         print(
             f"{args.concurrency} connections, {args.seconds:g} s per route, {args.rounds} "
-            f"round(s), load from {generator}, loopback; load average "
+            f"round(s), load from {generator}, loopback; store "
+            f"{'PostgreSQL' if args.store else 'SQLite'}; load average "
             f"{os.getloadavg()[0]:.1f}"
         )
         rows: dict[str, list[tuple[float, float, float]]] = {}

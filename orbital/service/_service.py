@@ -339,6 +339,7 @@ class Orbital(OnFirstUse):
     def warm(self) -> None:
         """Render each project's agent view once (the token table loaded, the views cached):
         a server does this before it takes requests, so its first is as fast as the rest."""
+        self.store.listen_for_changes()
         for found in self.projects():
             self.context_view(found.project_id)
         from orbital.service._credentials import WARM_TOKEN

@@ -43,6 +43,13 @@ def parse_url(url: str) -> sa.URL:
         ) from None
 
 
+def libpq_dsn(url: str) -> str:
+    """A PostgreSQL URL as libpq takes it, for a connection of one's own that only LISTENs
+    (the channels are the database's, so a ``search_path`` option does not matter)."""
+    plain = parse_url(url).set(drivername="postgresql").difference_update_query(["options"])
+    return plain.render_as_string(hide_password=False)
+
+
 def create_engine(url: str, *, immediate: bool, timeout_ms: int | None) -> Engine:
     parsed = parse_url(url)
     timeout = busy_timeout_ms() if timeout_ms is None else timeout_ms

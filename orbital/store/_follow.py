@@ -25,11 +25,9 @@ class LogWatch:
         if sqlite_file is None:
             import psycopg
 
-            from orbital.store._engine import parse_url
+            from orbital.store._engine import libpq_dsn
 
-            plain = parse_url(url).set(drivername="postgresql").difference_update_query(["options"])
-            dsn = plain.render_as_string(hide_password=False)
-            self._conn = psycopg.connect(dsn, autocommit=True)
+            self._conn = psycopg.connect(libpq_dsn(url), autocommit=True)
             self._conn.execute("LISTEN orbital_log")
 
     def _stats(self) -> list[tuple[int, int] | None]:

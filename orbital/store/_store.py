@@ -15,7 +15,7 @@ from orbital.clock import Clock, FixedClock, SystemClock
 from orbital.errors import DiskFull, StoreCorrupt, StoreReadOnly
 from orbital.project import Project
 from orbital.store._base import Reducer
-from orbital.store._changes import ChangeCounter
+from orbital.store._changes import ChangeCounter, NotifiedChanges
 from orbital.store._db import Database, busy_timeout_ms, default_url
 from orbital.store._faults import fault
 from orbital.store._file import StoreFile
@@ -75,7 +75,9 @@ class EventStore:
         self._file = None if path is None else StoreFile(path, create=create, now=self._now)
         #: SQLite writers take turns on a lock file first (fair, unlike SQLite's busy wait).
         self._queue = None if path is None else WriterQueue(path)
-        self._changes = ChangeCounter(path)
+        self._changes: ChangeCounter | NotifiedChanges = (
+            NotifiedChanges(self.url) if path is None else ChangeCounter(path)
+        )
         self.known_projects: set[str] = set()
         self._projects: dict[str, Project] = {}
         #: The free bytes on the store's disk when a write last found it full (0 where that
@@ -205,10 +207,17 @@ class EventStore:
             return self._write_db.compact(tables)
 
     def changes(self) -> int | None:
-        """A number that changes whenever anyone commits to the store (SQLite; None on
-        PostgreSQL or when unknown): a cache of reads keyed by it needs no query to be
-        current (:mod:`orbital.store._changes`)."""
+        """A number that changes whenever anyone commits to the store (SQLite; PostgreSQL
+        once :meth:`listen_for_changes`; None when unknown): a cache of reads keyed by it
+        needs no query to be current (:mod:`orbital.store._changes`)."""
         return None if self._read_only else self._changes.value()
+
+    def listen_for_changes(self) -> None:
+        """A long-lived process's :meth:`changes` on PostgreSQL: listen for every commit's
+        notification from now on (SQLite's number needs nothing)."""
+        if isinstance(self._changes, NotifiedChanges):
+            self._changes.start()
+            self._changes.wait_listening(2.0)
 
     def close(self) -> None:
         self._changes.close()
@@ -248,6 +257,7 @@ class EventStore:
                     undo()
             raise
         self._full = None
+        self._changes.committed()
         for done in writer._on_commit:
             done()
 
