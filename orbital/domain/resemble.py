@@ -24,20 +24,27 @@ from __future__ import annotations
 import functools
 import re
 
+from orbital.domain import rephrase_lexicon as lex
 from orbital.domain import wordnet
 from orbital.domain.meaning_index import Reading
-from orbital.domain.rephrase import Meaning, Term, _typo, meaning
+from orbital.domain.rephrase import Meaning, Overlap, Term, _typo, meaning
 
 #: A word with at least this many senses met in WordNet's tagged corpus is light; two texts
 #: have at least this share of the longer one's terms in common (both chosen together on the
 #: dev pairs: the most held rewordings with at most 10 % of different asks held).
-LIGHT = 5
-MIN_SHARED = 0.55
+LIGHT = 3
+MIN_SHARED = 0.8
 #: A short word is filed as ``S:<word>``; a longer word or a run of terms as ``L:<x>`` for
 #: each short word ``x`` that may stand for it. The two match each other, never themselves:
 #: two long words that begin alike are not abbreviations of each other.
 _SHORT_KEY, _LONG_KEY = "S:", "L:"
 _SENSE = "#"
+#: A term is also filed as ``H:<sense>`` for each sense one level broader than one of its
+#: own: it matches a term with that sense ("conference" / "meeting"), never another term
+#: filed under the same broader sense (French and Italian are both languages).
+_BROADER = "H:"
+#: A letter or two before a number is a short word for the term beside it: "Q3", "v2.4".
+_LETTERED_NUMBER = re.compile(r"\b([^\W\d_]{1,2})(\d+(?:\.\d+)*)\b")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SHORT = re.compile(r"[^\W_]{2,5}")
 
@@ -69,20 +76,31 @@ def _acronyms(terms: tuple[Term, ...]) -> list[set[str]]:
     return found
 
 
+def _light(word: str) -> bool:
+    """A word used mostly as a verb, adjective or adverb, and often: the light words of any
+    ask ("find", "make", "bring", "old"). A noun names the object, which a rewording keeps."""
+    uses = wordnet.tagged_as(word)
+    other = sum(n for pos, n in uses.items() if pos != "n")
+    return other >= LIGHT and other >= uses.get("n", 0)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def wide_meaning(text: str) -> Meaning:
     """``text`` read as the guard reads it, each term with its wider keys."""
-    base = meaning(_CAMEL.sub(" ", text))
+    base = meaning(_LETTERED_NUMBER.sub(r"\1 \2", _CAMEL.sub(" ", text)))
     terms = []
     for term, acronyms in zip(base.terms, _acronyms(base.terms), strict=True):
         longs = acronyms | _abbreviations(term.word)
+        usual = set() if term.word[0].isdigit() else wordnet.usual_senses(term.word)
         keys = (
             term.keys
             | {_SENSE + s for s in wordnet.senses(term.word)}
+            | {_BROADER + b for s in usual for b in wordnet.broader(s)}
             | {_SHORT_KEY + w for w in _short_forms(term)}
             | {_LONG_KEY + x for x in longs}
+            | ({lex.ORDINALS[term.word]} if term.word in lex.ORDINALS else set())
         )
-        light = term.generic or wordnet.tagged(term.word) >= LIGHT
+        light = term.generic or _light(term.word)
         terms.append(Term(term.stem, keys, term.word, light))
     return Meaning(tuple(terms), base.negated)
 
@@ -96,8 +114,12 @@ def probes(term: Term) -> frozenset[str]:
             found.add(_LONG_KEY + key[2:])
         elif key.startswith(_LONG_KEY):
             found.add(_SHORT_KEY + key[2:])
+        elif key.startswith(_BROADER):
+            found.add(_SENSE + key[2:])
         else:
             found.add(key)
+            if key.startswith(_SENSE):
+                found.add(_BROADER + key[1:])
     return frozenset(found)
 
 
@@ -109,15 +131,49 @@ def wide_matches(a: Term, b: Term) -> bool:
         return True
     if any(_LONG_KEY + w in a.keys for w in _short_forms(b)):
         return True
+    if _broader_of(a, b) or _broader_of(b, a):
+        return True
     slips = a.slips
-    return bool(slips) and not slips.isdisjoint(b.slips) and _typo(a.word, b.word)
+    return bool(slips) and not slips.isdisjoint(b.slips) and _slip(a.word, b.word)
+
+
+def _slip(a: str, b: str) -> bool:
+    """One slip of the keyboard apart, as the guard reads it, or a letter left out of a word
+    of five ("ordr" / "order"), which the guard does not take as certain."""
+    if _typo(a, b):
+        return True
+    short, long = sorted((a, b), key=len)
+    return (
+        len(short) == 4
+        and len(long) == 5
+        and any(long[:i] + long[i + 1 :] == short for i in range(5))
+    )
+
+
+def _broader_of(a: Term, b: Term) -> bool:
+    """Whether a sense of ``a`` is one level broader than a sense of ``b``."""
+    return any(_BROADER + key[1:] in b.keys for key in a.keys if key.startswith(_SENSE))
+
+
+def alike(found: Overlap, min_shared: float) -> bool:
+    """Possibly the same: one side lacks nothing, no negation on one side only, and at
+    least ``min_shared`` of both sides' terms together matched (an acronym matching four
+    words counts as the four it stands for, not as one of the longer side)."""
+    matched = found.shared_a + found.shared_b
+    terms = matched + found.missing_a + found.missing_b
+    return (
+        not found.negation_differs
+        and min(found.missing_a, found.missing_b) == 0
+        and found.shared_a > 0
+        and matched >= min_shared * terms
+    )
 
 
 #: The wide reading: a held line, possibly the same ask.
-RESEMBLES = Reading(wide_meaning, wide_matches, probes, MIN_SHARED)
+RESEMBLES = Reading(wide_meaning, wide_matches, probes, MIN_SHARED, alike)
 
 
 def resembles(earlier: str, later: str) -> bool:
     """Whether ``later`` possibly asks for what ``earlier`` did (the guard's certain sameness
     included)."""
-    return RESEMBLES.overlap(wide_meaning(earlier), wide_meaning(later)).same_at(MIN_SHARED)
+    return RESEMBLES.same(RESEMBLES.overlap(wide_meaning(earlier), wide_meaning(later)))

@@ -106,6 +106,6 @@ def test_the_wide_index_finds_what_comparing_each_finds(
     expected = {
         item: found.strength
         for item, text in items
-        if (found := RESEMBLES.overlap(wide(text), wide(query))).same_at(RESEMBLES.min_shared)
+        if RESEMBLES.same(found := RESEMBLES.overlap(wide(text), wide(query)))
     }
     assert index.restated_by(query) == expected
