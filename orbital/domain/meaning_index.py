@@ -42,9 +42,15 @@ class Reading:
     #: Whether an overlap is one this reading finds (the guard's: :meth:`Overlap.same_at`
     #: ``min_shared``); it must need one side's terms all matched, as the index files by.
     accepts: Callable[[Overlap, float], bool] = Overlap.same_at
+    #: Whether two texts ask for opposite things without a negation (the wide reading's
+    #: antonyms): read as a negation on one side only.
+    opposed: Callable[[Meaning, Meaning], bool] | None = None
 
     def overlap(self, a: Meaning, b: Meaning) -> Overlap:
-        return overlap(a, b, self.matches)
+        found = overlap(a, b, self.matches)
+        if self.opposed is not None and self.opposed(a, b):
+            return msgspec.structs.replace(found, negation_differs=not found.negation_differs)
+        return found
 
     def same(self, found: Overlap) -> bool:
         """Whether two texts that line up as ``found`` are one for this reading."""

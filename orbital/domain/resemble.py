@@ -22,6 +22,7 @@ here was written for the labelled pairs: the lexical database and these rules ar
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 
 from orbital.domain import rephrase_lexicon as lex
@@ -43,10 +44,13 @@ _SENSE = "#"
 #: own: it matches a term with that sense ("conference" / "meeting"), never another term
 #: filed under the same broader sense (French and Italian are both languages).
 _BROADER = "H:"
+#: ``O:<sense>``: the antonym of one of a term's usual senses (never looked up).
+_OPPOSITE = "O:"
 #: A letter or two before a number is a short word for the term beside it: "Q3", "v2.4".
 _LETTERED_NUMBER = re.compile(r"\b([^\W\d_]{1,2})(\d+(?:\.\d+)*)\b")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SHORT = re.compile(r"[^\W_]{2,5}")
+_VOWELS = frozenset("aeiouy")
 
 
 def _short_forms(term: Term) -> set[str]:
@@ -55,12 +59,19 @@ def _short_forms(term: Term) -> set[str]:
 
 
 def _abbreviations(word: str) -> set[str]:
-    """The short words that may stand for ``word``: its beginnings, and its first letter
-    with each later one."""
+    """The short words that may stand for ``word``: its beginnings; its first letter with
+    each later one, or with two or three of its later consonants in order ("cfg" /
+    "config", "pwd" / "password", "mgmt" / "management"); and its numeronym ("k8s" /
+    "kubernetes", "i18n")."""
     if not word.isalpha() or len(word) < 4:
         return set()
     found = {word[:n] for n in range(2, min(5, len(word) - 2) + 1)}
     found.update(word[0] + c for c in set(word[1:]))
+    consonants = [c for c in word[1:] if c not in _VOWELS]
+    for n in (2, 3):
+        found.update(word[0] + "".join(c) for c in itertools.combinations(consonants, n))
+    if len(word) >= 5:
+        found.add(f"{word[0]}{len(word) - 2}{word[-1]}")
     return found
 
 
@@ -96,6 +107,7 @@ def wide_meaning(text: str) -> Meaning:
             term.keys
             | {_SENSE + s for s in wordnet.senses(term.word)}
             | {_BROADER + b for s in usual for b in wordnet.broader(s)}
+            | {_OPPOSITE + o for s in usual for o in wordnet.opposite(s)}
             | {_SHORT_KEY + w for w in _short_forms(term)}
             | {_LONG_KEY + x for x in longs}
             | ({lex.ORDINALS[term.word]} if term.word in lex.ORDINALS else set())
@@ -116,6 +128,8 @@ def probes(term: Term) -> frozenset[str]:
             found.add(_SHORT_KEY + key[2:])
         elif key.startswith(_BROADER):
             found.add(_SENSE + key[2:])
+        elif key.startswith(_OPPOSITE):
+            continue
         else:
             found.add(key)
             if key.startswith(_SENSE):
@@ -155,6 +169,16 @@ def _broader_of(a: Term, b: Term) -> bool:
     return any(_BROADER + key[1:] in b.keys for key in a.keys if key.startswith(_SENSE))
 
 
+def opposed(a: Meaning, b: Meaning) -> bool:
+    """Whether a term of one text is WordNet's antonym of a term of the other ("raise" /
+    "lower", "start" / "stop"): the opposite action, as a negation on one side is."""
+    senses = {key[1:] for t in b.terms for key in t.keys if key.startswith(_SENSE)}
+    if any(key[2:] in senses for t in a.terms for key in t.keys if key.startswith(_OPPOSITE)):
+        return True
+    senses = {key[1:] for t in a.terms for key in t.keys if key.startswith(_SENSE)}
+    return any(key[2:] in senses for t in b.terms for key in t.keys if key.startswith(_OPPOSITE))
+
+
 def alike(found: Overlap, min_shared: float) -> bool:
     """Possibly the same: one side lacks nothing, no negation on one side only, and at
     least ``min_shared`` of both sides' terms together matched (an acronym matching four
@@ -170,7 +194,7 @@ def alike(found: Overlap, min_shared: float) -> bool:
 
 
 #: The wide reading: a held line, possibly the same ask.
-RESEMBLES = Reading(wide_meaning, wide_matches, probes, MIN_SHARED, alike)
+RESEMBLES = Reading(wide_meaning, wide_matches, probes, MIN_SHARED, alike, opposed)
 
 
 def resembles(earlier: str, later: str) -> bool:

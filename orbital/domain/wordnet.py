@@ -164,8 +164,6 @@ def tagged_as(word: str) -> dict[str, int]:
 
 
 _DATA = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
-#: The pointers followed: a sense's hypernym (instance hypernym), "conference" -> "meeting".
-_UP = frozenset({b"@", b"@i"})
 
 
 @functools.cache
@@ -178,21 +176,32 @@ def _data(pos: str) -> mmap.mmap | None:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def broader(sense: str) -> frozenset[str]:
-    """The senses ``sense`` (a key of :func:`senses`) is a kind or an instance of: its
-    hypernyms, one level up. A sense's key is its byte offset in its ``data`` file."""
+def _pointers(sense: str) -> tuple[tuple[bytes, str], ...]:
+    """What ``sense`` (a key of :func:`senses`: its byte offset in its ``data`` file) points
+    to, as (pointer symbol, sense key) pairs."""
     data = _data(_DATA[sense[0]])
     if data is None:
-        return frozenset()
+        return ()
     start = int(sense[1:])
     fields = data[start : data.find(b"\n", start)].split(b" | ")[0].split()
     at = 4 + 2 * int(fields[3], 16)  # after the offset, file, type, count and (word, lex id)s
-    found = set()
+    found = []
     for i in range(int(fields[at])):
         symbol, offset, pos, _ = fields[at + 1 + 4 * i : at + 5 + 4 * i]
-        if symbol in _UP:
-            found.add(_letter(pos.decode()) + offset.decode())
-    return frozenset(found)
+        found.append((symbol, _letter(pos.decode()) + offset.decode()))
+    return tuple(found)
+
+
+def broader(sense: str) -> frozenset[str]:
+    """The senses ``sense`` is a kind or an instance of: its hypernyms, one level up
+    ("conference" -> "meeting")."""
+    return frozenset(key for symbol, key in _pointers(sense) if symbol in (b"@", b"@i"))
+
+
+def opposite(sense: str) -> frozenset[str]:
+    """The senses WordNet gives as the antonym of one of ``sense``'s words ("raise" /
+    "lower", "enable" / "disable", "import" / "export")."""
+    return frozenset(key for symbol, key in _pointers(sense) if symbol == b"!")
 
 
 def _letter(pos: str) -> str:
