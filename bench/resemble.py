@@ -7,8 +7,8 @@ Run: ``python bench/resemble.py [--data PATH ...]`` (default: the dev pairs,
 tuning and never tuned on, ``bench/data/rephrase-fresh2.jsonl``). Prints per set: refused +
 held of the same-intent candidates, refused and held of the different ones (the targets:
 >= 95 %, <= 2 %, <= 15 %), then per kind how many were refused / held / accepted; then the
-open against 10,000 dropped asks (``bench/rephrase.py``'s timing, the held lookup included) and the install growth
-(WordNet, the one new dependency: an operating-system package).
+open against 10,000 dropped asks (``bench/rephrase.py``'s timing, the held lookup included)
+and the install growth (WordNet, the one new dependency: an operating-system package).
 """
 
 from __future__ import annotations
