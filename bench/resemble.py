@@ -2,12 +2,13 @@
 held (possibly the same, :mod:`orbital.domain.resemble`), accepted.
 
 Run: ``python bench/resemble.py [--data PATH ...]`` (default: the dev pairs,
-``tests/asks/data/rephrase-dev.jsonl``, and the fresh set written before any tuning,
-``bench/data/rephrase-fresh.jsonl``). Prints per set: refused + held of the same-intent
-candidates, refused and held of the different ones (the targets: >= 95 %, <= 2 %, <= 15 %),
-then per kind how many were refused / held / accepted; then the open against 10,000 dropped
-asks (``bench/rephrase.py``'s timing, the held lookup included) and the install growth
-(WordNet, the one new dependency: an operating-system package).
+``tests/asks/data/rephrase-dev.jsonl``, the fresh set written before any tuning,
+``bench/data/rephrase-fresh.jsonl``, and a second one written before the second round of
+tuning and never tuned on, ``bench/data/rephrase-fresh2.jsonl``). Prints per set: refused +
+held of the same-intent candidates, refused and held of the different ones (the targets:
+>= 95 %, <= 2 %, <= 15 %), then per kind how many were refused / held / accepted; then the
+open against 10,000 dropped asks (``bench/rephrase.py``'s timing, the held lookup included)
+and the install growth (WordNet, the one new dependency: an operating-system package).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from orbital.domain.rephrase import same_intent
 from orbital.domain.resemble import resembles
 
 FRESH = Path(__file__).resolve().parent / "data" / "rephrase-fresh.jsonl"
+FRESH2 = FRESH.with_name("rephrase-fresh2.jsonl")
 Outcome = str
 
 
@@ -67,7 +69,7 @@ def install_growth() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, nargs="*", default=[DATA, FRESH])
+    parser.add_argument("--data", type=Path, nargs="*", default=[DATA, FRESH, FRESH2])
     parser.add_argument("--no-timing", action="store_true")
     args = parser.parse_args()
     for path in args.data:

@@ -21,7 +21,6 @@ from orbital.domain.rephrase import (
     Overlap,
     Term,
     _matches,
-    _typo,
     meaning,
     overlap,
 )
@@ -33,16 +32,29 @@ K = TypeVar("K")
 class Reading:
     """How an index reads texts and compares terms. A term is filed under its ``keys`` and
     looks up its ``probes``; ``matches`` must hold only for terms one of whose probes is the
-    other's key, or whose words are one typo apart (what the index finds)."""
+    other's key, or whose words share a slip key (what the index finds)."""
 
     meaning: Callable[[str], Meaning]
     matches: Callable[[Term, Term], bool]
     probes: Callable[[Term], frozenset[str]] = operator.attrgetter("keys")
     #: The least share of the longer text's terms two must have in common.
     min_shared: float = MIN_SHARED
+    #: Whether an overlap is one this reading finds (the guard's: :meth:`Overlap.same_at`
+    #: ``min_shared``); it must need one side's terms all matched, as the index files by.
+    accepts: Callable[[Overlap, float], bool] = Overlap.same_at
+    #: Whether two texts ask for opposite things without a negation (the wide reading's
+    #: antonyms): read as a negation on one side only.
+    opposed: Callable[[Meaning, Meaning], bool] | None = None
 
     def overlap(self, a: Meaning, b: Meaning) -> Overlap:
-        return overlap(a, b, self.matches)
+        found = overlap(a, b, self.matches)
+        if self.opposed is not None and self.opposed(a, b):
+            return msgspec.structs.replace(found, negation_differs=not found.negation_differs)
+        return found
+
+    def same(self, found: Overlap) -> bool:
+        """Whether two texts that line up as ``found`` are one for this reading."""
+        return self.accepts(found, self.min_shared)
 
 
 #: The rephrasing guard's reading: a restatement, certainly the same ask.
@@ -120,7 +132,7 @@ class MeaningIndex(Generic[K]):
         found: dict[K, float] = {}
         for item in candidates:
             match = self.reading.overlap(meanings[item], query)
-            if match.same_at(self.reading.min_shared):
+            if self.reading.same(match):
                 found[item] = match.strength
         return found
 
@@ -128,7 +140,7 @@ class MeaningIndex(Generic[K]):
         """The keys under which the terms ``term`` matches are filed."""
         keys = set(self.reading.probes(term))
         near = set().union(*(self.spellings.get(slip, ()) for slip in term.slips))
-        keys.update("~" + w for w in near if w == term.word or _typo(w, term.word))
+        keys.update("~" + w for w in near)  # the reading's ``matches`` tells a slip
         return keys
 
     def _items(self, keys: Iterable[str]) -> set[K]:

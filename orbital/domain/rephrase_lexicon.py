@@ -134,6 +134,15 @@ NUMBERS = {
     },
 }
 
+#: Ordinals, read as their number by the wider reading ("the third quarter" / "Q3").
+ORDINALS = {
+    word: str(value)
+    for value, word in enumerate(
+        _words("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"),
+        start=1,
+    )
+}
+
 #: Groups of words and phrases that name the same action or thing; a word may sit in several.
 #: Abbreviations sit with what they abbreviate.
 SYNONYMS = """

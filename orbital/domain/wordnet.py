@@ -133,3 +133,77 @@ def tagged(word: str) -> int:
         pointers = int(fields[3])
         total += int(fields[4 + pointers + 1])
     return total
+
+
+# --- For the wider reading's finer rules: a word's usual senses and uses by part of speech
+# (from the index lines above), and a sense's neighbours, read from the ``data.<pos>`` files.
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def usual_senses(word: str) -> frozenset[str]:
+    """The senses of ``word`` met in WordNet's tagged corpus (an index line lists its senses
+    most frequent first, and counts how many of them were met): a rare sense ("staging" as a
+    theatre production) is left out."""
+    found: set[str] = set()
+    for letter, fields in _lines(word):
+        count, pointers = int(fields[2]), int(fields[3])
+        met = int(fields[4 + pointers + 1])
+        offsets = fields[len(fields) - count :][:met]
+        found.update(letter + offset.decode() for offset in offsets)
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def tagged_as(word: str) -> dict[str, int]:
+    """:func:`tagged`, per part of speech letter (``n``, ``v``, ``a``, ``r``)."""
+    found: dict[str, int] = {}
+    for letter, fields in _lines(word):
+        pointers = int(fields[3])
+        found[letter] = found.get(letter, 0) + int(fields[4 + pointers + 1])
+    return found
+
+
+_DATA = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
+
+
+@functools.cache
+def _data(pos: str) -> mmap.mmap | None:
+    where = folder()
+    if where is None:
+        return None
+    with open(where / f"data.{pos}", "rb") as f:
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _pointers(sense: str) -> tuple[tuple[bytes, str], ...]:
+    """What ``sense`` (a key of :func:`senses`: its byte offset in its ``data`` file) points
+    to, as (pointer symbol, sense key) pairs."""
+    data = _data(_DATA[sense[0]])
+    if data is None:
+        return ()
+    start = int(sense[1:])
+    fields = data[start : data.find(b"\n", start)].split(b" | ")[0].split()
+    at = 4 + 2 * int(fields[3], 16)  # after the offset, file, type, count and (word, lex id)s
+    found = []
+    for i in range(int(fields[at])):
+        symbol, offset, pos, _ = fields[at + 1 + 4 * i : at + 5 + 4 * i]
+        found.append((symbol, _letter(pos.decode()) + offset.decode()))
+    return tuple(found)
+
+
+def broader(sense: str) -> frozenset[str]:
+    """The senses ``sense`` is a kind or an instance of: its hypernyms, one level up
+    ("conference" -> "meeting")."""
+    return frozenset(key for symbol, key in _pointers(sense) if symbol in (b"@", b"@i"))
+
+
+def opposite(sense: str) -> frozenset[str]:
+    """The senses WordNet gives as the antonym of one of ``sense``'s words ("raise" /
+    "lower", "enable" / "disable", "import" / "export")."""
+    return frozenset(key for symbol, key in _pointers(sense) if symbol == b"!")
+
+
+def _letter(pos: str) -> str:
+    """The key letter of a data file's part of speech (satellite adjectives are adjectives)."""
+    return "a" if pos == "s" else pos

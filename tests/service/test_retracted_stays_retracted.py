@@ -60,7 +60,7 @@ def test_a_certain_restatement_is_refused_with_the_persons_reason(env: Env) -> N
 
 def test_a_possible_restatement_is_held_then_taken_distinct_from_it(env: Env) -> None:
     before = _retracted(env)
-    held_entry = "\n## Release on Fridays\nChose: release on Fridays.\nReason: a weekly rhythm.\n"
+    held_entry = "\n## Release on Fridays\nChose: release on Fridays.\nReason: a weekly beat.\n"
     result = env.orbital.write_file(
         env.project, "DECISIONS.md", before + held_entry.encode(), actor=Actor.AGENT
     )
