@@ -102,7 +102,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     **dict.fromkeys(("install", "uninstall", "hook"), "_agents"),
     **dict.fromkeys(("asks", "ask", "migrate-retractions"), "_asks"),
     "doctor": "_doctor",
-    "editor": "_editor",
+    **dict.fromkeys(("editor", "checkpoint"), "_editor"),
     **dict.fromkeys(("entry", "beliefs"), "_entries"),
     "mcp": "_mcp",
     **dict.fromkeys(("export", "import", "revert"), "_log"),

@@ -9,7 +9,8 @@ say *why* they happened and make each run auditable and undoable:
   were render from it. The event is appended *before* the model is called; if it cannot be
   appended, nothing is edited.
 * ``editor.run_recorded`` — what came of it: outcome, model calls, the choices document,
-  what was applied, what was rejected and why, the files skipped by optimistic concurrency.
+  what was applied, what was rejected and why, the files skipped by optimistic concurrency;
+  a checkpoint's (trigger ``requested``) result reaches the agent's next reminder from it.
 * ``editor.watermark_advanced`` — a run that succeeded with no skipped file: when it started
   and the memory position after the backstop (the scheduler's "changed since" gate).
 """
@@ -43,6 +44,8 @@ class EditorRunStarted(Event, frozen=True, tag="editor.run_started"):
     #: Per memory file, the position of the last event that changed it (the OCC baseline).
     #: Stored as ``versions`` before it was named for what it holds (upcast on decode).
     positions: dict[str, int] = msgspec.field(default_factory=dict)
+    #: Why an agent asked for this pass (a checkpoint, ``requested``); empty otherwise.
+    reason: str = ""
 
 
 class EditorRunRecorded(Event, frozen=True, tag="editor.run_recorded"):
@@ -55,6 +58,10 @@ class EditorRunRecorded(Event, frozen=True, tag="editor.run_recorded"):
     rejected: tuple[str, ...] = ()
     skipped_files: tuple[str, ...] = ()
     error: str = ""
+    #: The run's trigger and an agent's reason, repeated from ``editor.run_started`` so that
+    #: the reminder of a checkpoint's result reads this event alone.
+    trigger: str = ""
+    reason: str = ""
 
 
 class EditorWatermarkAdvanced(Event, frozen=True, tag="editor.watermark_advanced"):

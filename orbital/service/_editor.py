@@ -40,6 +40,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import get_args
 
 import msgspec
 
@@ -67,7 +68,9 @@ from orbital.events.editor import (
     EditorRunStarted,
     EditorWatermarkAdvanced,
 )
+from orbital.grammar.text import one_line
 from orbital.project import Project
+from orbital.service._checkpoint import start_requested_pass
 from orbital.service._context import EventSummary
 from orbital.service._memory import MemoryService
 from orbital.service._memory_state import MEMORY_KEYS
@@ -101,11 +104,47 @@ class EditorReport(msgspec.Struct, frozen=True, kw_only=True):
     watermark: bool = False
 
 
+class CheckpointReport(msgspec.Struct, frozen=True, kw_only=True):
+    """What an agent's checkpoint request came to at once (its pass runs on its own)."""
+
+    #: ``started``, ``debounced``, ``in_flight`` or ``not_configured``.
+    status: str
+    reason: str
+    detail: str = ""
+
+    def line(self) -> str:
+        """The status as the agent reads it (reference: ``<status> Reason noted: <reason>``)."""
+        words = CHECKPOINT_WORDS[self.status]
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"{self.status}: {words}{detail}. Reason noted: {self.reason}"
+
+
+#: What each checkpoint status means, for the agent.
+CHECKPOINT_WORDS = {
+    "started": "the memory editor is consolidating the memory in the background; its result "
+    "comes with your next reminder",
+    "debounced": "a pass started less than 5 minutes ago; its result comes with your next reminder",
+    "in_flight": "a pass is running for this project now; its result comes with your next reminder",
+    "not_configured": "no pass: the memory editor has no model",
+}
+
+
+@dataclass(frozen=True)
+class _Start:
+    """Why a pass runs: its trigger, an agent's reason, the session that just ended."""
+
+    trigger: Trigger
+    reason: str = ""
+    session: str = ""
+
+
 @dataclass(frozen=True)
 class _Backup:
     run_id: str
     position: int
     versions: dict[str, int]
+    trigger: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -127,6 +166,8 @@ class EditorService:
     #: Builds the model client (default: ``ORBITAL_EDITOR_URL``/``_MODEL``/``_KEY``).
     provider: Callable[[], ChatProvider] = _default_provider
     mint_suffix: Callable[[], str] = mint_suffix
+    #: Starts a requested pass in a process of its own (store URL, project, reason).
+    start: Callable[[str, Project, str], None] = start_requested_pass
     _sessions: dict[str, Path] = field(default_factory=dict)
 
     # -- use cases ------------------------------------------------------------------------
@@ -140,13 +181,21 @@ class EditorService:
         return True
 
     def run(
-        self, project: Project, *, trigger: Trigger = "auto", sessions: Path | None = None
+        self,
+        project: Project,
+        *,
+        trigger: Trigger = "auto",
+        sessions: Path | None = None,
+        session: str = "",
+        reason: str = "",
     ) -> EditorReport:
-        """One editor pass (see the module docstring for the order of steps)."""
+        """One editor pass (see the module docstring for the order of steps). ``session``:
+        the session that just ended, whose corrections may become lessons; ``reason``: why
+        an agent asked for the pass (a checkpoint)."""
         pid = project.project_id
         with self.units.ctx.store.reader() as r:
             memory = self.units.memory.load(r, pid)
-            mark = self._watermark(r, pid)
+            mark, last_started = self._passes(r, pid)
         over_soft = any(
             measure_state(memory.files[k], self.count) > FILE_BUDGETS[k].soft for k in MEMORY_KEYS
         )
@@ -164,12 +213,13 @@ class EditorService:
             changed=changed,
             last_run_at=mark.started_at if mark is not None else None,
             lock_file=files.directory / LOCK_FILE,
+            last_started_at=last_started,
         )
         if not isinstance(claim, Claim):
             return EditorReport(outcome=claim)
         with claim:
             started_at = self.units.ctx.clock.now()
-            report = self._pass(project, trigger, sessions)
+            report = self._pass(project, _Start(trigger, reason, session), sessions)
             backstop, error = self._backstop(project)
             watermark = False
             if report.outcome != "failed" and not report.skipped_files and not error:
@@ -180,6 +230,34 @@ class EditorService:
             watermark=watermark,
             error="; ".join(e for e in (report.error, error) if e),
         )
+
+    def checkpoint(self, project_id: str, reason: str) -> CheckpointReport:
+        """An agent's request for a pass now (reference §8.1, ``checkpoint_state``): its
+        status at once; the pass itself runs in a process of its own, through the same
+        single flight and debounce as an automatic one but not bound by the budget and
+        interval gates, and its result reaches the agent's next reminder."""
+        why = one_line(reason)
+        if not why:
+            raise InvalidInput("a checkpoint needs a reason (what the memory should catch up on)")
+        project = self.units.ctx.store.project(project_id)
+        try:
+            self.provider()
+        except EditorNotConfigured as exc:
+            return CheckpointReport(status="not_configured", reason=why, detail=str(exc))
+        with self.units.ctx.store.reader() as r:
+            mark, last_started = self._passes(r, project_id)
+        files = self.units.ctx.files(project)
+        files.ensure_dir()
+        verdict = self.scheduler.peek(
+            project_id,
+            last_run_at=mark.started_at if mark is not None else None,
+            last_started_at=last_started,
+            lock_file=files.directory / LOCK_FILE,
+        )
+        if verdict != "run":
+            return CheckpointReport(status=verdict, reason=why)
+        self.start(self.units.ctx.store.url, project, why)
+        return CheckpointReport(status="started", reason=why)
 
     def apply(self, project: Project, text: str, *, sessions: Path | None = None) -> EditorReport:
         """Apply a choices document directly (a model's answer replayed, or rules tested
@@ -193,20 +271,20 @@ class EditorService:
 
     # -- steps ----------------------------------------------------------------------------
 
-    def _pass(self, project: Project, trigger: Trigger, sessions: Path | None) -> EditorReport:
+    def _pass(self, project: Project, start: _Start, sessions: Path | None) -> EditorReport:
         try:
-            backup = self._back_up(project, trigger)
+            backup = self._back_up(project, start.trigger, start.reason)
         except (OrbitalError, OSError) as exc:
             return EditorReport(outcome="failed", error=f"backup failed, nothing edited: {exc}")
         try:
-            loop = self._converse(project, backup, sessions)
+            loop = self._converse(project, backup, sessions, start.session)
         except OrbitalError as exc:  # e.g. the editor is not configured
             loop = LoopResult(None, 0, str(exc))
         if loop.choices is None:
             return self._record_failure(project, backup, loop)
         return self._apply(project, backup, loop, sessions)
 
-    def _back_up(self, project: Project, trigger: str) -> _Backup:
+    def _back_up(self, project: Project, trigger: str, reason: str = "") -> _Backup:
         """Take in hand edits, then record the position the run starts from (one unit)."""
         now = self.units.ctx.clock.now()
         run_id = now.strftime("%Y%m%dT%H%M%S%fZ") + "-" + self.mint_suffix()
@@ -218,11 +296,14 @@ class EditorService:
                 trigger=trigger,
                 memory_position=memory.position,
                 positions=dict(memory.changed_at),
+                reason=reason,
             )
             u.append([started])
-        return _Backup(run_id, memory.position, dict(memory.changed_at))
+        return _Backup(run_id, memory.position, dict(memory.changed_at), trigger, reason)
 
-    def _converse(self, project: Project, backup: _Backup, sessions: Path | None) -> LoopResult:
+    def _converse(
+        self, project: Project, backup: _Backup, sessions: Path | None, session: str
+    ) -> LoopResult:
         pid = project.project_id
         with self.units.ctx.store.reader() as r:
             memory = self.units.memory.load(r, pid, at=backup.position)
@@ -274,7 +355,7 @@ class EditorService:
             closes = [e for e in run.events if isinstance(e, AskClosed)]
             entries = [e for e in run.events if not isinstance(e, AskClosed)]
             summaries = u.append(entries) + u.append(closes)
-            u.append([_recorded(backup.run_id, run)])
+            u.append([_recorded(backup, run)])
         return _report(backup, run, summaries)
 
     def _record_failure(self, project: Project, backup: _Backup, loop: LoopResult) -> EditorReport:
@@ -282,7 +363,7 @@ class EditorService:
             RunRecord(outcome="failed", calls=loop.calls, choices=None, error=loop.error)
         )
         with self.units.begin(project, Actor.EDITOR) as u:
-            u.append([_recorded(backup.run_id, run)])
+            u.append([_recorded(backup, run)])
         return _report(backup, run, [])
 
     def _backstop(self, project: Project) -> tuple[list[EventSummary], str]:
@@ -305,21 +386,34 @@ class EditorService:
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _watermark(self, r: Reader, pid: str) -> _Watermark | None:
+    def _passes(self, r: Reader, pid: str) -> tuple[_Watermark | None, dt.datetime | None]:
+        """The watermark, and when the last model pass started (whichever process ran it)."""
+        mark: _Watermark | None = None
+        started: dt.datetime | None = None
         for recorded in reversed(r.read_stream(pid, STREAM)):
             event = recorded.event
-            if isinstance(event, EditorWatermarkAdvanced):
-                return _Watermark(event.started_at, event.memory_position)
-        return None
+            if mark is None and isinstance(event, EditorWatermarkAdvanced):
+                mark = _Watermark(event.started_at, event.memory_position)
+            if (
+                started is None
+                and isinstance(event, EditorRunStarted)
+                and event.trigger in get_args(Trigger)
+            ):
+                started = recorded.recorded_at
+            if mark is not None and started is not None:
+                break
+        return mark, started
 
     def _session_dir(self, project: Project, sessions: Path | None) -> SessionDir:
         return SessionDir(sessions or Path(project.root) / MEMORY_DIR / SESSIONS_DIR)
 
 
-def _recorded(run_id: str, run: EditorRun) -> EditorRunRecorded:
+def _recorded(backup: _Backup, run: EditorRun) -> EditorRunRecorded:
     record = run.record
     return EditorRunRecorded(
-        run_id=run_id,
+        run_id=backup.run_id,
+        trigger=backup.trigger,
+        reason=backup.reason,
         outcome=record.outcome,
         calls=record.calls,
         choices=record.choices,
