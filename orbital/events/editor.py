@@ -26,7 +26,8 @@ from orbital.events._base import Event
 
 
 class AppliedChoice(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """One choice that took effect (kind ``archive``, ``merge``, ``index`` or ``close_ask``)."""
+    """One choice that took effect (kind ``archive``, ``merge``, ``index``, ``close_ask`` or
+    ``lesson``)."""
 
     kind: str
     file: str = ""

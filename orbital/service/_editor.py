@@ -48,11 +48,12 @@ from orbital.catalogue import ARCHIVE_FILES, FILE_BUDGETS, MEMORY_DIR, MEMORY_FI
 from orbital.catalogue import EDITOR_STREAM as STREAM
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.editor.choices import Applied, extract_json_object
-from orbital.domain.editor.conversation import SYSTEM_PROMPT, render_prompt
+from orbital.domain.editor.conversation import SYSTEM_PROMPT, lessons_block, render_prompt
 from orbital.domain.editor.entry_choices import MemoryChoicesApplier
 from orbital.domain.editor.prompt import memory_section
 from orbital.domain.editor.schedule import Trigger
 from orbital.domain.measure import measure_state
+from orbital.domain.transcripts import is_session_name, render_turns
 from orbital.editor.loop import LoopResult, run_tool_loop
 from orbital.editor.provider import ChatProvider, OpenAIChatClient, config_from_env
 from orbital.editor.run import EditorRun, RunRecord, finish_run
@@ -309,10 +310,13 @@ class EditorService:
             memory = self.units.memory.load(r, pid, at=backup.position)
             asks = self.units.asks.now(r, pid).asks.merged
         today = self.units.ctx.today(project)
+        session_dir = self._session_dir(project, sessions)
+        turns = session_dir.turns(session) if is_session_name(session) else None
         prompt = render_prompt(
             today.isoformat(),
             memory_section(memory.files, self.count),
             sorted(asks.values(), key=lambda a: (a.opened, a.seq)),
+            lessons_block(session, render_turns(turns)) if turns is not None else "",
         )
         gateway = self.units.ctx.files(project)
 
@@ -321,7 +325,7 @@ class EditorService:
             return None if data is None else data.decode("utf-8", errors="replace")
 
         names = [MEMORY_FILES[k] for k in MEMORY_KEYS] + list(ARCHIVE_FILES.values())
-        tools = ReadOnlyTools(read_file, names, self._session_dir(project, sessions))
+        tools = ReadOnlyTools(read_file, names, session_dir)
         provider = self.provider()
         try:
             return run_tool_loop(provider, SYSTEM_PROMPT, prompt, tools)
