@@ -60,7 +60,7 @@ def sessions(tmp_path: Path) -> Path:
     return directory
 
 
-def apply(env: Env, sessions: Path, *lessons: Mapping[str, object]) -> EditorReport:
+def apply(env: Env, sessions: Path, *lessons: Mapping[str, object] | str) -> EditorReport:
     doc = json.dumps({"lessons": list(lessons)})
     return env.orbital.editor_apply(env.project, doc, sessions=sessions)
 
