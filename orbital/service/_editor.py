@@ -55,7 +55,7 @@ from orbital.domain.editor.schedule import Trigger
 from orbital.domain.measure import measure_state
 from orbital.domain.transcripts import is_session_name, render_turns
 from orbital.editor.loop import LoopResult, run_tool_loop
-from orbital.editor.provider import ChatProvider, OpenAIChatClient, config_from_env
+from orbital.editor.provider import ChatProvider, provider_from_env
 from orbital.editor.run import EditorRun, RunRecord, finish_run
 from orbital.editor.scheduler import Claim, EditorScheduler
 from orbital.editor.sessions import SessionDir
@@ -155,7 +155,7 @@ class _Watermark:
 
 
 def _default_provider() -> ChatProvider:
-    return OpenAIChatClient(config_from_env())
+    return provider_from_env()
 
 
 @dataclass
@@ -164,7 +164,7 @@ class EditorService:
     memory: MemoryService
     count: TokenCounter
     scheduler: EditorScheduler
-    #: Builds the model client (default: ``ORBITAL_EDITOR_URL``/``_MODEL``/``_KEY``).
+    #: Builds the model client (default: ``ORBITAL_EDITOR_PROVIDER`` and its settings).
     provider: Callable[[], ChatProvider] = _default_provider
     mint_suffix: Callable[[], str] = mint_suffix
     #: Starts a requested pass in a process of its own (store URL, project, reason).
@@ -174,7 +174,7 @@ class EditorService:
     # -- use cases ------------------------------------------------------------------------
 
     def configured(self) -> bool:
-        """Whether a model is set up (``ORBITAL_EDITOR_URL`` and ``ORBITAL_EDITOR_MODEL``)."""
+        """Whether a model is set up (``ORBITAL_EDITOR_PROVIDER`` and what it needs)."""
         try:
             self.provider()
         except EditorNotConfigured:
