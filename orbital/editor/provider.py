@@ -1,9 +1,10 @@
 """The model behind the editor: a provider interface, the choice of provider, and an
 OpenAI-compatible client.
 
-``ORBITAL_EDITOR_PROVIDER`` chooses: ``openai`` (the default) is the client below; ``claude``
-and ``codex`` run the agent's own CLI headless (:mod:`orbital.editor.agent_cli`), so the
-person's existing sign-in serves and no API key is needed.
+``ORBITAL_EDITOR_PROVIDER`` chooses (:mod:`orbital.editor.choose`): ``openai`` (the default)
+is the client below; ``claude`` and ``codex`` run the agent's own CLI headless
+(:mod:`orbital.editor.agent_cli`), so the person's existing sign-in serves and no API key is
+needed.
 
 Any server that speaks ``POST <base>/chat/completions`` with function tools works (OpenAI,
 vLLM, llama.cpp, Ollama, LM Studio…). Configuration comes from ``ORBITAL_EDITOR_URL`` (the
@@ -23,7 +24,7 @@ from typing import Literal, Protocol
 import httpx
 import msgspec
 
-from orbital.errors import EditorAgentMissing, EditorNotConfigured, ProviderError
+from orbital.errors import EditorNotConfigured, ProviderError
 
 Role = Literal["system", "user", "assistant", "tool"]
 CALL_TIMEOUT_S = 240.0
@@ -92,24 +93,6 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> ProviderConfig:
     if missing:
         raise EditorNotConfigured(missing)
     return ProviderConfig(url, model, env.get("ORBITAL_EDITOR_KEY", "").strip())
-
-
-def provider_from_env(environ: Mapping[str, str] | None = None) -> ChatProvider:
-    """The provider ``ORBITAL_EDITOR_PROVIDER`` names, configured from the environment;
-    :class:`~orbital.errors.EditorNotConfigured` (or its kind for an unusable provider)
-    when it cannot be used."""
-    env = os.environ if environ is None else environ
-    kind = env.get("ORBITAL_EDITOR_PROVIDER", "").strip().lower() or "openai"
-    if kind == "openai":
-        return OpenAIChatClient(config_from_env(env))
-    from orbital.editor.agent_cli import AGENTS, AgentCliProvider, agent_config
-
-    for agent in AGENTS:
-        if kind == agent:
-            return AgentCliProvider(agent_config(agent, env))
-    raise EditorAgentMissing(
-        f"ORBITAL_EDITOR_PROVIDER is {kind!r}, not one of openai, {', '.join(AGENTS)}"
-    )
 
 
 class OpenAIChatClient:

@@ -54,8 +54,9 @@ from orbital.domain.editor.prompt import memory_section
 from orbital.domain.editor.schedule import Trigger
 from orbital.domain.measure import measure_state
 from orbital.domain.transcripts import is_session_name, render_turns
+from orbital.editor.choose import provider_from_env
 from orbital.editor.loop import LoopResult, run_tool_loop
-from orbital.editor.provider import ChatProvider, provider_from_env
+from orbital.editor.provider import ChatProvider
 from orbital.editor.run import EditorRun, RunRecord, finish_run
 from orbital.editor.scheduler import Claim, EditorScheduler
 from orbital.editor.sessions import SessionDir

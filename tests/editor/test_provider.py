@@ -15,6 +15,7 @@ from orbital.editor.agent_cli import (
     render_conversation,
     reply_message,
 )
+from orbital.editor.choose import provider_from_env
 from orbital.editor.provider import (
     ChatMessage,
     FunctionCall,
@@ -22,7 +23,6 @@ from orbital.editor.provider import (
     ProviderConfig,
     ToolCall,
     config_from_env,
-    provider_from_env,
 )
 from orbital.errors import EditorAgentMissing, EditorNotConfigured, ProviderError
 from tests.editor.fake_llm import Scripted, failure, reply, serving, tool_call
