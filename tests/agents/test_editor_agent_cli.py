@@ -1,6 +1,7 @@
 """The memory editor's model as the agent the person already has: the pinned Claude Code CLI
 run headless (``ORBITAL_EDITOR_PROVIDER=claude``) against the scripted Anthropic API, at the
-end of a session where the person corrected the agent."""
+end of a session where the person corrected the agent; the pinned Codex CLI (``codex``)
+against the scripted Responses API."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ from orbital.domain.editor.choices import Applied
 from orbital.domain.editor.conversation import SYSTEM_PROMPT
 from orbital.events import Actor
 from tests.agents.claude_cli import environment
+from tests.agents.codex_cli import MODEL as CODEX_MODEL
+from tests.agents.codex_cli import provider_config
+from tests.agents.fake_openai import say as codex_say
+from tests.agents.fake_openai import serving as codex_serving
 from tests.agents.fake_anthropic import say, serving
 from tests.editor.helpers import write_jsonl
 from tests.seeded import seeded_project
@@ -86,3 +91,29 @@ def test_the_editor_runs_on_the_agents_own_cli_and_keeps_the_persons_correction(
     answered = "\n".join(second.texts())
     assert "[tool result]\n(no matches)" in answered  # the grep ran, read-only
     assert not list((home / ".claude" / "projects").glob("*/*.jsonl"))  # nothing kept
+
+
+def test_the_editor_runs_on_codex_exec(
+    codex: Path, store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    choices = {"archive": [{"file": "DECISIONS.md", "id": "adopt-vite"}]}
+    with codex_serving([codex_say(json.dumps(choices))]) as fake:
+        home = tmp_path / "home"
+        (home / ".codex").mkdir(parents=True)
+        (home / ".codex" / "config.toml").write_text(provider_config(fake.url), encoding="utf-8")
+        monkeypatch.setenv("HOME", str(home))
+        monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+        monkeypatch.setenv("FAKE_KEY", "test")
+        monkeypatch.setenv("ORBITAL_EDITOR_PROVIDER", "codex")
+        monkeypatch.setenv("ORBITAL_EDITOR_COMMAND", str(codex))
+        monkeypatch.setenv("ORBITAL_EDITOR_MODEL", CODEX_MODEL)
+        with seeded_project(store_url, tmp_path / "project", FixedClock(NOW)) as (service, pid):
+            service.write_file(pid, "DECISIONS.md", DECISIONS.encode(), actor=Actor.AGENT)
+            report = service.editor_run(pid, force=True)
+            decisions = service.read_file(pid, "DECISIONS.md")
+    assert (report.outcome, report.error) == ("edited", "")
+    assert report.applied == [Applied(kind="archive", file="DECISIONS.md", id="adopt-vite")]
+    assert "Chose: Vite." not in decisions
+    (turn,) = fake.turns
+    asked = "\n".join(turn.texts())
+    assert SYSTEM_PROMPT in asked and "=== DECISIONS.md ===" in asked
