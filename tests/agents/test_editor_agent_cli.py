@@ -18,9 +18,9 @@ from orbital.events import Actor
 from tests.agents.claude_cli import environment
 from tests.agents.codex_cli import MODEL as CODEX_MODEL
 from tests.agents.codex_cli import provider_config
+from tests.agents.fake_anthropic import say, serving
 from tests.agents.fake_openai import say as codex_say
 from tests.agents.fake_openai import serving as codex_serving
-from tests.agents.fake_anthropic import say, serving
 from tests.editor.helpers import write_jsonl
 from tests.seeded import seeded_project
 
