@@ -116,6 +116,12 @@ class EditorScheduler:
             os.close(lock_fd)
         return "run"
 
+    def started(self, project: str) -> None:
+        """A pass of ``project`` was started in another process (a checkpoint's): this
+        process's debounce counts from now, before that process records its start."""
+        with self._guard:
+            self._started[project] = self._clock.now()
+
     def _history(
         self, project: str, last_run_at: dt.datetime | None, stored: dt.datetime | None
     ) -> PassHistory:

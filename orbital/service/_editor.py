@@ -176,11 +176,18 @@ class EditorService:
 
     def configured(self) -> bool:
         """Whether a model is set up (``ORBITAL_EDITOR_PROVIDER`` and what it needs)."""
+        return not self._unconfigured()
+
+    def _unconfigured(self) -> str:
+        """Why no model can be used now ("" when one can)."""
         try:
-            self.provider()
-        except EditorNotConfigured:
-            return False
-        return True
+            provider = self.provider()
+        except EditorNotConfigured as exc:
+            return str(exc)
+        close = getattr(provider, "close", None)
+        if callable(close):
+            close()
+        return ""
 
     def run(
         self,
@@ -242,10 +249,9 @@ class EditorService:
         if not why:
             raise InvalidInput("a checkpoint needs a reason (what the memory should catch up on)")
         project = self.units.ctx.store.project(project_id)
-        try:
-            self.provider()
-        except EditorNotConfigured as exc:
-            return CheckpointReport(status="not_configured", reason=why, detail=str(exc))
+        unconfigured = self._unconfigured()
+        if unconfigured:
+            return CheckpointReport(status="not_configured", reason=why, detail=unconfigured)
         with self.units.ctx.store.reader() as r:
             mark, last_started = self._passes(r, project_id)
         files = self.units.ctx.files(project)
@@ -259,6 +265,7 @@ class EditorService:
         if verdict != "run":
             return CheckpointReport(status=verdict, reason=why)
         self.start(self.units.ctx.store.url, project, why)
+        self.scheduler.started(project_id)
         return CheckpointReport(status="started", reason=why)
 
     def apply(self, project: Project, text: str, *, sessions: Path | None = None) -> EditorReport:

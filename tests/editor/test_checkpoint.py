@@ -150,6 +150,9 @@ def test_a_checkpoint_while_a_pass_runs_is_in_flight_and_starts_nothing(
     assert started == []
     assert env.orbital.editor.checkpoint(env.project, REASON).status == "started"
     assert started == [REASON]
+    # asked again before that pass recorded its start: debounced all the same
+    assert env.orbital.editor.checkpoint(env.project, REASON).status == "debounced"
+    assert started == [REASON]
 
 
 def test_a_checkpoint_without_a_model_or_a_reason(env: Env) -> None:
