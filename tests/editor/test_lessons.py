@@ -83,6 +83,10 @@ def test_a_lesson_on_the_persons_words_is_kept_marked_as_the_editors(
     created = [e for e in env.orbital.history(env.project) if e.type == "entry.created"]
     assert (created[-1].stream, created[-1].actor) == ("entry:use-uv-not-pip", Actor.EDITOR)
     assert MARK in env.orbital.context_view(env.project)
+    # the person's Workbench row: the editor's words, made by the editor
+    (row,) = [r for r in env.orbital.memory_entries(env.project) if r.id == "use-uv-not-pip"]
+    assert MARK in row.text
+    assert [(t.actor, t.type) for t in row.history] == [("editor", "entry.created")]
     # the person disputes it, then retracts it: out of the view, kept in history
     env.orbital.trust.act(env.project, "use-uv-not-pip", "dispute", "we use both", actor=Actor.USER)
     assert "[disputed by the person: we use both]" in env.orbital.context_view(env.project)
