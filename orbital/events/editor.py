@@ -38,7 +38,7 @@ class AppliedChoice(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
 
 class EditorRunStarted(Event, frozen=True, tag="editor.run_started"):
     run_id: str
-    #: ``auto``, ``requested``, ``forced`` (a model pass) or ``apply`` (a given document).
+    #: ``auto``, ``requested``, ``session_end``, ``forced`` (a model pass) or ``apply``.
     trigger: str
     #: The newest memory event when the run started: the files render as of it.
     memory_position: int

@@ -383,9 +383,11 @@ class Orbital(OnFirstUse):
     ) -> EditorReport:  # fmt: skip
         """One editor pass when due (``force``: now, whatever the gates say but single
         flight; a checkpoint's ``reason``: requested), then the backstop; ``session``: the
-        one that just ended (:mod:`orbital.service._editor`)."""
+        one that just ended, read for lessons whatever the budget (:mod:`._editor`)."""
         found = self.store.project(project)
-        trigger: Trigger = "forced" if force else "requested" if reason else "auto"
+        trigger: Trigger = (
+            "forced" if force else "requested" if reason else "session_end" if session else "auto"
+        )
         return self.editor.run(
             found, trigger=trigger, sessions=sessions, session=session, reason=reason
         )

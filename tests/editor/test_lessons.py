@@ -147,8 +147,12 @@ def test_the_session_end_pass_shows_the_ended_session_and_asks_for_lessons(
     env.write("LESSONS.md", LESSONS)
     model = ScriptedModel([json.dumps({"lessons": [LESSON]})])
     use_model(env, model)
-    report = env.orbital.editor_run(env.project, sessions=sessions, session=SESSION, force=True)
+    assert env.orbital.editor_run(env.project, sessions=sessions).outcome == "not_needed"
+    # nothing is over budget, but the session's corrections are reason enough to run
+    report = env.orbital.editor_run(env.project, sessions=sessions, session=SESSION)
     assert [a.kind for a in report.applied] == ["lesson"]
+    started = [e.event for e in env.orbital.history(env.project) if e.stream == "editor"][0]
+    assert getattr(started, "trigger", "") == "session_end"
     prompt = model.calls[0][1].content or ""
     assert f"SESSION THAT JUST ENDED: {SESSION}\n" in prompt
     assert f"=== SESSION {SESSION} ===\n" in prompt
