@@ -14,6 +14,7 @@ import pytest
 from orbital.domain.budgets import est_tokens
 from orbital.domain.editor.choices import Applied
 from orbital.events import Actor
+from orbital.events.editor import EditorRunStarted
 from orbital.service import EditorReport
 from tests.editor.helpers import write_jsonl
 from tests.editor.test_editor_service import Env, MovableClock, ScriptedModel, use_model
@@ -151,8 +152,8 @@ def test_the_session_end_pass_shows_the_ended_session_and_asks_for_lessons(
     # nothing is over budget, but the session's corrections are reason enough to run
     report = env.orbital.editor_run(env.project, sessions=sessions, session=SESSION)
     assert [a.kind for a in report.applied] == ["lesson"]
-    started = [e.event for e in env.orbital.history(env.project) if e.stream == "editor"][0]
-    assert getattr(started, "trigger", "") == "session_end"
+    started = next(e.event for e in env.orbital.history(env.project) if e.stream == "editor")
+    assert isinstance(started, EditorRunStarted) and started.trigger == "session_end"
     prompt = model.calls[0][1].content or ""
     assert f"SESSION THAT JUST ENDED: {SESSION}\n" in prompt
     assert f"=== SESSION {SESSION} ===\n" in prompt
