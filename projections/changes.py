@@ -3,8 +3,9 @@
 An agent sees the whole view once, at session start; afterwards it is told only what moved,
 so copies of the view do not pile up in its conversation. A change the session made itself
 is left out (it knows), so are audit events that change nothing the agent reads (refused
-opens, layout and editor bookkeeping). Whose change it was is said plainly, and the
-person's own words (a close note, a drop reason) are quoted whole.
+opens, layout and editor bookkeeping, but for the result of a checkpoint an agent asked
+for). Whose change it was is said plainly, and the person's own words (a close note, a drop
+reason) are quoted whole.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from orbital.events.asks import (
     AskReopened,
     AskReopenProposed,
 )
+from orbital.events.editor import AppliedChoice, EditorRunRecorded
 from orbital.events.entries import (
     EntryArchived,
     EntryCreated,
@@ -136,6 +138,31 @@ def _text_line(event: object) -> str | None:
     return None
 
 
+def _applied(item: AppliedChoice) -> str:
+    if item.kind == "close_ask":
+        return f"closed ask {item.id} on the person's words in session {item.session}"
+    if item.kind == "merge":
+        return f"merged {', '.join(item.ids)} of {item.file} into {item.id}"
+    if item.kind == "index":
+        return f"rewrote {item.file}"
+    if item.kind == "lesson":
+        return f"added lesson {item.id} from the person's words in session {item.session}"
+    return f"archived {item.id} of {item.file}"
+
+
+def _checkpoint_line(event: object) -> str | None:
+    """The result of a checkpoint an agent asked for (``requested``): the asker was told it
+    would come with its next reminder."""
+    if not isinstance(event, EditorRunRecorded) or event.trigger != "requested":
+        return None
+    asked = f'the checkpoint asked for ("{clipped(event.reason, _CLIP)}")'
+    if event.outcome == "failed":
+        return f"{asked} failed, nothing changed: {clipped(event.error, _CLIP)}"
+    done = "; ".join(_applied(a) for a in event.applied) or "nothing needed to change"
+    rejected = f" ({len(event.rejected)} choice(s) refused)" if event.rejected else ""
+    return f"{asked} is done: {done}{rejected}"
+
+
 def describe_changes(
     events: Sequence[RecordedEvent], session: str | None, ask_texts: Mapping[str, str]
 ) -> list[str]:
@@ -151,6 +178,7 @@ def describe_changes(
             or _entry_line(event)
             or _trust_line(event)
             or _text_line(event)
+            or _checkpoint_line(event)
         )
         if line is not None:
             lines.append(f"- @{recorded.position} by {who(recorded)}: {line}")

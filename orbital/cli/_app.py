@@ -104,7 +104,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "calendar": "_calendar",
     "doctor": "_doctor",
     "import-from": "_import_from",
-    "editor": "_editor",
+    **dict.fromkeys(("editor", "checkpoint"), "_editor"),
     **dict.fromkeys(("entry", "beliefs"), "_entries"),
     "mcp": "_mcp",
     **dict.fromkeys(("export", "import", "revert"), "_log"),

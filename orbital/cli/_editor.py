@@ -1,5 +1,6 @@
 """The memory editor's commands: a model pass, or a choices document applied without a model;
-and the view file's refresh, which a hook starts detached as it starts the editor's pass."""
+an agent's checkpoint (a pass now, in the background); and the view file's refresh, which a
+hook starts detached as it starts the editor's pass."""
 
 from __future__ import annotations
 
@@ -82,16 +83,52 @@ def _print_editor(report: EditorReport, as_json: bool) -> None:
 @project_option
 @click.option("--force", is_flag=True, help="Run now whatever the budget and interval gates say.")
 @sessions_option
+@click.option(
+    "--session",
+    default="",
+    help="The session that just ended: the person's corrections in it may become lessons.",
+)
+@click.option(
+    "--checkpoint",
+    "reason",
+    default="",
+    help="Run the pass an agent asked for (`orbital checkpoint`), with its reason.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
 @click.pass_context
 @reports_errors
 def editor_run(
-    ctx: click.Context, project_path: Path, force: bool, sessions: Path | None, as_json: bool
+    ctx: click.Context,
+    project_path: Path,
+    force: bool,
+    sessions: Path | None,
+    session: str,
+    reason: str,
+    as_json: bool,
 ) -> None:
-    """One editor pass (ORBITAL_EDITOR_URL/_MODEL/_KEY), then the backstop."""
+    """One editor pass (the model: ORBITAL_EDITOR_PROVIDER…), then the backstop."""
     service, project = project_of(ctx, project_path)
-    report = service.editor_run(project.project_id, force=force, sessions=sessions)
+    report = service.editor_run(
+        project.project_id, force=force, sessions=sessions, session=session, reason=reason
+    )
     _print_editor(report, as_json)
+
+
+@cli.command("checkpoint")
+@project_option
+@click.argument("reason")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@click.pass_context
+@reports_errors
+def checkpoint(ctx: click.Context, project_path: Path, reason: str, as_json: bool) -> None:
+    """Ask the memory editor for a consolidation now, saying why: prints its status at once;
+    the pass runs in the background and its result comes with the next reminder."""
+    service, project = project_of(ctx, project_path)
+    report = service.editor.checkpoint(project.project_id, reason)
+    if as_json:
+        sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
+    else:
+        click.echo(report.line())
 
 
 @editor.command("apply")

@@ -96,6 +96,8 @@ def start_after(db: str | None, result: HookResult) -> None:
         command = ["editor", "run", "--project", root]
         if result.editor_sessions is not None:
             command += ["--sessions", str(result.editor_sessions)]
+        if result.editor_session:
+            command += ["--session", result.editor_session]
         start_detached(db, command)
 
 

@@ -167,6 +167,13 @@ class UserWords(msgspec.Struct, frozen=True):
                 return QuoteCheck(verdict, quote)
         return QuoteCheck("verified", quotes[0])
 
+    def check_quote(self, quote: str, topic: str) -> QuoteCheck:
+        """Whether ``quote`` itself (not a note holding quoted spans) is the user's words,
+        by the same rules; ``topic``: what a short quote's message must name."""
+        if self.problem:
+            return QuoteCheck("unreadable", quote)
+        return QuoteCheck(self._check_one(quote, topic), quote)
+
     def _check_one(self, quote: str, topic: str) -> Verdict:
         pieces = _pieces(quote)
         if not pieces:

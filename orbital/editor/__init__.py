@@ -1,4 +1,5 @@
-"""The memory editor's shell: the model client, session transcripts on disk, the read-only
+"""The memory editor's shell: the model client (an OpenAI-compatible server, or the agent's own
+CLI: :mod:`orbital.editor.choose`), session transcripts on disk, the read-only
 tools, the bounded tool loop, one pass, and the single-flight scheduler. The rules it applies
 live in :mod:`orbital.domain.editor`. The names load on first use (PEP 562): the scheduler
 alone does not bring the model client's HTTP stack."""

@@ -1,4 +1,10 @@
-"""The model behind the editor: a provider interface and an OpenAI-compatible client.
+"""The model behind the editor: a provider interface, the choice of provider, and an
+OpenAI-compatible client.
+
+``ORBITAL_EDITOR_PROVIDER`` chooses (:mod:`orbital.editor.choose`): ``openai`` (the default)
+is the client below; ``claude`` and ``codex`` run the agent's own CLI headless
+(:mod:`orbital.editor.agent_cli`), so the person's existing sign-in serves and no API key is
+needed.
 
 Any server that speaks ``POST <base>/chat/completions`` with function tools works (OpenAI,
 vLLM, llama.cpp, Ollama, LM Studio…). Configuration comes from ``ORBITAL_EDITOR_URL`` (the

@@ -75,15 +75,14 @@ class EditorScheduler:
         changed: bool,
         last_run_at: dt.datetime | None,
         lock_file: Path | None = None,
+        last_started_at: dt.datetime | None = None,
     ) -> Claim | Verdict:
-        """A :class:`Claim` when a pass may start now, else the reason it may not."""
+        """A :class:`Claim` when a pass may start now, else the reason it may not.
+        ``last_started_at``: when the store says a pass last started (a pass of another
+        process counts for the debounce too)."""
         now = self._clock.now()
         with self._guard:
-            history = PassHistory(
-                last_run_at=last_run_at,
-                last_started_at=self._started.get(project),
-                in_flight=project in self._in_flight,
-            )
+            history = self._history(project, last_run_at, last_started_at)
             verdict = decide_schedule(history, now, trigger, over_soft=over_soft, changed=changed)
             if verdict != "run":
                 return verdict
@@ -93,6 +92,45 @@ class EditorScheduler:
             self._in_flight.add(project)
             self._started[project] = now
         return Claim(self, project, lock_fd)
+
+    def peek(
+        self,
+        project: str,
+        *,
+        last_run_at: dt.datetime | None,
+        last_started_at: dt.datetime | None,
+        lock_file: Path,
+    ) -> Verdict:
+        """What :meth:`claim` would answer a requested pass now, claiming nothing: the
+        status a checkpoint returns at once, before the process that runs it claims it."""
+        with self._guard:
+            history = self._history(project, last_run_at, last_started_at)
+            now = self._clock.now()
+            verdict = decide_schedule(history, now, "requested", over_soft=True, changed=True)
+            if verdict != "run":
+                return verdict
+            lock_fd = _try_flock(lock_file)
+            if lock_fd is None:
+                return "in_flight"
+            fcntl.flock(lock_fd, fcntl.LOCK_UN)
+            os.close(lock_fd)
+        return "run"
+
+    def started(self, project: str) -> None:
+        """A pass of ``project`` was started in another process (a checkpoint's): this
+        process's debounce counts from now, before that process records its start."""
+        with self._guard:
+            self._started[project] = self._clock.now()
+
+    def _history(
+        self, project: str, last_run_at: dt.datetime | None, stored: dt.datetime | None
+    ) -> PassHistory:
+        started = [t for t in (self._started.get(project), stored) if t is not None]
+        return PassHistory(
+            last_run_at=last_run_at,
+            last_started_at=max(started, default=None),
+            in_flight=project in self._in_flight,
+        )
 
     def _finish(self, project: str) -> None:
         with self._guard:

@@ -319,6 +319,20 @@ class EditorNotConfigured(Unavailable):
         )
 
 
+class EditorAgentMissing(EditorNotConfigured):
+    """The provider chosen for the memory editor cannot be used here: an unknown
+    ``ORBITAL_EDITOR_PROVIDER``, or the agent's CLI it runs is not found."""
+
+    def __init__(self, detail: str) -> None:
+        self.missing = ()
+        self.detail = detail
+        self.hint = (
+            "set ORBITAL_EDITOR_PROVIDER to openai (with ORBITAL_EDITOR_URL and _MODEL), "
+            "claude or codex (the agent's own CLI; ORBITAL_EDITOR_COMMAND names its path)"
+        )
+        Unavailable.__init__(self, f"the memory editor's provider cannot be used: {detail}")
+
+
 class SessionUnreadable(Unavailable):
     """A session transcript exists but could not be read."""
 
@@ -382,6 +396,7 @@ __all__ = [
     "FAMILIES",
     "Conflict",
     "DiskFull",
+    "EditorAgentMissing",
     "EditorNotConfigured",
     "Internal",
     "InvalidEncoding",

@@ -86,7 +86,7 @@ def _versioned(content: str, version: int) -> tuple[str, str]:
 
 
 class Calls:
-    """The eleven tools over one service; each acts as the agent for its caller. Every
+    """The twelve tools over one service; each acts as the agent for its caller. Every
     argument is passed: its default is the tool's own (:mod:`._tools`), which the SDK applies
     and the stdio server takes from the same schema (:func:`._schema.bound`)."""
 
@@ -219,3 +219,6 @@ class Calls:
                 content=False,
             )
         )
+
+    def memory_checkpoint(self, who: Caller, reason: str) -> Answer:
+        return answer(lambda: text(self.service.editor.checkpoint(who.project, reason).line()))

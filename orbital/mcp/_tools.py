@@ -50,7 +50,7 @@ def result(answer: Answer) -> CallToolResult:
 
 
 def register_tools(server: MCPServer, calls: Calls) -> None:
-    """Add the eleven tools to ``server``; each acts as the agent on the caller's project."""
+    """Add the twelve tools to ``server``; each acts as the agent on the caller's project."""
 
     @server.tool(
         annotations=_READ,
@@ -215,3 +215,15 @@ def register_tools(server: MCPServer, calls: Calls) -> None:
     )
     def ask_reopen(id: AskId, quote: Quote = "") -> CallToolResult:
         return result(calls.ask_reopen(caller(), id, quote))
+
+    @server.tool(
+        annotations=_WRITE,
+        description="Ask the memory editor to consolidate the memory now (archive what is "
+        "done, merge duplicates), e.g. after finishing a piece of work or before a long new "
+        "one. Answers its status at once; the pass runs in the background and its result "
+        "comes with your next reminder.",
+    )
+    def memory_checkpoint(
+        reason: Annotated[str, Field(description="Why now: what the memory should catch up on.")],
+    ) -> CallToolResult:
+        return result(calls.memory_checkpoint(caller(), reason))

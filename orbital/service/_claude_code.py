@@ -176,7 +176,12 @@ class ClaudeCodeHooks:
         ToolCalls().end(project.project_id, p.session_id)
         view = self._view_path(project)
         self.agents.end(project, p.session_id, view, p.transcript_path)
-        sessions = Path(p.transcript_path).parent if p.transcript_path else None
+        transcript = Path(p.transcript_path) if p.transcript_path else None
         if self.editor_configured():
-            return HookResult(editor_sessions=sessions, project=project, editor=True)
+            return HookResult(
+                editor_sessions=transcript.parent if transcript else None,
+                project=project,
+                editor=True,
+                editor_session=transcript.stem if transcript else "",
+            )
         return HookResult()

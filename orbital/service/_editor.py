@@ -40,6 +40,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import get_args
 
 import msgspec
 
@@ -47,13 +48,15 @@ from orbital.catalogue import ARCHIVE_FILES, FILE_BUDGETS, MEMORY_DIR, MEMORY_FI
 from orbital.catalogue import EDITOR_STREAM as STREAM
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.editor.choices import Applied, extract_json_object
-from orbital.domain.editor.conversation import SYSTEM_PROMPT, render_prompt
+from orbital.domain.editor.conversation import SYSTEM_PROMPT, lessons_block, render_prompt
 from orbital.domain.editor.entry_choices import MemoryChoicesApplier
 from orbital.domain.editor.prompt import memory_section
 from orbital.domain.editor.schedule import Trigger
 from orbital.domain.measure import measure_state
+from orbital.domain.transcripts import is_session_name, render_turns
+from orbital.editor.choose import provider_from_env
 from orbital.editor.loop import LoopResult, run_tool_loop
-from orbital.editor.provider import ChatProvider, OpenAIChatClient, config_from_env
+from orbital.editor.provider import ChatProvider
 from orbital.editor.run import EditorRun, RunRecord, finish_run
 from orbital.editor.scheduler import Claim, EditorScheduler
 from orbital.editor.sessions import SessionDir
@@ -67,7 +70,9 @@ from orbital.events.editor import (
     EditorRunStarted,
     EditorWatermarkAdvanced,
 )
+from orbital.grammar.text import one_line
 from orbital.project import Project
+from orbital.service._checkpoint import start_requested_pass
 from orbital.service._context import EventSummary
 from orbital.service._memory import MemoryService
 from orbital.service._memory_state import MEMORY_KEYS
@@ -101,11 +106,47 @@ class EditorReport(msgspec.Struct, frozen=True, kw_only=True):
     watermark: bool = False
 
 
+class CheckpointReport(msgspec.Struct, frozen=True, kw_only=True):
+    """What an agent's checkpoint request came to at once (its pass runs on its own)."""
+
+    #: ``started``, ``debounced``, ``in_flight`` or ``not_configured``.
+    status: str
+    reason: str
+    detail: str = ""
+
+    def line(self) -> str:
+        """The status as the agent reads it (reference: ``<status> Reason noted: <reason>``)."""
+        words = CHECKPOINT_WORDS[self.status]
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"{self.status}: {words}{detail}. Reason noted: {self.reason}"
+
+
+#: What each checkpoint status means, for the agent.
+CHECKPOINT_WORDS = {
+    "started": "the memory editor is consolidating the memory in the background; its result "
+    "comes with your next reminder",
+    "debounced": "a pass started less than 5 minutes ago; its result comes with your next reminder",
+    "in_flight": "a pass is running for this project now; its result comes with your next reminder",
+    "not_configured": "no pass: the memory editor has no model",
+}
+
+
+@dataclass(frozen=True)
+class _Start:
+    """Why a pass runs: its trigger, an agent's reason, the session that just ended."""
+
+    trigger: Trigger
+    reason: str = ""
+    session: str = ""
+
+
 @dataclass(frozen=True)
 class _Backup:
     run_id: str
     position: int
     versions: dict[str, int]
+    trigger: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -115,7 +156,7 @@ class _Watermark:
 
 
 def _default_provider() -> ChatProvider:
-    return OpenAIChatClient(config_from_env())
+    return provider_from_env()
 
 
 @dataclass
@@ -124,29 +165,46 @@ class EditorService:
     memory: MemoryService
     count: TokenCounter
     scheduler: EditorScheduler
-    #: Builds the model client (default: ``ORBITAL_EDITOR_URL``/``_MODEL``/``_KEY``).
+    #: Builds the model client (default: ``ORBITAL_EDITOR_PROVIDER`` and its settings).
     provider: Callable[[], ChatProvider] = _default_provider
     mint_suffix: Callable[[], str] = mint_suffix
+    #: Starts a requested pass in a process of its own (store URL, project, reason).
+    start: Callable[[str, Project, str], None] = start_requested_pass
     _sessions: dict[str, Path] = field(default_factory=dict)
 
     # -- use cases ------------------------------------------------------------------------
 
     def configured(self) -> bool:
-        """Whether a model is set up (``ORBITAL_EDITOR_URL`` and ``ORBITAL_EDITOR_MODEL``)."""
+        """Whether a model is set up (``ORBITAL_EDITOR_PROVIDER`` and what it needs)."""
+        return not self._unconfigured()
+
+    def _unconfigured(self) -> str:
+        """Why no model can be used now ("" when one can)."""
         try:
-            self.provider()
-        except EditorNotConfigured:
-            return False
-        return True
+            provider = self.provider()
+        except EditorNotConfigured as exc:
+            return str(exc)
+        close = getattr(provider, "close", None)
+        if callable(close):
+            close()
+        return ""
 
     def run(
-        self, project: Project, *, trigger: Trigger = "auto", sessions: Path | None = None
+        self,
+        project: Project,
+        *,
+        trigger: Trigger = "auto",
+        sessions: Path | None = None,
+        session: str = "",
+        reason: str = "",
     ) -> EditorReport:
-        """One editor pass (see the module docstring for the order of steps)."""
+        """One editor pass (see the module docstring for the order of steps). ``session``:
+        the session that just ended, whose corrections may become lessons; ``reason``: why
+        an agent asked for the pass (a checkpoint)."""
         pid = project.project_id
         with self.units.ctx.store.reader() as r:
             memory = self.units.memory.load(r, pid)
-            mark = self._watermark(r, pid)
+            mark, last_started = self._passes(r, pid)
         over_soft = any(
             measure_state(memory.files[k], self.count) > FILE_BUDGETS[k].soft for k in MEMORY_KEYS
         )
@@ -164,12 +222,13 @@ class EditorService:
             changed=changed,
             last_run_at=mark.started_at if mark is not None else None,
             lock_file=files.directory / LOCK_FILE,
+            last_started_at=last_started,
         )
         if not isinstance(claim, Claim):
             return EditorReport(outcome=claim)
         with claim:
             started_at = self.units.ctx.clock.now()
-            report = self._pass(project, trigger, sessions)
+            report = self._pass(project, _Start(trigger, reason, session), sessions)
             backstop, error = self._backstop(project)
             watermark = False
             if report.outcome != "failed" and not report.skipped_files and not error:
@@ -180,6 +239,34 @@ class EditorService:
             watermark=watermark,
             error="; ".join(e for e in (report.error, error) if e),
         )
+
+    def checkpoint(self, project_id: str, reason: str) -> CheckpointReport:
+        """An agent's request for a pass now (reference §8.1, ``checkpoint_state``): its
+        status at once; the pass itself runs in a process of its own, through the same
+        single flight and debounce as an automatic one but not bound by the budget and
+        interval gates, and its result reaches the agent's next reminder."""
+        why = one_line(reason)
+        if not why:
+            raise InvalidInput("a checkpoint needs a reason (what the memory should catch up on)")
+        project = self.units.ctx.store.project(project_id)
+        unconfigured = self._unconfigured()
+        if unconfigured:
+            return CheckpointReport(status="not_configured", reason=why, detail=unconfigured)
+        with self.units.ctx.store.reader() as r:
+            mark, last_started = self._passes(r, project_id)
+        files = self.units.ctx.files(project)
+        files.ensure_dir()
+        verdict = self.scheduler.peek(
+            project_id,
+            last_run_at=mark.started_at if mark is not None else None,
+            last_started_at=last_started,
+            lock_file=files.directory / LOCK_FILE,
+        )
+        if verdict != "run":
+            return CheckpointReport(status=verdict, reason=why)
+        self.start(self.units.ctx.store.url, project, why)
+        self.scheduler.started(project_id)
+        return CheckpointReport(status="started", reason=why)
 
     def apply(self, project: Project, text: str, *, sessions: Path | None = None) -> EditorReport:
         """Apply a choices document directly (a model's answer replayed, or rules tested
@@ -193,20 +280,20 @@ class EditorService:
 
     # -- steps ----------------------------------------------------------------------------
 
-    def _pass(self, project: Project, trigger: Trigger, sessions: Path | None) -> EditorReport:
+    def _pass(self, project: Project, start: _Start, sessions: Path | None) -> EditorReport:
         try:
-            backup = self._back_up(project, trigger)
+            backup = self._back_up(project, start.trigger, start.reason)
         except (OrbitalError, OSError) as exc:
             return EditorReport(outcome="failed", error=f"backup failed, nothing edited: {exc}")
         try:
-            loop = self._converse(project, backup, sessions)
+            loop = self._converse(project, backup, sessions, start.session)
         except OrbitalError as exc:  # e.g. the editor is not configured
             loop = LoopResult(None, 0, str(exc))
         if loop.choices is None:
             return self._record_failure(project, backup, loop)
         return self._apply(project, backup, loop, sessions)
 
-    def _back_up(self, project: Project, trigger: str) -> _Backup:
+    def _back_up(self, project: Project, trigger: str, reason: str = "") -> _Backup:
         """Take in hand edits, then record the position the run starts from (one unit)."""
         now = self.units.ctx.clock.now()
         run_id = now.strftime("%Y%m%dT%H%M%S%fZ") + "-" + self.mint_suffix()
@@ -218,20 +305,26 @@ class EditorService:
                 trigger=trigger,
                 memory_position=memory.position,
                 positions=dict(memory.changed_at),
+                reason=reason,
             )
             u.append([started])
-        return _Backup(run_id, memory.position, dict(memory.changed_at))
+        return _Backup(run_id, memory.position, dict(memory.changed_at), trigger, reason)
 
-    def _converse(self, project: Project, backup: _Backup, sessions: Path | None) -> LoopResult:
+    def _converse(
+        self, project: Project, backup: _Backup, sessions: Path | None, session: str
+    ) -> LoopResult:
         pid = project.project_id
         with self.units.ctx.store.reader() as r:
             memory = self.units.memory.load(r, pid, at=backup.position)
             asks = self.units.asks.now(r, pid).asks.merged
         today = self.units.ctx.today(project)
+        session_dir = self._session_dir(project, sessions)
+        turns = session_dir.turns(session) if is_session_name(session) else None
         prompt = render_prompt(
             today.isoformat(),
             memory_section(memory.files, self.count),
             sorted(asks.values(), key=lambda a: (a.opened, a.seq)),
+            lessons_block(session, render_turns(turns)) if turns is not None else "",
         )
         gateway = self.units.ctx.files(project)
 
@@ -240,7 +333,7 @@ class EditorService:
             return None if data is None else data.decode("utf-8", errors="replace")
 
         names = [MEMORY_FILES[k] for k in MEMORY_KEYS] + list(ARCHIVE_FILES.values())
-        tools = ReadOnlyTools(read_file, names, self._session_dir(project, sessions))
+        tools = ReadOnlyTools(read_file, names, session_dir)
         provider = self.provider()
         try:
             return run_tool_loop(provider, SYSTEM_PROMPT, prompt, tools)
@@ -274,7 +367,7 @@ class EditorService:
             closes = [e for e in run.events if isinstance(e, AskClosed)]
             entries = [e for e in run.events if not isinstance(e, AskClosed)]
             summaries = u.append(entries) + u.append(closes)
-            u.append([_recorded(backup.run_id, run)])
+            u.append([_recorded(backup, run)])
         return _report(backup, run, summaries)
 
     def _record_failure(self, project: Project, backup: _Backup, loop: LoopResult) -> EditorReport:
@@ -282,7 +375,7 @@ class EditorService:
             RunRecord(outcome="failed", calls=loop.calls, choices=None, error=loop.error)
         )
         with self.units.begin(project, Actor.EDITOR) as u:
-            u.append([_recorded(backup.run_id, run)])
+            u.append([_recorded(backup, run)])
         return _report(backup, run, [])
 
     def _backstop(self, project: Project) -> tuple[list[EventSummary], str]:
@@ -305,21 +398,34 @@ class EditorService:
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _watermark(self, r: Reader, pid: str) -> _Watermark | None:
+    def _passes(self, r: Reader, pid: str) -> tuple[_Watermark | None, dt.datetime | None]:
+        """The watermark, and when the last model pass started (whichever process ran it)."""
+        mark: _Watermark | None = None
+        started: dt.datetime | None = None
         for recorded in reversed(r.read_stream(pid, STREAM)):
             event = recorded.event
-            if isinstance(event, EditorWatermarkAdvanced):
-                return _Watermark(event.started_at, event.memory_position)
-        return None
+            if mark is None and isinstance(event, EditorWatermarkAdvanced):
+                mark = _Watermark(event.started_at, event.memory_position)
+            if (
+                started is None
+                and isinstance(event, EditorRunStarted)
+                and event.trigger in get_args(Trigger)
+            ):
+                started = recorded.recorded_at
+            if mark is not None and started is not None:
+                break
+        return mark, started
 
     def _session_dir(self, project: Project, sessions: Path | None) -> SessionDir:
         return SessionDir(sessions or Path(project.root) / MEMORY_DIR / SESSIONS_DIR)
 
 
-def _recorded(run_id: str, run: EditorRun) -> EditorRunRecorded:
+def _recorded(backup: _Backup, run: EditorRun) -> EditorRunRecorded:
     record = run.record
     return EditorRunRecorded(
-        run_id=run_id,
+        run_id=backup.run_id,
+        trigger=backup.trigger,
+        reason=backup.reason,
         outcome=record.outcome,
         calls=record.calls,
         choices=record.choices,

@@ -44,7 +44,8 @@ WRITABLE = frozenset(MEMORY_FILES.values())
 class HookResult(NamedTuple):
     """The answer to print (None: nothing), and what a detached process is to do in
     ``project`` after it (:mod:`orbital.cli._hook`): a memory-editor pass (``editor``, over
-    the transcripts in ``editor_sessions``, None: the default folder) and the view file
+    the transcripts in ``editor_sessions``, None: the default folder; ``editor_session``:
+    the one that just ended, whose corrections may become lessons) and the view file
     brought up to date (``view_file``); ``problem``: what the person is to read in the
     hooks' log (the store does not know the folder's project)."""
 
@@ -54,6 +55,7 @@ class HookResult(NamedTuple):
     editor: bool = False
     view_file: bool = False
     problem: str = ""
+    editor_session: str = ""
 
 
 NOTHING = HookResult()

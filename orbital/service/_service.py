@@ -35,6 +35,7 @@ from orbital.store import EventStore, StoreStatus
 from orbital.tokens import CachedCounter
 
 if TYPE_CHECKING:
+    from orbital.domain.editor.schedule import Trigger
     from orbital.service._agents import AgentSessions
     from orbital.service._claude_code import ClaudeCodeHooks
     from orbital.service._conflicts import ConflictPreview
@@ -378,12 +379,18 @@ class Orbital(OnFirstUse):
     # -- memory editor --------------------------------------------------------------------
 
     def editor_run(
-        self, project: str, *, force: bool = False, sessions: Path | None = None
-    ) -> EditorReport:
+        self, project: str, *, force: bool = False, sessions: Path | None = None,
+        session: str = "", reason: str = "",
+    ) -> EditorReport:  # fmt: skip
         """One editor pass when due (``force``: now, whatever the gates say but single
-        flight), then the backstop; see :mod:`orbital.service._editor`."""
+        flight; a checkpoint's ``reason``: requested), then the backstop; ``session``: the
+        one that just ended, read for lessons whatever the budget (:mod:`._editor`)."""
+        found = self.store.project(project)
+        trigger: Trigger = (
+            "forced" if force else "requested" if reason else "session_end" if session else "auto"
+        )
         return self.editor.run(
-            self.store.project(project), trigger="forced" if force else "auto", sessions=sessions
+            found, trigger=trigger, sessions=sessions, session=session, reason=reason
         )
 
     def editor_apply(

@@ -312,6 +312,8 @@ def test_session_end_runs_the_backstop_keeps_the_transcript_and_never_waits_for_
         str(setup.root),
         "--sessions",
         str(transcript.parent),
+        "--session",
+        session,
     ]
     log.with_suffix(".release").touch()
     assert _rows(log, 2)[1] == {"ended": True}

@@ -152,6 +152,12 @@ def test_run_without_configuration_fails_and_still_runs_the_backstop(
         "): the pass did not finish; nothing it chose was written"
     )
     assert "ORBITAL_EDITOR_URL" in result.stderr
+    debounced = orbital("editor", "run", "--project", str(project))
+    assert debounced.output == (  # the store says a pass started: any process waits 5 minutes
+        "debounced: no pass ran: one started less than 5 minutes ago "
+        "(`orbital editor run --force` runs one anyway)\n"
+    )
+    monkeypatch.setenv("ORBITAL_NOW", "2026-09-19T09:36:00Z")
     not_due = orbital("editor", "run", "--project", str(project))
     assert (not_due.exit_code, not_due.output) == (
         0,

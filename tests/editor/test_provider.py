@@ -1,16 +1,30 @@
-"""The OpenAI-compatible client against a fake loopback server: wire shape, retry policy."""
+"""The OpenAI-compatible client against a fake loopback server: wire shape, retry policy;
+the choice of provider, and how an agent's CLI is conversed with in text."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from orbital.domain.editor.conversation import TOOL_SPECS
+from orbital.editor.agent_cli import (
+    TOOL_PROTOCOL,
+    AgentCliConfig,
+    AgentCliProvider,
+    render_conversation,
+    reply_message,
+)
+from orbital.editor.choose import provider_from_env
 from orbital.editor.provider import (
     ChatMessage,
+    FunctionCall,
     OpenAIChatClient,
     ProviderConfig,
+    ToolCall,
     config_from_env,
 )
-from orbital.errors import EditorNotConfigured, ProviderError
+from orbital.errors import EditorAgentMissing, EditorNotConfigured, ProviderError
 from tests.editor.fake_llm import Scripted, failure, reply, serving, tool_call
 
 HELLO = [ChatMessage(role="user", content="hello")]
@@ -138,3 +152,51 @@ def test_missing_config_names_what_is_missing() -> None:
     with pytest.raises(EditorNotConfigured) as caught:
         config_from_env({"ORBITAL_EDITOR_URL": "http://x"})
     assert caught.value.missing == ("ORBITAL_EDITOR_MODEL",)
+
+
+# -- the provider chosen: an OpenAI-compatible server, or the agent's own CLI -----------------
+
+
+def test_the_provider_is_chosen_by_orbital_editor_provider(tmp_path: Path) -> None:
+    fake = tmp_path / "claude"
+    fake.write_text("#!/bin/sh\n", encoding="utf-8")
+    fake.chmod(0o755)
+    openai = provider_from_env({"ORBITAL_EDITOR_URL": "http://x/v1", "ORBITAL_EDITOR_MODEL": "m"})
+    assert isinstance(openai, OpenAIChatClient)
+    openai.close()
+    cli = provider_from_env({"ORBITAL_EDITOR_PROVIDER": " Claude ", "PATH": str(tmp_path)})
+    assert isinstance(cli, AgentCliProvider)
+    assert cli.config == AgentCliConfig("claude", str(fake))
+    with pytest.raises(EditorAgentMissing) as missing:
+        provider_from_env({"ORBITAL_EDITOR_PROVIDER": "codex", "PATH": str(tmp_path)})
+    assert str(missing.value) == (
+        "the memory editor's provider cannot be used: the codex CLI 'codex' is not found "
+        "(ORBITAL_EDITOR_COMMAND)"
+    )
+    with pytest.raises(EditorAgentMissing, match="'gemini', not one of openai, claude, codex"):
+        provider_from_env({"ORBITAL_EDITOR_PROVIDER": "gemini"})
+
+
+def test_a_cli_converses_in_text_and_a_json_tool_reply_is_a_tool_call() -> None:
+    messages = [
+        ChatMessage(role="system", content="SYSTEM"),
+        ChatMessage(role="user", content="PROMPT"),
+    ]
+    system, prompt = render_conversation(messages, TOOL_SPECS)
+    assert system == "SYSTEM"
+    assert prompt.startswith(TOOL_PROTOCOL + "\nTools:\n- read(path): Read a memory file")
+    assert prompt.endswith("\n\nPROMPT")
+    call = reply_message('{"tool": "read", "arguments": {"path": "LESSONS.md"}}', TOOL_SPECS, 3)
+    assert call.tool_calls == (
+        ToolCall(id="call_3", function=FunctionCall("read", '{"path": "LESSONS.md"}')),
+    )
+    choices = '{"archive": []}'
+    assert reply_message(choices, TOOL_SPECS, 4) == ChatMessage(role="assistant", content=choices)
+    tool_json = '{"tool": "read", "arguments": {}}'
+    assert reply_message(tool_json, None, 5).tool_calls is None  # no tools offered: text
+    later = [*messages, call, ChatMessage(role="tool", tool_call_id="call_3", content="1. Test")]
+    _, again = render_conversation(later, TOOL_SPECS)
+    assert again.endswith(
+        "The conversation so far:\n\n[user]\nPROMPT\n\n[assistant]\n"
+        '{"tool": "read", "arguments": {"path": "LESSONS.md"}}\n\n[tool result]\n1. Test'
+    )

@@ -53,6 +53,7 @@ EXAMPLES: list[errors.OrbitalError] = [
     errors.StoreLocked("sqlite:///x.db", 5000),
     errors.ProviderError("HTTP 502: bad gateway", status=502, transient=True),
     errors.EditorNotConfigured(("ORBITAL_EDITOR_URL",)),
+    errors.EditorAgentMissing("claude is not on PATH"),
     errors.SessionUnreadable("s1", "permission denied"),
     errors.MalformedEvent("not JSON", position=7),
     errors.TokenizerUnavailable("cl100k_base.tiktoken not found"),

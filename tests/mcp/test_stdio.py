@@ -39,6 +39,7 @@ TOOLS = {
     "ask_reopen",
     "workspace_lessons",
     "workspace_lessons_write",
+    "memory_checkpoint",
 }
 DECISIONS = """## use-postgres
 Chose: PostgreSQL for the shared store.

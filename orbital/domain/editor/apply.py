@@ -1,9 +1,10 @@
 """Applying a choices document: entry edits through an injected applier, then ask closes.
 
-The archive/merge/index rules need the durable-entries core (grammars, pointer summaries,
-archive events), so they enter as an :class:`EntryChoicesApplier`; the quote-checked closes
-are applied here. Everything returns events for the shell to append with actor ``editor`` —
-nothing is written by this module, so a rejected or failed run has nothing to undo.
+The archive/merge/index/lesson rules need the durable-entries core (grammars, pointer
+summaries, archive events), so they enter as an :class:`EntryChoicesApplier`; the quotes of
+the closes and of the lessons are checked here (only verified lessons reach the applier).
+Everything returns events for the shell to append with actor ``editor`` — nothing is written
+by this module, so a rejected or failed run has nothing to undo.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from msgspec.structs import replace
+
 from orbital.domain.asks import Asks
 from orbital.domain.editor.choices import Applied, Choices, EntryChoices
 from orbital.domain.editor.closes import MessagesOf, apply_close_asks
+from orbital.domain.editor.lessons import verify_lessons
 from orbital.events import Event
 
 
@@ -30,7 +34,8 @@ class EntriesOutcome:
 
 
 class EntryChoicesApplier(Protocol):
-    """Decides the events for ``archive``, ``merge`` and ``index`` (reference §8.3).
+    """Decides the events for ``archive``, ``merge``, ``index`` (reference §8.3) and the
+    verified ``lessons`` (each a new LESSONS entry, :mod:`orbital.domain.editor.lessons`).
 
     An implementation is bound to the entries state and per-file baselines captured *before*
     the model was called, and must be pure: it returns events and touches nothing. Contract:
@@ -73,12 +78,14 @@ def apply_choices(
     messages_of: MessagesOf,
     apply_entries: EntryChoicesApplier,
 ) -> Application:
-    """Entry choices first, then the ask closes (which need no baseline: they only append)."""
-    entries = apply_entries(choices.entries, today)
+    """Entry choices first (with the lessons whose quote is verified), then the ask closes
+    (which need no baseline: they only append)."""
+    lessons = verify_lessons(choices.lessons, messages_of)
+    entries = apply_entries(replace(choices.entries, lessons=lessons.verified), today)
     closes = apply_close_asks(asks, choices.close_asks, today, messages_of)
     return Application(
         events=entries.events + closes.events,
         applied=entries.applied + closes.applied,
-        rejected=choices.rejected + entries.rejected + closes.rejected,
+        rejected=choices.rejected + lessons.rejected + entries.rejected + closes.rejected,
         skipped_files=entries.skipped_files,
     )

@@ -5,7 +5,11 @@ Schema (reference §8.3)::
     {"archive":    [{"file": "PROJECT_STATE.md", "id": "…", "pointer": "…"}],
      "merge":      [{"file": "DECISIONS.md", "ids": ["…", "…"], "text": "…", "pointer": "…"}],
      "close_asks": [{"id": "…", "session": "…", "quote": "…"}],
+     "lessons":    [{"title": "…", "text": "…", "session": "…", "quote": "…"}],
      "index":      "<complete INDEX.md>"}
+
+``lessons`` is beyond the reference: a lesson from the person's correction in a session, each
+carrying the person's words (quote-checked like a close, :mod:`orbital.domain.editor.lessons`).
 
 Validation here is structural only (shapes, file names, non-empty fields), item by item: a bad
 item becomes a rejection reason and the rest still apply. Whether an id exists, is pinned or
@@ -65,11 +69,25 @@ class CloseAskChoice(msgspec.Struct, frozen=True, kw_only=True):
     quote: str = ""
 
 
+class LessonChoice(msgspec.Struct, frozen=True, kw_only=True):
+    """A proposed lesson from the person's correction; fields may be empty here (the quote
+    check rejects it then)."""
+
+    title: str = ""
+    #: What happened and what to do next time.
+    text: str = ""
+    session: str = ""
+    #: The person's words in ``session`` that the lesson comes from.
+    quote: str = ""
+
+
 class EntryChoices(msgspec.Struct, frozen=True, kw_only=True):
     """The part of the choices that edits durable memory (applied by the entries applier)."""
 
     archive: tuple[ArchiveChoice, ...] = ()
     merge: tuple[MergeChoice, ...] = ()
+    #: Lessons whose quote was verified (only those reach the entries applier).
+    lessons: tuple[LessonChoice, ...] = ()
     #: A complete new INDEX.md, stripped-non-blank; "unchanged" is for the applier to judge.
     index: str | None = None
 
@@ -77,6 +95,8 @@ class EntryChoices(msgspec.Struct, frozen=True, kw_only=True):
 class Choices(msgspec.Struct, frozen=True, kw_only=True):
     entries: EntryChoices = EntryChoices()
     close_asks: tuple[CloseAskChoice, ...] = ()
+    #: Proposed lessons, not yet quote-checked.
+    lessons: tuple[LessonChoice, ...] = ()
     #: Items refused while reading the document, with their reasons.
     rejected: tuple[str, ...] = ()
 
@@ -84,7 +104,7 @@ class Choices(msgspec.Struct, frozen=True, kw_only=True):
 class Applied(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One choice that took effect, as reported in the run record and by ``editor apply``."""
 
-    kind: Literal["archive", "merge", "index", "close_ask"]
+    kind: Literal["archive", "merge", "index", "close_ask", "lesson"]
     file: str = ""
     id: str = ""
     ids: tuple[str, ...] = ()
@@ -179,6 +199,13 @@ def _close(item: object) -> CloseAskChoice | str:
     )
 
 
+def _lesson(item: object) -> LessonChoice | str:
+    if not isinstance(item, Mapping):
+        return "lessons: not an object"
+    fields = {k: _text(item, k) for k in ("title", "text", "session", "quote")}
+    return LessonChoice(**fields)
+
+
 def parse_choices(doc: Mapping[str, object]) -> Choices:
     """Validate a decoded choices object; bad items become rejection reasons.
 
@@ -205,6 +232,7 @@ def parse_choices(doc: Mapping[str, object]) -> Choices:
     archive = section("archive", _archive)
     merge = section("merge", _merge)
     close_asks = section("close_asks", _close)
+    lessons = section("lessons", _lesson)
 
     index = doc.get("index")
     if index is not None and not isinstance(index, str):
@@ -217,5 +245,6 @@ def parse_choices(doc: Mapping[str, object]) -> Choices:
     return Choices(
         entries=EntryChoices(archive=archive, merge=merge, index=index),
         close_asks=close_asks,
+        lessons=lessons,
         rejected=tuple(rejected),
     )

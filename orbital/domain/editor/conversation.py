@@ -107,6 +107,22 @@ def open_asks_block(asks: Sequence[Ask]) -> str:
     )
 
 
+def lessons_block(session: str, transcript: str) -> str:
+    """The part of a session-end prompt that asks for lessons from the person's corrections
+    in ``session`` (its ``transcript`` rendered as ``read_session`` shows it, cut)."""
+    return (
+        f"SESSION THAT JUST ENDED: {session}\n"
+        "The one thing you may add: a lesson from a correction the person made in this "
+        "session (they told the agent it was wrong, or how to do something instead). Add it "
+        'to "lessons" as {"title": "<one line: the rule>", "text": "<what happened and what '
+        'to do next time>", "session": "' + session + '", "quote": "<the person\'s EXACT '
+        'words of the correction, copied from a [user] turn>"}. At most 3; none when the '
+        "person corrected nothing, or when LESSONS.md already says it. The person sees each "
+        "as yours and can dispute or retract it.\n\n"
+        f"=== SESSION {session} ===\n{cut_tool_result(transcript) or '(empty)'}"
+    )
+
+
 RULES = (
     "Rules:\n"
     "- Archive what is no longer live (done, replaced, superseded), by id.\n"
@@ -120,13 +136,18 @@ RULES = (
 )
 
 
-def render_prompt(today: str, memory_section: str, asks: Sequence[Ask]) -> str:
+def render_prompt(
+    today: str, memory_section: str, asks: Sequence[Ask], corrections: str = ""
+) -> str:
     """The user prompt: today, the memory report (sizes, budgets, files), rules, open asks,
+    the session that just ended (``corrections``: :func:`lessons_block`, at session end),
     tools and schema. ``memory_section`` is rendered by the caller from the entries state."""
     parts = [f"Today is {today}.", memory_section.strip(), RULES]
     block = open_asks_block(asks)
     if block:
         parts.append(block)
+    if corrections:
+        parts.append(corrections)
     parts.append("Read-only tools: " + ", ".join(READ_ONLY_TOOLS) + ".")
     parts.append(
         "Reply with ONLY a JSON object of this shape (omit empty keys):\n" + CHOICES_SCHEMA

@@ -28,6 +28,11 @@ Rules, per file (merges planned before archives; an id is used at most once):
   spaces) with a fresh 6-hex id. The originals become ``EntryMerged`` (the first carries the
   pointer; the others keep only their own pointer lines) and go to the archive under
   ``[merged <today> into id:<new>]`` / ``[merged <today> into: <summary>]``.
+* **lessons** (verified: :mod:`orbital.domain.editor.lessons`) — each a new LESSONS entry at
+  the end of the file, with the id its title slugs to (a fresh ``<slug>-<4 hex>`` when the
+  project ever had it), dated today; refused when it is not exactly one LESSONS entry, when a
+  live lesson has the same title (punctuation and case aside), or when it says again what a
+  superseded or retracted entry said.
 * **index** — a complete INDEX.md; rejected ``index: empty or unchanged`` when equal (after
   strip, format contract aside) to the current one. Every old line naming a ``*_ARCHIVE.md``
   file the new text no longer mentions is appended back verbatim, then every archive that
@@ -46,6 +51,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from orbital.catalogue import ARCHIVE_FILES, DISPLAY, MEMORY_FILES
+from orbital.domain.editor import lessons
 from orbital.domain.editor.apply import EntriesOutcome
 from orbital.domain.editor.choices import (
     ENTRY_FILES,
@@ -53,6 +59,7 @@ from orbital.domain.editor.choices import (
     ArchiveChoice,
     EntryChoices,
     EntryFile,
+    LessonChoice,
     MergeChoice,
 )
 from orbital.domain.entries import fold_file
@@ -165,7 +172,8 @@ class MemoryChoicesApplier:
         for key, name in ENTRY_FILES.items():
             merges = [m for m in choices.merge if m.file == key]
             moves = [a for a in choices.archive if a.file == key]
-            if not merges and not moves:
+            added = choices.lessons if key == "lessons" else ()
+            if not merges and not moves and not added:
                 continue
             if self.moved(key):
                 skipped.append(name)
@@ -180,6 +188,12 @@ class MemoryChoicesApplier:
                     applied.append(verdict)
             for move in moves:
                 verdict = self._archive(plan, move, today)
+                if isinstance(verdict, str):
+                    rejected.append(verdict)
+                else:
+                    applied.append(verdict)
+            for lesson in added:
+                verdict = self._lesson(plan, lesson, today, minted)
                 if isinstance(verdict, str):
                     rejected.append(verdict)
                 else:
@@ -282,6 +296,36 @@ class MemoryChoicesApplier:
         plan.touched_archive = True
         return Applied(kind="merge", file=MEMORY_FILES[plan.key], id=new_id, ids=choice.ids)
 
+    def _lesson(
+        self, plan: _File, choice: LessonChoice, today: dt.date, minted: set[str]
+    ) -> Applied | str:
+        name = lessons.label(choice)
+        try:
+            text = _durable_text(plan.key, lessons.lesson_text(choice))[0].rstrip("\n") + "\n"
+        except _Refused as refused:
+            return f"{name}: {refused.reason}"
+        parsed = parse_durable_entry(text, plan.key)
+        for entry_id in plan.state.live_ids():
+            entry = plan.state.entries[entry_id]
+            if entry_id not in plan.used and _slug_of(entry, plan.key) == parsed.base_id:
+                return f"{name}: {MEMORY_FILES[plan.key]} already has this lesson ({entry_id})"
+        back = restated_entry(self.files, plan.key, text, out_of_force=True)
+        if back is not None:
+            return f"{name}: it says again what {back.entry_id} said, which is {back.trust.state}"
+        taken = self.ever_used | minted | {i for f in self.files.values() for i in f.entries}
+        new_id = parsed.base_id if parsed.base_id not in taken else None
+        new_id = new_id or self._mint(parsed.base_id + "-", minted)
+        if new_id is None:
+            return f"{name}: could not mint an unused id"
+        minted.add(new_id)
+        plan.events.append(
+            EntryCreated(file=plan.key, entry_id=new_id, text=text, created=today, touched=today)
+        )
+        plan.layout.append(Slot(entry=new_id))
+        return Applied(
+            kind="lesson", file=MEMORY_FILES[plan.key], id=new_id, session=choice.session
+        )
+
     def _mint(self, base: str, minted: set[str]) -> str | None:
         taken = self.ever_used | minted | {i for f in self.files.values() for i in f.entries}
         for _ in range(MINT_TRIES):
@@ -319,6 +363,11 @@ def _state_text(first: Entry, text: str) -> tuple[str, str, str]:
     if len(blocks) != 1:
         raise _Refused("the text must be one PROJECT_STATE bullet")
     return block, blocks[0].text, ""
+
+
+def _slug_of(entry: Entry, key: str) -> str:
+    """What a title comes to once punctuation and case are set aside (its id's base)."""
+    return parse_durable_entry(entry.text, key).base_id
 
 
 def base_title(text: str) -> str:

@@ -3,8 +3,10 @@
 A pass costs a model call of minutes, so automatic passes are rationed: only when a memory
 file is over its soft budget and something changed since the last pass, at most every 30
 minutes per project, and never twice within the debounce window. An agent's explicit request
-skips the budget and interval gates but not the debounce; ``orbital editor run --force`` skips
-everything except single flight — two passes over the same files would race.
+(a checkpoint) and the pass at the end of a session whose transcript it reads (its lessons
+from the person's corrections are the reason to run) skip the budget and interval gates but
+not the debounce; ``orbital editor run --force`` skips everything except single flight — two
+passes over the same files would race.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal
 
-Trigger = Literal["auto", "requested", "forced"]
+Trigger = Literal["auto", "requested", "session_end", "forced"]
 Verdict = Literal["run", "in_flight", "debounced", "no_delta", "not_needed", "too_soon"]
 
 AUTO_INTERVAL = dt.timedelta(minutes=30)
@@ -41,7 +43,7 @@ def decide_schedule(
         return "run"
     if history.last_started_at is not None and now - history.last_started_at < DEBOUNCE:
         return "debounced"
-    if trigger == "requested":
+    if trigger in ("requested", "session_end"):
         return "run"
     if not changed:
         return "no_delta"
