@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from orbital.clock import Clock
     from orbital.events import Actor, RecordedEvent
+    from orbital.service._agents import AgentSessions
     from orbital.service._asks import AsksService
     from orbital.service._conflicts import Conflicts
     from orbital.service._credentials import Credentials
     from orbital.service._editor import EditorService
     from orbital.service._history import History, HistoryQuery, Revision
+    from orbital.service._injection import InjectionCost
     from orbital.service._log_files import ImportReport, LogFiles
     from orbital.service._memory import MemoryService
     from orbital.service._page_sessions import PageSessions
@@ -37,6 +39,11 @@ class OnFirstUse:
     units: Units
     _asks: AsksService
     _memory: MemoryService
+
+    if TYPE_CHECKING:  # made by Orbital on first use
+
+        @property
+        def agents(self) -> AgentSessions: ...
 
     @functools.cached_property
     def credentials(self) -> Credentials:
@@ -95,6 +102,14 @@ class OnFirstUse:
         from orbital.service._revert import revert
 
         return revert(self.units, self.store.project(project), target, actor)
+
+    def injection_cost(self, project: str) -> InjectionCost:
+        """What memory costs ``project``'s sessions in tokens, now and over the last
+        sessions the hooks recorded (:mod:`._injection`)."""
+        from orbital.service._injection import injection_cost
+
+        found = self.store.project(project)
+        return injection_cost(self.agents, found, self._memory.count)
 
     @functools.cached_property
     def purges(self) -> Purges:
