@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from orbital.service._agents import AgentSessions
     from orbital.service._asks import AsksService
     from orbital.service._conflicts import Conflicts
+    from orbital.service._context import WriteOutcome
     from orbital.service._credentials import Credentials
     from orbital.service._editor import EditorService
     from orbital.service._history import History, HistoryQuery, Revision
@@ -40,10 +41,16 @@ class OnFirstUse:
     _asks: AsksService
     _memory: MemoryService
 
-    if TYPE_CHECKING:  # made by Orbital on first use
+    if TYPE_CHECKING:  # Orbital's own
 
         @property
         def agents(self) -> AgentSessions: ...
+
+        def read_versioned(self, project: str, name: str) -> tuple[str, int]: ...
+
+        def write_file(
+            self, project: str, name: str, content: bytes, *, actor: Actor, base: int | None
+        ) -> WriteOutcome: ...
 
     @functools.cached_property
     def credentials(self) -> Credentials:
@@ -102,6 +109,31 @@ class OnFirstUse:
         from orbital.service._revert import revert
 
         return revert(self.units, self.store.project(project), target, actor)
+
+    def write_entry(
+        self,
+        project: str,
+        file: str,
+        title: str,
+        body: str,
+        *,
+        entry_id: str | None = None,
+        actor: Actor,
+    ) -> WriteOutcome:
+        """A decision or lesson added (or entry ``entry_id`` rewritten) by a form: the file's
+        text with it, written through the write path against the version it was built from,
+        so every rule of a whole-file write applies and a change made meanwhile is a clash."""
+        from orbital.catalogue import MEMORY_FILES
+        from orbital.files import memory_file
+        from orbital.grammar.entry_forms import with_entry_changed, with_new_entry
+
+        found = memory_file(MEMORY_FILES.get(file.lower(), file))
+        text, version = self.read_versioned(project, found.name)
+        if entry_id is None:
+            proposed = with_new_entry(text, found.key, title, body)
+        else:
+            proposed = with_entry_changed(text, found.key, entry_id, title, body)
+        return self.write_file(project, found.name, proposed.encode(), actor=actor, base=version)
 
     def injection_cost(self, project: str) -> InjectionCost:
         """What memory costs ``project``'s sessions in tokens, now and over the last
