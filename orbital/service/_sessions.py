@@ -130,18 +130,22 @@ class InjectionLog:
         return self.root / _SAFE.sub("_", project)
 
     def add(self, project: str, session: str, kind: str, text: str) -> None:
-        """One line appended (a single write of a short line: no lock, no rewrite)."""
+        """One line appended (a single write: no lock, no rewrite). Bookkeeping never costs
+        the hook its answer: a line that cannot be written is left out."""
         path = self.folder(project) / f"{_SAFE.sub('_', session or 'unknown')}.jsonl"
         line = (json.dumps([kind, text], ensure_ascii=False) + "\n").encode()
         try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(descriptor, line)
-        finally:
-            os.close(descriptor)
+            try:
+                descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            except FileNotFoundError:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(descriptor, line)
+            finally:
+                os.close(descriptor)
+        except OSError:
+            return
 
     def _logs(self, project: str) -> list[Path]:
         """The project's session logs, newest first (by their last line's time)."""

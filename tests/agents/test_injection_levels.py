@@ -164,3 +164,13 @@ def test_the_cost_is_the_median_of_what_the_hooks_injected(
         f"session start: median {round(count(loaded))} tokens over the last 1 session",
         "per turn: median 0 tokens added over 3 prompts",
     ]
+
+
+def test_a_log_that_cannot_be_written_costs_the_hook_nothing(
+    project: Path, orbital_db: str, clock: FixedClock
+) -> None:
+    (Path(os.environ["ORBITAL_STATE_DIR"]) / "injected").write_text("not a folder")
+    prompt = _payload(project, "UserPromptSubmit")
+    assert _hook("prompt", prompt) == ""
+    _another_session_writes(orbital_db, project, clock)
+    assert "Ship on Fridays" in _hook("prompt", prompt)
