@@ -11,16 +11,11 @@ from __future__ import annotations
 import os
 import statistics
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import msgspec
 
 from orbital.domain.injection import checked_level, session_level
 from orbital.service._sessions import KEPT_SESSIONS, InjectionLog
-
-if TYPE_CHECKING:
-    from orbital.project import Project
-    from orbital.service._agents import AgentSessions
 
 #: The agent's environment names its session's level here (``off``, ``asks``, ``full``).
 SESSION_VARIABLE = "ORBITAL_INJECT"
@@ -83,29 +78,28 @@ def _median(values: list[int]) -> int | None:
 
 
 def injection_cost(
-    agents: AgentSessions,
-    project: Project,
+    project: str,
+    project_level: str,
+    start_now: str,
     count: Callable[[str], float],
     log: InjectionLog | None = None,
     last: int = KEPT_SESSIONS,
 ) -> InjectionCost:
-    """The project's cost now and over its last ``last`` sessions."""
-    mine, session = levels(agents.workspaces.injection(project.project_id))
-    day, _zone, shown = agents.workspaces.today(project)
-    start_now = round(count(agents.injected(project, mine, day, shown)))
+    """The project's cost now (``start_now``: what a session start injects at its level)
+    and over its last ``last`` sessions."""
     starts: list[int] = []
     turns: list[int] = []
-    recorded = (log or InjectionLog()).sessions(project.project_id, last)
+    recorded = (log or InjectionLog()).sessions(project, last)
     for lines in recorded:
         start = [round(count(text)) for kind, text in lines if kind == "start"]
         if start:
             starts.append(sum(start))
         turns += [round(count(text)) for kind, text in lines if kind == "turn"]
     return InjectionCost(
-        project.project_id,
-        mine,
-        session,
-        start_now,
+        project,
+        project_level,
+        levels(project_level)[1],
+        round(count(start_now)),
         len(recorded),
         _median(starts),
         len(turns),

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from orbital.service._purge import Purges
     from orbital.service._revert import RevertReport
     from orbital.service._unit import Units
+    from orbital.service._workspaces import Workspaces
     from orbital.store import EventStore
 
 
@@ -40,6 +41,7 @@ class OnFirstUse:
     units: Units
     _asks: AsksService
     _memory: MemoryService
+    workspaces: Workspaces
 
     if TYPE_CHECKING:  # Orbital's own
 
@@ -141,7 +143,10 @@ class OnFirstUse:
         from orbital.service._injection import injection_cost
 
         found = self.store.project(project)
-        return injection_cost(self.agents, found, self._memory.count)
+        mine = self.workspaces.injection(project)
+        day, _zone, shown = self.workspaces.today(found)
+        now = self.agents.injected(found, mine, day, shown)
+        return injection_cost(project, mine, now, self._memory.count)
 
     @functools.cached_property
     def purges(self) -> Purges:
