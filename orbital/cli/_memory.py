@@ -318,7 +318,7 @@ def context(
     service, project = project_of(ctx, project_path)
     if inject is not None:
         actor = caller_actor(ctx, service, project.project_id)
-        done = service.workspaces.set_injection(project.project_id, inject, actor=actor)
+        done = service.set_injection(project.project_id, inject, actor=actor)
         click.echo(f"injection: {inject}" + ("" if done.events else " (already)"))
     if cost:
         click.echo("\n".join(service.injection_cost(project.project_id).lines()))

@@ -137,6 +137,18 @@ class OnFirstUse:
             proposed = with_entry_changed(text, found.key, entry_id, title, body)
         return self.write_file(project, found.name, proposed.encode(), actor=actor, base=version)
 
+    def set_injection(self, project: str, level: str, *, actor: Actor) -> WriteOutcome:
+        """Set how much the hooks inject in ``project``; this checkout's view file (what
+        Claude Code loads before any hook) is rendered at the new level at once, so the next
+        session starts with it (other checkouts' at their next session start)."""
+        from orbital.agents.claude_code import VIEW_FILE
+
+        done = self.workspaces.set_injection(project, level, actor=actor)
+        if done.events:
+            found = self.store.project(project)
+            self.agents.refresh_view(found, Path(found.root) / VIEW_FILE)
+        return done
+
     def injection_cost(self, project: str) -> InjectionCost:
         """What memory costs ``project``'s sessions in tokens, now and over the last
         sessions the hooks recorded (:mod:`._injection`)."""
