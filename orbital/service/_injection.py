@@ -62,14 +62,16 @@ class InjectionCost(msgspec.Struct, frozen=True):
         if not self.sessions:
             said.append("no session recorded yet: medians appear after the hooks run")
             return said
-        said.append(
-            f"session start: median {self.start_median} tokens over the last "
-            f"{self.sessions} session{'s' if self.sessions != 1 else ''}"
-        )
-        said.append(
-            f"per turn: median {self.turn_median} tokens added over {self.turns} "
-            f"prompt{'s' if self.turns != 1 else ''}"
-        )
+        if self.start_median is not None:
+            said.append(
+                f"session start: median {self.start_median} tokens over the last "
+                f"{self.sessions} session{'s' if self.sessions != 1 else ''}"
+            )
+        if self.turn_median is not None:
+            said.append(
+                f"per turn: median {self.turn_median} tokens added over {self.turns} "
+                f"prompt{'s' if self.turns != 1 else ''}"
+            )
         return said
 
 

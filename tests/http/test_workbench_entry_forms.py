@@ -6,13 +6,16 @@ what memory costs the project's sessions."""
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from orbital.cli import cli
 from orbital.events import Actor
 from orbital.service import HistoryQuery
+from orbital.service._sessions import InjectionLog
 from orbital.tokens import CachedCounter
 from tests.http.http_helpers import Client, World, bearer
 from tests.http.test_workbench_page import act, signed_in  # noqa: F401 (a fixture)
@@ -134,3 +137,30 @@ def test_the_page_says_what_memory_costs_a_session(
     world.service.workspaces.set_injection(world.alpha, "off", actor=Actor.USER)
     page = client.get("/workbench").text
     assert "Memory cost: a session starts with 0 tokens · injection off" in page
+
+
+def test_the_page_gives_the_medians_of_the_sessions_recorded(
+    client: Client,
+    world: World,
+    signed_in: str,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ORBITAL_STATE_DIR", str(tmp_path / "state"))
+    log = InjectionLog()
+    log.add(world.alpha, "s1", "turn", "")  # a session from before starts were kept
+    page = client.get("/workbench").text
+    assert "; 0 added per turn (median of 1 prompt) · injection full" in page
+    log.add(world.alpha, "s2", "start", "Orbital memory: one two three")
+    log.add(world.alpha, "s2", "turn", "- @4 by agent: a change")
+    log.add(world.alpha, "s2", "turn", "- @5 by agent: a change")
+    count = CachedCounter()
+    start, turn = (
+        round(count("Orbital memory: one two three")),
+        round(count("- @4 by agent: a change")),
+    )
+    page = client.get("/workbench").text
+    assert (
+        f"; {start} at the start of the last 2 sessions (median); {turn} added per turn "
+        "(median of 3 prompts) · injection full"
+    ) in page
