@@ -21,7 +21,9 @@ from orbital.cli._app import (
     transcript_option,
 )
 from orbital.cli._output import REFUSED, print_events, print_outcome, reader_may_stop
+from orbital.cli._person import caller_actor, person_options
 from orbital.clock import parse_as_of
+from orbital.domain.injection import LEVELS
 from orbital.errors import InvalidInput
 from orbital.events import Actor
 from orbital.files import FileGateway, memory_file, projected_file
@@ -285,13 +287,43 @@ def ingest(
     help="An ISO 8601 time (naive is UTC), a date (the end of that day in the project's "
     "timezone), or @N for position N.",
 )
+@click.option(
+    "--cost",
+    is_flag=True,
+    help="Print what memory costs this project's sessions in tokens: a session start now, "
+    "and the medians of the last sessions' starts and per-turn additions.",
+)
+@click.option(
+    "--inject",
+    type=click.Choice(LEVELS),
+    default=None,
+    help="Set how much the hooks inject in this project: full (the view, and each turn's "
+    "changes), asks (today's line and the asks) or off. One session: ORBITAL_INJECT=LEVEL "
+    "in the agent's environment.",
+)
+@person_options
 @click.pass_context
 @reports_errors
 def context(
-    ctx: click.Context, project_path: Path, window: int | None, audience: str, as_of: str | None
+    ctx: click.Context,
+    project_path: Path,
+    window: int | None,
+    audience: str,
+    as_of: str | None,
+    cost: bool,
+    inject: str | None,
 ) -> None:
-    """Print the per-turn injection view (as it stood at a past time with --as-of)."""
+    """Print the per-turn injection view (as it stood at a past time with --as-of); what
+    memory costs (--cost); or set how much the hooks inject (--inject)."""
     service, project = project_of(ctx, project_path)
+    if inject is not None:
+        actor = caller_actor(ctx, service, project.project_id)
+        done = service.set_injection(project.project_id, inject, actor=actor)
+        click.echo(f"injection: {inject}" + ("" if done.events else " (already)"))
+    if cost:
+        click.echo("\n".join(service.injection_cost(project.project_id).lines()))
+    if inject is not None or cost:
+        return
     view = service.context_view(
         project.project_id, window=window, audience=audience, as_of=parse_as_of(as_of)
     )

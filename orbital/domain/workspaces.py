@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 import msgspec
 
 from orbital.catalogue import DESCRIPTION_LIMIT, WORKSPACE_CONTEXT_LIMIT
+from orbital.domain.injection import FULL
 from orbital.errors import (
     InvalidInput,
     Refused,
@@ -23,7 +24,7 @@ from orbital.errors import (
     VersionConflict,
 )
 from orbital.events import Event, RecordedEvent
-from orbital.events.project import ProjectDescribed, ProjectWorkspaceChanged
+from orbital.events.project import InjectionSet, ProjectDescribed, ProjectWorkspaceChanged
 from orbital.events.workspaces import (
     WorkspaceContextSet,
     WorkspaceCreated,
@@ -72,14 +73,16 @@ def fold_all(events: Iterable[RecordedEvent], until: int | None = None) -> Works
 
 
 class ProjectTexts(msgspec.Struct, frozen=True):
-    """What a project's own stream says about it: its description and its workspace."""
+    """What a project's own stream says about it: its description, its workspace and how
+    much memory the hooks inject (:mod:`orbital.domain.injection`)."""
 
     description: str = ""
     workspace: str = ""
+    injection: str = FULL
 
 
 def fold_project(events: Iterable[RecordedEvent], until: int | None = None) -> ProjectTexts:
-    description, workspace = "", ""
+    description, workspace, injection = "", "", FULL
     for recorded in events:
         if until is not None and recorded.position > until:
             break
@@ -88,7 +91,9 @@ def fold_project(events: Iterable[RecordedEvent], until: int | None = None) -> P
             description = event.text
         elif isinstance(event, ProjectWorkspaceChanged) and event.part == "joined":
             workspace = event.workspace
-    return ProjectTexts(description, workspace)
+        elif isinstance(event, InjectionSet):
+            injection = event.level
+    return ProjectTexts(description, workspace, injection)
 
 
 def normal_text(text: str) -> str:

@@ -49,10 +49,19 @@ class HistoryPurged(Event, frozen=True, tag="project.purged"):
     reason: str
 
 
+class InjectionSet(Event, frozen=True, tag="project.injection_set"):
+    """How much of the memory the hooks put in an agent's context in this project: ``full``
+    (the view, and what changed each turn), ``asks`` (today's line and the asks only) or
+    ``off`` (nothing; the agent still reads memory through its tools)."""
+
+    level: str
+
+
 PROJECT_EVENTS: tuple[type[Event], ...] = (
     ProjectRegistered,
     ProjectDescribed,
     ProjectWorkspaceChanged,
     ProjectReverted,
     HistoryPurged,
+    InjectionSet,
 )

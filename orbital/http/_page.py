@@ -26,7 +26,14 @@ from litestar.response import Redirect, Template
 from orbital.catalogue import MEMORY_FILES
 from orbital.domain.entry_actions import EntryAction
 from orbital.domain.trust import TrustAction
-from orbital.errors import InvalidInput, Refused, UnknownAsk, UnknownEntry, UnknownProject
+from orbital.errors import (
+    Conflict,
+    InvalidInput,
+    Refused,
+    UnknownAsk,
+    UnknownEntry,
+    UnknownProject,
+)
 from orbital.events import Actor
 from orbital.http._page_lists import PAGE, Search, memory_panel, open_page
 from orbital.http._sessions import LOGIN_COOKIE, SESSION_COOKIE, Notices, new_secret, same_secret
@@ -47,7 +54,7 @@ _SAFE_METHODS = frozenset({"GET", "HEAD"})
 #: Done, dropped and recently closed asks shown on the page (newest first); the API has all.
 CLOSED_SHOWN = 50
 #: What a person's mistakes can be; anything else is a problem-details error as on the API.
-_PERSON_ERRORS = (UnknownAsk, UnknownEntry, Refused, InvalidInput)
+_PERSON_ERRORS = (UnknownAsk, UnknownEntry, Refused, InvalidInput, Conflict)
 _HEADERS = [
     ResponseHeader(
         name="Content-Security-Policy",
@@ -149,10 +156,10 @@ def _act(viewer: Viewer, done: str, action: Callable[[], WriteOutcome]) -> Redir
         outcome = action()
     except _PERSON_ERRORS as exc:
         viewer.notify("error", str(exc))
-    else:
+    else:  # a refusal's warnings say why, word for word
         for warning in outcome.warnings:
-            viewer.notify("info", warning)
-        if outcome.events:
+            viewer.notify("error" if outcome.refused else "info", warning)
+        if outcome.events and not outcome.refused:
             viewer.notify("ok", done)
     return Redirect(viewer.back, status_code=303)
 
@@ -286,6 +293,7 @@ def page(
             "label": credential.label or credential.token_id,
             "file_names": MEMORY_FILES,
             "texts": {p.project_id: texts_of(service, p.project_id) for p in view.projects},
+            "costs": {p.project_id: service.injection_cost(p.project_id) for p in view.projects},
         },
     )
 
@@ -355,6 +363,22 @@ def _trust(action: TrustAction) -> Run:
     )
 
 
+def _add_entry(
+    service: Orbital, project: str, item: str, form: Mapping[str, str], actor: Actor
+) -> WriteOutcome:
+    """The person's new decision or lesson (``item``: its file), through the write path."""
+    title, body = form.get("title", ""), form.get("body", "")
+    return service.write_entry(project, item, title, body, actor=actor)
+
+
+def _change_entry(
+    service: Orbital, project: str, item: str, form: Mapping[str, str], actor: Actor
+) -> WriteOutcome:
+    """The person's rewrite of entry ``item`` (its file named by the form)."""
+    file, title, body = form.get("file", ""), form.get("title", ""), form.get("body", "")
+    return service.write_entry(project, file, title, body, entry_id=item, actor=actor)
+
+
 def _settle(keep: str) -> Run:
     return lambda service, project, item, _form, actor: service.resolve_conflict(
         project, item, keep, actor=actor
@@ -413,6 +437,14 @@ _ACTIONS = [
     _action("entries/{item:str}/reaffirm", "{item} reaffirmed: held true.", _trust("reaffirm")),
     _action(
         "texts/{item:str}", "The {item} is saved: agents see it from their next turn.", save_text
+    ),
+    _action(
+        "files/{item:str}/add", "Added to {item}: agents see it from their next turn.", _add_entry
+    ),
+    _action(
+        "entries/{item:str}/change",
+        "{item} changed: agents see it from their next turn.",
+        _change_entry,
     ),
     _action(
         "conflicts/{item:str}/keep-mine",

@@ -113,6 +113,18 @@ class AskOpen(msgspec.Struct, frozen=True):
     distinct_from: list[str] = msgspec.field(default_factory=list)
 
 
+class EntryForm(msgspec.Struct, frozen=True):
+    """A decision or lesson the person adds, or (``entry``) the entry they rewrite."""
+
+    #: ``decisions`` or ``lessons`` (or the file's name).
+    file: str
+    #: One line (runs of spaces and line breaks become one space); not blank.
+    title: Annotated[str, msgspec.Meta(pattern=r"\S")]
+    body: str = ""
+    #: The id of the entry rewritten; none: a new entry.
+    entry: str | None = None
+
+
 class AskDone(msgspec.Struct, frozen=True):
     note: str = ""
 

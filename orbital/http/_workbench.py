@@ -25,6 +25,7 @@ from orbital.http._schemas import (
     AskDrop,
     AskOpen,
     Conflicts,
+    EntryForm,
     MemoryEntries,
     ResolveConflict,
     WriteResult,
@@ -184,6 +185,26 @@ def ask_reopen(
     return _result(service.ask_reopen(target.project_id, ask_id, actor=caller.actor))
 
 
+@_writes(
+    "/{project:str}/entries",
+    "Add a decision or lesson as the person, or rewrite one (`entry`)",
+    description="The file's text with the entry added (or rewritten) is written through the "
+    "write path as any whole-file write, against the version it was built from: a rule that "
+    "refuses it answers 200 with `refused` and the reason in `warnings`; a text that would "
+    "start another entry is 400; an `entry` no file has is 404.",
+)
+def write_entry(
+    service: NamedDependency[Orbital],
+    caller: NamedDependency[Credential],
+    target: NamedDependency[Project],
+    data: JSONBody[EntryForm],
+) -> WriteResult:
+    outcome = service.write_entry(
+        target.project_id, data.file, data.title, data.body, entry_id=data.entry, actor=caller.actor
+    )
+    return _result(outcome)
+
+
 @get(
     "/{project:str}/entries",
     summary="A page of the project's memory entries, each with its history",
@@ -321,6 +342,7 @@ def workbench_router() -> Router:
             _proposal_route(True),
             _proposal_route(False),
             entries,
+            write_entry,
             *(_entry_route(action) for action in _ENTRY_ACTIONS),
             *trust_routes(),
             revert,

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from orbital.agents.claude_code_hooks import view_day, view_position, view_zone
 from orbital.catalogue import ASKS_KEY, ask_stream
+from orbital.domain.injection import ASKS, FULL, OFF
 from orbital.errors import SecretRefused, UnknownProject
 from orbital.events import Actor
 from orbital.files import FileGateway, memory_file, sha256
@@ -38,8 +39,9 @@ from orbital.project import Project, identity_above, public_url
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
 from orbital.service._held import unlanded
+from orbital.service._injection import levels
 from orbital.service._memory import SessionEndReport
-from orbital.service._sessions import SessionMarks, write_atomic
+from orbital.service._sessions import InjectionLog, SessionMarks, write_atomic
 from projections.changes import describe_changes
 from projections.files import render_memory_file
 from projections.view_file import VIEW_FILE_PROJECTOR
@@ -75,11 +77,13 @@ class AgentSessions:
         memory: MemoryService,
         workspaces: Workspaces,
         marks: SessionMarks | None = None,
+        log: InjectionLog | None = None,
     ) -> None:
         self.units, self.checkouts, self.writes = units, checkouts, writes
         self.memory, self.workspaces = memory, workspaces
         self.store = units.ctx.store
         self._marks = marks
+        self._log = log
 
     def project_at(self, cwd: str | None) -> Project | None:
         """The project an agent's hook runs in (its payload's ``cwd``), or None: a folder
@@ -104,17 +108,31 @@ class AgentSessions:
             self._marks = SessionMarks()
         return self._marks
 
+    @property
+    def log(self) -> InjectionLog:
+        if self._log is None:
+            self._log = InjectionLog()
+        return self._log
+
+    def levels(self, project: Project) -> tuple[str, str]:
+        """How much the hooks inject: the project's level and this session's."""
+        return levels(self.workspaces.injection(project.project_id))
+
     # -- reading what the session should know ---------------------------------------------
 
-    def changes(self, project: Project, after: int, session: str | None) -> tuple[list[str], int]:
-        """Lines for what changed after position ``after`` (not by ``session``), and the
-        head they reach."""
+    def changes(
+        self, project: Project, after: int, session: str | None, asks_only: bool = False
+    ) -> tuple[list[str], int]:
+        """Lines for what changed after position ``after`` (not by ``session``; with
+        ``asks_only`` the asks' changes alone), and the head they reach."""
         pid = project.project_id
         with self.store.reader() as r:
             head = r.head(pid)
             if head <= after:
                 return [], head
             events = list(r.read_project(pid, from_position=after, until_position=head))
+            if asks_only:
+                events = [e for e in events if e.stream.startswith("ask:")]
             asks = {
                 e.event.ask_id: r.state(pid, ask_stream(e.event.ask_id))  # type: ignore[attr-defined]
                 for e in events
@@ -137,24 +155,42 @@ class AgentSessions:
         no file (then written here), when the agent did not load it (``loaded_file`` False:
         the file is rewritten for it to read), or for an agent without one (``view_path``
         None). The view is not rendered otherwise: the report says whether the file is
-        behind."""
+        behind. What the session is given follows its level (the view file, the project's);
+        what it loaded and is given is kept in the session's injection log."""
         before: str | None = None
         if view_path is not None and loaded_file:
             with contextlib.suppress(OSError):
                 before = view_path.read_text(encoding="utf-8")
+        report = self._start(project, session, view_path, transcript, before)
+        self.log.add(project.project_id, session, "start", (before or "") + report.context)
+        return report
+
+    def _start(
+        self,
+        project: Project,
+        session: str,
+        view_path: Path | None,
+        transcript: str,
+        before: str | None,
+    ) -> StartReport:
+        mine, level = self.levels(project)
         loaded = view_position(before)
         if view_path is None or loaded is None:
             head, view, day, zone = self.current_view(project)
             if view_path is not None:
                 self.write_view(project, view_path, head, view, day, zone)
             self._seen(project, session, head, transcript)
+            if level != mine:
+                view = self.injected(project, level, day, self.workspaces.today(project)[2])
             return StartReport(view, head)
-        lines, head = self.changes(project, loaded, session)
+        lines, head = self.changes(project, loaded, session, asks_only=level == ASKS)
         self._seen(project, session, head, transcript)
         day, zone, shown = self.workspaces.today(project)
         name = view_path.name
         parts = []
         other_day = (view_day(before), view_zone(before)) != (day.isoformat(), zone)
+        if level == OFF:
+            return StartReport("", head, behind=other_day or head != loaded)
         if other_day:
             rendered = view_day(before) or "an earlier day"
             parts.append(
@@ -185,13 +221,25 @@ class AgentSessions:
         parts = (today_line(day, shown), runtime_block(asks, day, empty_cue=True))
         return "\n\n".join(p for p in parts if p)
 
+    def injected(self, project: Project, level: str, day: dt.date, shown: str) -> str:
+        """What a session start injects at ``level``: the view (``full``), the parts of it
+        that depend on the day, today's line and the asks (``asks``), or nothing (``off``:
+        the agent reads memory through its tools)."""
+        if level == FULL:
+            return self.view(project)
+        if level == ASKS:
+            return self.day_parts(project, day, shown)
+        return ""
+
     def current_view(self, project: Project) -> tuple[int, str, dt.date, str]:
-        """The project's head, the view, today and the zone today is in (the view's: the
-        workspace's, else the project's). Today is read first: a view rendered across
-        midnight is marked with the earlier day, so the quick session start re-renders it."""
-        day, zone, _ = self.workspaces.today(project)
+        """The project's head, the view at the project's level, today and the zone today is
+        in (the view's: the workspace's, else the project's). Today is read first: a view
+        rendered across midnight is marked with the earlier day, so the quick session start
+        re-renders it."""
+        day, zone, shown = self.workspaces.today(project)
         head = self._head(project)
-        return head, self.view(project), day, zone
+        mine = self.workspaces.injection(project.project_id)
+        return head, self.injected(project, mine, day, shown), day, zone
 
     def write_view(
         self, project: Project, view_path: Path, head: int, view: str, day: dt.date, zone: str
@@ -215,14 +263,24 @@ class AgentSessions:
 
     def prompt(self, project: Project, session: str) -> str:
         """What changed since the session last looked ("" when nothing did, and for a session
-        never seen: it starts from now)."""
+        never seen: it starts from now), at the session's level; kept in its injection log."""
+        text = self._prompt(project, session)
+        self.log.add(project.project_id, session, "turn", text)
+        return text
+
+    def _prompt(self, project: Project, session: str) -> str:
         mark = self.marks.get(project.project_id, session)
         notes = self.sync_unlanded(project, session)[1] if mark.pending else []
         if mark.seen is None:
             head = self._head(project)
             self.marks.put(project.project_id, session, mark._replace(seen=head, pending=()))
             return "\n".join(notes)
-        lines, head = self.changes(project, mark.seen, session)
+        level = self.levels(project)[1]
+        lines: list[str]
+        if level == OFF:
+            lines, head = [], self._head(project)
+        else:
+            lines, head = self.changes(project, mark.seen, session, asks_only=level == ASKS)
         if head != mark.seen:
             self.marks.put(project.project_id, session, mark._replace(seen=head, pending=()))
         if not lines:
@@ -356,6 +414,7 @@ class AgentSessions:
         pid = project.project_id
         self.sync_unlanded(project, session)
         report = self.memory.session_end(self.store.project(pid))
+        self.log.prune(pid)
         mark = self.marks.get(pid, session)
         self.marks.put(pid, session, mark._replace(transcript=transcript or mark.transcript))
         if view_path is not None:
@@ -368,6 +427,17 @@ class AgentSessions:
         """The project's injection view now, for ``audience`` (``agent`` or ``subagent``)."""
         found = self.store.project(project.project_id)
         return self.memory.view(found, window=None, audience=audience, at=None)
+
+    def subagent_view(self, project: Project, session: str) -> str:
+        """What a sub-agent starts with, at the session's level (kept in its log)."""
+        level = self.levels(project)[1]
+        if level == FULL:
+            text = self.view(project, "subagent")
+        else:
+            day, _zone, shown = self.workspaces.today(project)
+            text = self.injected(project, level, day, shown)
+        self.log.add(project.project_id, session, "subagent", text)
+        return text
 
     def unmerged(self, project: Project) -> list[str]:
         """The project's projected files changed on disk and not taken in yet."""

@@ -103,7 +103,9 @@ class ClaudeCodeHooks:
         return HookResult(context_answer("UserPromptSubmit", fit(text, f"… {_READ_VIEW}")))
 
     def _subagent_start(self, project: Project, p: Payload) -> HookResult:
-        view = self.agents.view(project, "subagent")
+        view = self.agents.subagent_view(project, p.session_id)
+        if not view:
+            return HookResult()
         text = fit(view, f"… (cut to fit) {_READ_VIEW}")
         return HookResult(context_answer("SubagentStart", text))
 

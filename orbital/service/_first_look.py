@@ -33,7 +33,7 @@ from orbital.agents.claude_code_hooks import (
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.clock import clock_from_env
 from orbital.project import Project
-from orbital.service._sessions import SessionMarks, ToolCalls
+from orbital.service._sessions import InjectionLog, SessionMarks, ToolCalls
 from orbital.store._first_reads import FirstReads
 from orbital.store._quick import quick_reader
 
@@ -145,8 +145,10 @@ class _FirstLook:
         head = self.reads.head(pid)
         if mark.seen is None:
             self.marks.put(pid, self.p.session_id, mark._replace(seen=head))
-            return NOTHING
-        return NOTHING if mark.seen == head else None
+        elif mark.seen != head:
+            return None
+        InjectionLog().add(pid, self.p.session_id, "turn", "")  # a turn that adds nothing
+        return NOTHING
 
     def session_start(self) -> HookResult | None:
         """The view file the agent just loaded is at the head and was rendered today: nothing
@@ -156,6 +158,7 @@ class _FirstLook:
         try:
             with (Path(self.project.root) / VIEW_FILE).open(encoding="utf-8") as view:
                 header = view.readline()
+                loaded = header + view.read()
         except (OSError, ValueError):
             return None
         pid = self.project.project_id
@@ -171,6 +174,7 @@ class _FirstLook:
         self.marks.put(
             pid, self.p.session_id, mark._replace(seen=head, transcript=self.p.transcript_path)
         )
+        InjectionLog().add(pid, self.p.session_id, "start", loaded)  # what the agent loaded
         return NOTHING
 
     def _target(self) -> str | None:

@@ -14,20 +14,23 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from orbital.clock import Clock
     from orbital.events import Actor, RecordedEvent
+    from orbital.service._agents import AgentSessions
     from orbital.service._asks import AsksService
     from orbital.service._calendar import CalendarFeeds
     from orbital.service._conflicts import Conflicts
-    from orbital.service._context import EventSummary
+    from orbital.service._context import EventSummary, WriteOutcome
     from orbital.service._credentials import Credentials
     from orbital.service._editor import EditorService
     from orbital.service._history import History, HistoryQuery, Revision
     from orbital.service._import_from import ImportFromReport, ImportsFrom
+    from orbital.service._injection import InjectionCost
     from orbital.service._log_files import ImportReport, LogFiles
     from orbital.service._memory import MemoryService
     from orbital.service._page_sessions import PageSessions
     from orbital.service._purge import Purges
     from orbital.service._revert import RevertReport
     from orbital.service._unit import Units
+    from orbital.service._workspaces import Workspaces
     from orbital.store import EventStore
 
 
@@ -40,6 +43,18 @@ class OnFirstUse:
     units: Units
     _asks: AsksService
     _memory: MemoryService
+    workspaces: Workspaces
+
+    if TYPE_CHECKING:  # Orbital's own
+
+        @property
+        def agents(self) -> AgentSessions: ...
+
+        def read_versioned(self, project: str, name: str) -> tuple[str, int]: ...
+
+        def write_file(
+            self, project: str, name: str, content: bytes, *, actor: Actor, base: int | None
+        ) -> WriteOutcome: ...
 
     @functools.cached_property
     def credentials(self) -> Credentials:
@@ -140,6 +155,54 @@ class OnFirstUse:
         from orbital.service._revert import revert
 
         return revert(self.units, self.store.project(project), target, actor)
+
+    def write_entry(
+        self,
+        project: str,
+        file: str,
+        title: str,
+        body: str,
+        *,
+        entry_id: str | None = None,
+        actor: Actor,
+    ) -> WriteOutcome:
+        """A decision or lesson added (or entry ``entry_id`` rewritten) by a form: the file's
+        text with it, written through the write path against the version it was built from,
+        so every rule of a whole-file write applies and a change made meanwhile is a clash."""
+        from orbital.catalogue import MEMORY_FILES
+        from orbital.files import memory_file
+        from orbital.grammar.entry_forms import with_entry_changed, with_new_entry
+
+        found = memory_file(MEMORY_FILES.get(file.lower(), file))
+        text, version = self.read_versioned(project, found.name)
+        if entry_id is None:
+            proposed = with_new_entry(text, found.key, title, body)
+        else:
+            proposed = with_entry_changed(text, found.key, entry_id, title, body)
+        return self.write_file(project, found.name, proposed.encode(), actor=actor, base=version)
+
+    def set_injection(self, project: str, level: str, *, actor: Actor) -> WriteOutcome:
+        """Set how much the hooks inject in ``project``; this checkout's view file (what
+        Claude Code loads before any hook) is rendered at the new level at once, so the next
+        session starts with it (other checkouts' at their next session start)."""
+        from orbital.agents.claude_code import VIEW_FILE
+
+        done = self.workspaces.set_injection(project, level, actor=actor)
+        if done.events:
+            found = self.store.project(project)
+            self.agents.refresh_view(found, Path(found.root) / VIEW_FILE)
+        return done
+
+    def injection_cost(self, project: str) -> InjectionCost:
+        """What memory costs ``project``'s sessions in tokens, now and over the last
+        sessions the hooks recorded (:mod:`._injection`)."""
+        from orbital.service._injection import injection_cost
+
+        found = self.store.project(project)
+        mine = self.workspaces.injection(project)
+        day, _zone, shown = self.workspaces.today(found)
+        now = self.agents.injected(found, mine, day, shown)
+        return injection_cost(project, mine, now, self._memory.count)
 
     @functools.cached_property
     def purges(self) -> Purges:

@@ -108,3 +108,74 @@ class ToolCalls:
             if not call.name.startswith(".") and now - began < TOOL_CALL_MAX_SECONDS:
                 return True
         return False
+
+
+#: The sessions whose injections are kept per project (older logs are removed at a session's
+#: end): what ``orbital context --cost`` takes its medians over.
+KEPT_SESSIONS = 20
+
+
+class InjectionLog:
+    """What the hooks put in each session's context, one JSON line per hook that could:
+    ``injected/<project>/<session>.jsonl``, each line ``[kind, text]`` with ``kind`` one of
+    ``start`` (the view file the agent loaded and the session start's context), ``turn``
+    (a prompt's context, "" when nothing moved) and ``subagent``. The texts are kept, not
+    their token counts: counting loads the tokenizer (≈ 0.2 s), which no hook process waits
+    for; ``orbital context --cost`` counts them (each text counted once, kept by digest)."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or state_dir() / "injected"
+
+    def folder(self, project: str) -> Path:
+        return self.root / _SAFE.sub("_", project)
+
+    def add(self, project: str, session: str, kind: str, text: str) -> None:
+        """One line appended (a single write: no lock, no rewrite). Bookkeeping never costs
+        the hook its answer: a line that cannot be written is left out."""
+        path = self.folder(project) / f"{_SAFE.sub('_', session or 'unknown')}.jsonl"
+        line = (json.dumps([kind, text], ensure_ascii=False) + "\n").encode()
+        try:
+            try:
+                descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            except FileNotFoundError:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(descriptor, line)
+            finally:
+                os.close(descriptor)
+        except OSError:
+            return
+
+    def _logs(self, project: str) -> list[Path]:
+        """The project's session logs, newest first (by their last line's time)."""
+        try:
+            found = [(p.stat().st_mtime_ns, p) for p in self.folder(project).glob("*.jsonl")]
+        except OSError:
+            return []
+        return [p for _, p in sorted(found, reverse=True)]
+
+    def sessions(self, project: str, last: int = KEPT_SESSIONS) -> list[list[tuple[str, str]]]:
+        """The injections of the ``last`` sessions, newest session first, each oldest first
+        (a line that does not read back is skipped)."""
+        found = []
+        for path in self._logs(project)[:last]:
+            lines: list[tuple[str, str]] = []
+            try:
+                raw = path.read_text(encoding="utf-8").splitlines()
+            except OSError:
+                continue
+            for line in raw:
+                try:
+                    kind, text = json.loads(line)
+                except (ValueError, TypeError):
+                    continue
+                if isinstance(kind, str) and isinstance(text, str):
+                    lines.append((kind, text))
+            found.append(lines)
+        return found
+
+    def prune(self, project: str, keep: int = KEPT_SESSIONS) -> None:
+        """Remove the logs of sessions older than the ``keep`` newest."""
+        for path in self._logs(project)[keep:]:
+            path.unlink(missing_ok=True)

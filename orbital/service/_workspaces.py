@@ -18,6 +18,7 @@ import msgspec
 
 from orbital.catalogue import PROJECT_STREAM, WORKSPACE_PREFIX, WORKSPACES_OWNER, workspace_stream
 from orbital.clock import Clock
+from orbital.domain.injection import decide_injection
 from orbital.domain.secrets import Found, refuse_secrets
 from orbital.domain.workspaces import (
     ProjectTexts,
@@ -125,6 +126,20 @@ class Workspaces:
             done = _appended(w, found.project_id, PROJECT_STREAM, events, actor)
         warned += self.mentions.warnings(found, "project description", [text])
         return WriteOutcome(normal_text(text), warned, done)
+
+    def injection(self, project: str) -> str:
+        """How much memory the hooks inject in ``project`` (:mod:`orbital.domain.injection`)."""
+        with self.store.reader() as r:
+            return fold_project(r.read_stream(project, PROJECT_STREAM)).injection
+
+    def set_injection(self, project: str, level: str, *, actor: Actor) -> WriteOutcome:
+        """Set how much memory the hooks inject in ``project`` (``full``, ``asks``, ``off``)."""
+        found = self.store.project(project)
+        with self.store.writing() as w:
+            current = fold_project(w.read_stream(found.project_id, PROJECT_STREAM))
+            events = decide_injection(current.injection, level)
+            done = _appended(w, found.project_id, PROJECT_STREAM, events, actor)
+        return WriteOutcome(level.strip().lower(), [], done)
 
     def set_context(self, project: str, text: str, *, actor: Actor) -> WriteOutcome:
         """Set the context of the workspace ``project`` is in (over 4,000 characters:
