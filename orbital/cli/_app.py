@@ -117,6 +117,7 @@ COMMAND_MODULES: Mapping[str, str] = {
             "write",
             "ingest",
             "context",
+            "handoff",
             "show",
             "session-end",
             "restore",

@@ -300,6 +300,18 @@ def context(
 
 @cli.command()
 @project_option
+@click.pass_context
+@reports_errors
+def handoff(ctx: click.Context, project_path: Path) -> None:
+    """Print the hand-off the last session left: what the next session of any agent gets at
+    its start (once), and which session took it."""
+    service, project = project_of(ctx, project_path)
+    text = service.agents.handoffs.latest(project)
+    click.echo(text or "No hand-off yet: one is kept when an agent's session stops.")
+
+
+@cli.command()
+@project_option
 @click.argument("file", required=False)
 @click.option(
     "--ref",

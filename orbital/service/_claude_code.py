@@ -87,7 +87,9 @@ class ClaudeCodeHooks:
     def _session_start(self, project: Project, p: Payload) -> HookResult:
         agents = self.agents
         view_path, loaded = self._view_path(project), view_imported(Path(project.root))
-        report = agents.start(project, p.session_id, view_path, p.transcript_path, loaded)
+        report = agents.start(
+            project, p.session_id, view_path, p.transcript_path, loaded, source=p.source
+        )
         answer = None
         if report.context:
             text = fit(report.context, f"… (cut to fit) {_READ_VIEW}")
@@ -171,6 +173,20 @@ class ClaudeCodeHooks:
                 return _post_tool_answer(notes)
             warnings = self.agents.take_in(project, p.session_id, (), p.transcript())
         return _post_tool_answer([*notes, warning_lines(warnings)])
+
+    def _stop(self, project: Project, p: Payload) -> HookResult:
+        """A turn ended: the hand-off kept; nothing answered (context here makes the agent
+        go on)."""
+        agents = self.agents
+        agents.stopped(
+            project,
+            p.session_id,
+            "claude-code",
+            "stop",
+            p.transcript_path,
+            p.last_assistant_message,
+        )
+        return HookResult()
 
     def _session_end(self, project: Project, p: Payload) -> HookResult:
         ToolCalls().end(project.project_id, p.session_id)

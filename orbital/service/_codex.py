@@ -57,12 +57,26 @@ class CodexHooks:
             return self._pre_tool(project, payload)
         if slug == "post-tool":
             return self._post_tool(project, payload)
+        if slug == "stop":  # answers nothing: context here makes the agent go on
+            p = payload
+            self.agents.stopped(
+                project,
+                p.session_id,
+                codex.AGENT,
+                "stop",
+                p.transcript_path,
+                p.last_assistant_message,
+            )
         if slug == "session-end":
-            self.agents.end(project, payload.session_id, None, payload.transcript_path)
+            self.agents.end(
+                project, payload.session_id, None, payload.transcript_path, agent=codex.AGENT
+            )
         return None
 
     def _session_start(self, project: Project, p: Payload) -> Json | None:
-        report = self.agents.start(project, p.session_id, None, p.transcript_path)
+        report = self.agents.start(
+            project, p.session_id, None, p.transcript_path, source=p.source, agent=codex.AGENT
+        )
         if not report.context:
             return None
         text = f"Orbital project memory (as of @{report.position}):\n{report.context}"

@@ -30,7 +30,7 @@ from orbital.agents.claude_code_hooks import (
     view_position,
     view_zone,
 )
-from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
+from orbital.catalogue import HANDOFF_STREAM, MEMORY_DIR, MEMORY_FILES
 from orbital.clock import clock_from_env
 from orbital.project import Project
 from orbital.service._sessions import SessionMarks, ToolCalls
@@ -164,12 +164,20 @@ class _FirstLook:
         if view_position(header) != head or view_day(header) != today:
             return None
         mark = self.marks.get(pid, self.p.session_id)
-        if mark.pending:
+        if mark.pending or self._handoff_waits():
             return None
         self.marks.put(
             pid, self.p.session_id, mark._replace(seen=head, transcript=self.p.transcript_path)
         )
         return NOTHING
+
+    def _handoff_waits(self) -> bool:
+        """Whether this start is to take a hand-off another session left (the session's use
+        case takes it)."""
+        from orbital.domain.handoff import takes
+
+        raw = self.reads.stream_state(self.project.project_id, HANDOFF_STREAM)
+        return raw is not None and takes(raw, self.p.session_id, self.p.source == "resume")
 
     def _target(self) -> str | None:
         path = self.p.tool_input.get("file_path")
