@@ -86,13 +86,6 @@ def decide_take(state: Handoffs, session: str, agent: str, resumed: bool) -> lis
     return [HandoffTaken(session=session, agent=agent, from_session=latest.session)]
 
 
-def takes(stored: str, session: str, resumed: bool) -> bool:
-    """Whether a session starting takes the hand-off of the stream state ``stored`` (as the
-    store keeps it)."""
-    state = msgspec.json.decode(stored, type=Handoffs)
-    return bool(decide_take(state, session, "", resumed))
-
-
 def taken(state: Handoffs, session: str) -> HandoffKept | None:
     """The hand-off ``session`` took, if it took the newest one."""
     return state.latest if session and state.taken_by == session else None

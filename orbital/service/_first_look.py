@@ -172,12 +172,13 @@ class _FirstLook:
         return NOTHING
 
     def _handoff_waits(self) -> bool:
-        """Whether this start is to take a hand-off another session left (the session's use
-        case takes it)."""
-        from orbital.domain.handoff import takes
+        """Whether a hand-off waits for a session to take it: the session's use case then
+        decides whether this one does (read with the standard library: the stream's state
+        is :class:`~orbital.domain.handoff.Handoffs` as JSON)."""
+        import json
 
         raw = self.reads.stream_state(self.project.project_id, HANDOFF_STREAM)
-        return raw is not None and takes(raw, self.p.session_id, self.p.source == "resume")
+        return raw is not None and not json.loads(raw).get("taken_by")
 
     def _target(self) -> str | None:
         path = self.p.tool_input.get("file_path")
