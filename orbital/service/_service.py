@@ -478,7 +478,7 @@ class Orbital(OnFirstUse):
         )
         from orbital.service._workbench import workbench_view
 
-        return workbench_view(self._asks, chosen, self.clock.now(), recently_closed)
+        return workbench_view(self._asks, chosen, self.clock.now(), recently_closed, self.agents)
 
     def memory_entries(self, project: str) -> list[EntryRow]:
         """Every durable entry of the project (live first, in file order) with its history,
