@@ -174,20 +174,6 @@ class ClaudeCodeHooks:
             warnings = self.agents.take_in(project, p.session_id, (), p.transcript())
         return _post_tool_answer([*notes, warning_lines(warnings)])
 
-    def _stop(self, project: Project, p: Payload) -> HookResult:
-        """A turn ended: the hand-off kept; nothing answered (context here makes the agent
-        go on)."""
-        agents = self.agents
-        agents.stopped(
-            project,
-            p.session_id,
-            "claude-code",
-            "stop",
-            p.transcript_path,
-            p.last_assistant_message,
-        )
-        return HookResult()
-
     def _session_end(self, project: Project, p: Payload) -> HookResult:
         ToolCalls().end(project.project_id, p.session_id)
         view = self._view_path(project)

@@ -57,16 +57,6 @@ class CodexHooks:
             return self._pre_tool(project, payload)
         if slug == "post-tool":
             return self._post_tool(project, payload)
-        if slug == "stop":  # answers nothing: context here makes the agent go on
-            p = payload
-            self.agents.stopped(
-                project,
-                p.session_id,
-                codex.AGENT,
-                "stop",
-                p.transcript_path,
-                p.last_assistant_message,
-            )
         if slug == "session-end":
             self.agents.end(
                 project, payload.session_id, None, payload.transcript_path, agent=codex.AGENT

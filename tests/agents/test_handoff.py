@@ -88,7 +88,7 @@ def _claude_session_stops(root: Path, orbital_db: str, tmp_path: Path) -> None:
         "session_id": "claude-1",
         "transcript_path": str(transcript),
         "cwd": str(root),
-        "last_assistant_message": PLAN,
+        "last_assistant_message": f"- {PLAN}",  # kept whole, a leading "-" too
         "stop_hook_active": False,
     }
     assert _hook("claude-code", "stop", payload) == ""  # a Stop hook answers nothing
@@ -116,7 +116,7 @@ def test_the_next_codex_session_gets_the_hand_off_once_after_todays_date(
         f'- "{ASKED}"\n- "{THEN}"\n'
         "What the agent was doing (the agent's words, not the person's):\n"
         "- PROJECT_STATE: Splitting src/parser.py: lexer.py done, parser.py next\n"
-        f"- Its last message: {PLAN}\n"
+        f"- Its last message: - {PLAN}\n"
         "Files it changed: src/lexer.py\n"
         "Asks it opened: ["
     ) in shown
