@@ -145,7 +145,10 @@ class HandoffService:
 
     def take(self, project: Project, session: str, agent: str, resumed: bool) -> bool:
         """A session starts: it takes the newest hand-off when it is its to take (see
-        :func:`~orbital.domain.handoff.decide_take`); whether it did."""
+        :func:`~orbital.domain.handoff.decide_take`); whether it did. Decided first on a
+        read, so a start with nothing to take takes no write lock, then again in the unit."""
+        if not decide_take(self.state(project), session, agent, resumed):
+            return False
         with self.units.begin(project, Actor.AGENT, session=session) as u:
             found: Any = u.w.state(project.project_id, HANDOFF_STREAM)
             events = decide_take(found or Handoffs(), session, agent, resumed)
