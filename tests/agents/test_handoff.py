@@ -184,3 +184,20 @@ def test_requests_are_the_persons_words_verified_and_the_block_fits_its_budget()
     block = handoff_block(kept, NOW, count)
     assert count(block) <= HANDOFF_BUDGET
     assert block.startswith("[Hand-off] The last session (codex, s) stopped at ")
+
+
+def test_the_hand_off_sits_after_todays_date_and_counts_in_the_views_budget() -> None:
+    import datetime as dt
+
+    from projections.view_order import VIEW_ORDER, ViewParts, head, head_cost
+
+    count = CachedCounter()
+    parts = ViewParts(
+        today=dt.date(2026, 9, 19), timezone="UTC", handoff="[Hand-off] x", asks_block="Open"
+    )
+    assert VIEW_ORDER.index("today") + 1 == VIEW_ORDER.index("handoff")
+    shown = head(parts)
+    assert shown[1].startswith("Today is") and shown[2:] == ["[Hand-off] x", "Open"]
+    without = ViewParts(today=parts.today, timezone="UTC", asks_block="Open")
+    assert head_cost(shown, count) > head_cost(head(without), count)
+    assert "[Hand-off] x" not in head(parts, "subagent")  # a sub-agent's brief never has it
