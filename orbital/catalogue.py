@@ -88,6 +88,8 @@ PROJECT_STREAM = "project"
 ASKS_STREAM = "asks"
 #: The editor's runs and watermark.
 EDITOR_STREAM = "editor"
+#: The agent swap: what a session left for the next one, and who took it.
+HANDOFF_STREAM = "handoff"
 ASK_PREFIX = "ask:"
 ENTRY_PREFIX = "entry:"
 FILE_PREFIX = "file:"

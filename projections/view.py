@@ -18,19 +18,20 @@ import datetime as dt
 from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from orbital.catalogue import LAYER1_KEYS, MEMORY_PREFIXES, PROJECT_STREAM
+from orbital.catalogue import HANDOFF_STREAM, LAYER1_KEYS, MEMORY_PREFIXES, PROJECT_STREAM
 from projections._contract import Heads, Key, Projector
 
 if TYPE_CHECKING:
     from orbital.domain.asks import Ask
     from orbital.domain.budgets import TokenCounter
+    from orbital.domain.handoff import Handoffs
     from orbital.domain.workspaces import WorkspaceState
     from orbital.grammar.mentions import Mention
     from orbital.grammar.model import FileState
     from projections.view_order import ViewParts
 
-#: Everything the view reads: the memory files, the asks, the project's texts.
-VIEW_READS = (*MEMORY_PREFIXES, "ask:", f"{PROJECT_STREAM}:")
+#: Everything the view reads: the memory files, the asks, the project's texts, the hand-offs.
+VIEW_READS = (*MEMORY_PREFIXES, "ask:", f"{PROJECT_STREAM}:", f"{HANDOFF_STREAM}:")
 #: Bounds of the render's own kept results (per server: a few per project).
 _KEEP = 64
 
@@ -47,6 +48,8 @@ class ViewState(NamedTuple):
     asks: Mapping[str, Ask]
     description: str = ""
     workspace: WorkspaceState | None = None
+    #: The project's hand-off stream folded (None: not read, as for a view as of a past time).
+    handoffs: Handoffs | None = None
 
 
 class ViewFacts(NamedTuple):
@@ -117,14 +120,17 @@ class ViewProjector(Projector):
         self.audience = audience
         self.name = f"view-{audience}"
 
-    def key_of(self, project: str, heads: Heads, facts: ViewFacts, window: int | None) -> Key:
-        """:meth:`Projector.key` with the facts of a :class:`ViewFacts`."""
+    def key_of(
+        self, project: str, heads: Heads, facts: ViewFacts, window: int | None, session: str = ""
+    ) -> Key:
+        """:meth:`Projector.key` with the facts of a :class:`ViewFacts`; ``session``: the
+        session whose start the view is for (it shows the hand-off that session took)."""
         given: dict[str, Hashable] = {
             "today": facts.today.isoformat(),
             "zone": facts.zone,
             "files": facts.files,
         }
-        return self.key(project, heads, given, (window,))
+        return self.key(project, heads, given, (window, session) if session else (window,))
 
     def rendered(self, state: ViewState, memo: ViewMemo) -> dict[str, str]:
         """The memory files as the view shows them (each rendered once per the event that
@@ -184,10 +190,14 @@ class ViewProjector(Projector):
         count: TokenCounter,
         window: int | None,
         memo: ViewMemo,
+        session: str = "",
     ) -> str:
-        """The view of ``state`` on ``facts.today``, fitted to ``window`` tokens."""
+        """The view of ``state`` on ``facts.today``, fitted to ``window`` tokens; at the
+        start of ``session``, with the hand-off it took."""
         from dataclasses import replace
 
+        from orbital.domain.handoff import taken
+        from projections.handoff import handoff_block
         from projections.mentions import pointers, pointers_block
         from projections.view_order import assemble, head, head_cost
         from projections.views import memory_block
@@ -195,7 +205,10 @@ class ViewProjector(Projector):
         parts = self._parts(state, facts.today, facts.zone, memo)
         texts = self.mentioned(state, facts.today, memo)
         found = pointers(texts, state.files, state.asks, dict(facts.files))
-        parts = replace(parts, pointers_block=pointers_block(found))
+        handoff = ""
+        if state.handoffs is not None and self.audience != "subagent":
+            handoff = handoff_block(taken(state.handoffs, session), state.handoffs.kept_at, count)
+        parts = replace(parts, pointers_block=pointers_block(found), handoff=handoff)
         if self.audience == "subagent":
             return assemble(parts, count, audience=self.audience)
         # Without a window the budgets are the floors: what the parts before cost changes none.

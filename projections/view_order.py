@@ -4,6 +4,8 @@ the view is written.
 1. the workspace context (who the work is for, in what setting; at most 4,000 characters);
 2. the project description (at most 2,000; a cue when there is none);
 3. today's date and the time zone dates are given in (the workspace's, else the project's);
+   then, at the start of the session that took it, the hand-off the last session left
+   (:mod:`projections.handoff`, at most 1,500 tokens);
 4. the asks: open ones, what the person settled, what they dropped;
 5. the pointers for what the texts mention (never their content);
 6. the memory block, last, so that data arrives after instructions: the memory files, then
@@ -25,7 +27,7 @@ from orbital.domain.budgets import TokenCounter
 from projections.views import memory_block
 
 #: The parts' names, in the order the view shows them (tests and ARCHITECTURE.md name them).
-VIEW_ORDER = ("workspace", "description", "today", "asks", "mentions", "memory")
+VIEW_ORDER = ("workspace", "description", "today", "handoff", "asks", "mentions", "memory")
 NO_DESCRIPTION = (
     "[Project description: none yet. The person writes it with `orbital describe` or on the "
     "Workbench; it is the biggest help to your work here.]"
@@ -41,6 +43,7 @@ class ViewParts:
     workspace: str = ""
     workspace_context: str = ""
     description: str = ""
+    handoff: str = ""
     asks_block: str = ""
     dropped_line: str = ""
     pointers_block: str = ""
@@ -63,6 +66,8 @@ def head(parts: ViewParts, audience: str = "agent") -> list[str]:
     else:
         shown.append(NO_DESCRIPTION)
     shown.append(today_line(parts.today, parts.timezone))
+    if audience != "subagent":
+        shown.append(parts.handoff)
     shown.append(parts.dropped_line if audience == "subagent" else parts.asks_block)
     shown.append(parts.pointers_block)
     return [p for p in shown if p]

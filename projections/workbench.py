@@ -84,6 +84,8 @@ class ProjectInfo(msgspec.Struct, frozen=True):
     root: str
     timezone: str
     today: dt.date
+    #: The newest hand-off an agent's session left (as ``orbital handoff`` shows it), "" none.
+    handoff: str = ""
 
 
 class WorkbenchView(msgspec.Struct, frozen=True, omit_defaults=True):

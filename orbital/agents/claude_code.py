@@ -55,14 +55,16 @@ class Hook:
 #: The session's view and changes; the write path for the file tools and every call recorded
 #: as running, so that the watcher leaves its changes to the hooks (PreToolUse), the stat
 #: of what the tool wrote recorded and edits made through Bash taken in (PostToolUse); the
-#: sub-agent view; the backstop within a raised session-end budget (the shared default is
-#: 1.5 s). No Stop hook: context returned there makes the agent go on.
+#: sub-agent view; the hand-off kept when a turn ends (Stop: it answers nothing, since context
+#: returned there makes the agent go on); the hand-off and the backstop within a raised
+#: session-end budget (the shared default is 1.5 s).
 HOOKS = (
     Hook("SessionStart", "session-start", None, 10),
     Hook("UserPromptSubmit", "prompt", None, 10),
     Hook("PreToolUse", "pre-tool", "Write|Edit|MultiEdit|Bash", 30),
     Hook("PostToolUse", "post-tool", "Write|Edit|MultiEdit|Bash", 30),
     Hook("SubagentStart", "subagent-start", None, 10),
+    Hook("Stop", "stop", None, 10),
     Hook("SessionEnd", "session-end", None, 30),
 )
 #: The last word of each installed command.

@@ -46,6 +46,8 @@ class Payload(NamedTuple):
     reason: str = ""
     #: The file an edit changed (Cursor's ``afterFileEdit``).
     file_path: str = ""
+    #: The agent's last message (``Stop``).
+    last_assistant_message: str = ""
 
     def transcript(self) -> Path | None:
         """The session's transcript (Claude Code's, Codex's rollout), against which the
@@ -76,6 +78,7 @@ def parse_payload(raw: bytes | str) -> Payload:
         tool_input=tool_input if isinstance(tool_input, dict) else {},
         agent_type=text_of(data, "agent_type"),
         reason=text_of(data, "reason"),
+        last_assistant_message=text_of(data, "last_assistant_message"),
     )
 
 

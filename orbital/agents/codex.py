@@ -43,12 +43,14 @@ FORWARDED = ("ORBITAL_DB", "ORBITAL_STATE_DIR", "ORBITAL_NOW", "ORBITAL_BUSY_TIM
 
 #: Session start (the view, cut to fit), each prompt (what changed), ``apply_patch`` routed
 #: through the write path (PreToolUse), what it and the shell wrote taken in (PostToolUse),
-#: the backstop at session end (Codex clamps a SessionEnd hook to 3 s).
+#: the hand-off kept when a turn ends (Stop, answering nothing), the hand-off and the backstop
+#: at session end (Codex clamps a SessionEnd hook to 3 s).
 HOOKS = (
     cc.Hook("SessionStart", "session-start", None, 10),
     cc.Hook("UserPromptSubmit", "prompt", None, 10),
     cc.Hook("PreToolUse", "pre-tool", "apply_patch", 30),
     cc.Hook("PostToolUse", "post-tool", "apply_patch|Bash", 30),
+    cc.Hook("Stop", "stop", None, 10),
     cc.Hook("SessionEnd", "session-end", None, 3),
 )
 HOOK_SLUGS = frozenset(hook.slug for hook in HOOKS)

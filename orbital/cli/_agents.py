@@ -15,13 +15,20 @@ from typing import TYPE_CHECKING
 import click
 
 from orbital.agents import claude_code as cc
-from orbital.agents import codex, cursor
+from orbital.agents import codex, cursor, skills
 from orbital.agents import git_exclude as ge
 from orbital.cli._app import cli, project_option, reports_errors, service_of
 from orbital.cli._hook import executable, run_agent_hook, run_hook
 from orbital.errors import UnknownProject
 from orbital.project import Project
-from orbital.service._installs import Installs, Target, read_text, write_text
+from orbital.service._installs import (
+    Installs,
+    Target,
+    note_created_dirs,
+    read_text,
+    remove_created_dirs,
+    write_text,
+)
 
 if TYPE_CHECKING:
     from orbital.service import AgentSetup
@@ -59,6 +66,12 @@ def claude_targets(root: Path) -> list[Target]:
             cc.uninstall_settings,
         ),
         Target(cc.MEMORY_FILE, root / cc.MEMORY_FILE, cc.install_import, cc.uninstall_import),
+        Target(
+            skills.LEARNING_SKILL_FILE,
+            root / skills.LEARNING_SKILL_FILE,
+            skills.install_learning_skill,
+            skills.uninstall_learning_skill,
+        ),
     ]
 
 
@@ -113,13 +126,15 @@ def uninstall() -> None:
 @click.pass_context
 @reports_errors
 def install_claude_code(ctx: click.Context, project_path: Path) -> None:
-    """Hooks in .claude/settings.local.json, the memory view imported from CLAUDE.local.md."""
+    """Hooks in .claude/settings.local.json, the memory view imported from CLAUDE.local.md,
+    the learning-capture skill in .claude/skills/."""
     service = service_of(ctx)
     project = _project(ctx, project_path)
     root = Path(project.root)
     records = _records()
     record = records.load(cc.AGENT, root)
     created_dir = not (root / ".claude").exists() or bool(record.get("created_dir"))
+    note_created_dirs(root, skills.LEARNING_SKILL_DIRS, record)
     for line in records.install(record, claude_targets(root)):
         click.echo(line)
     view_path = root / _VIEW
@@ -151,6 +166,8 @@ def uninstall_claude_code(ctx: click.Context, project_path: Path) -> None:
         write_text(view_path, view.before if view else None)
         click.echo(f"{'restored' if view and view.before is not None else 'removed'} {_VIEW}")
     _include_in_git_again(record)
+    for line in remove_created_dirs(root, skills.LEARNING_SKILL_DIRS, record):
+        click.echo(line)
     folder = root / ".claude"
     if record.get("created_dir") and folder.is_dir() and not any(folder.iterdir()):
         folder.rmdir()
@@ -166,7 +183,7 @@ def _exclude_from_git(root: Path, record: dict[str, object]) -> None:
     repo = repository(root)
     if repo is None:
         return
-    names = [cc.SETTINGS_FILE, _VIEW]
+    names = [cc.SETTINGS_FILE, _VIEW, skills.LEARNING_SKILL_FILE]
     memory = record.get(cc.MEMORY_FILE)
     if isinstance(memory, dict) and memory.get("before") is None:
         names.append(cc.MEMORY_FILE)  # created by install, so it is Orbital's to exclude

@@ -119,6 +119,7 @@ COMMAND_MODULES: Mapping[str, str] = {
             "write",
             "ingest",
             "context",
+            "handoff",
             "show",
             "session-end",
             "restore",

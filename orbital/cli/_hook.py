@@ -101,6 +101,26 @@ def start_after(db: str | None, result: HookResult) -> None:
         start_detached(db, command)
 
 
+#: The most of the agent's last message a Stop hook hands its detached process (the hand-off
+#: keeps less: :data:`orbital.domain.handoff.PLAN_CHARS`).
+SAID_LIMIT = 4000
+
+
+def keep_handoff(agent: str, payload: Payload, db: str | None) -> None:
+    """A turn ended (``Stop``): the hand-off is kept by a detached process (reading the
+    transcript and checking its texts for secrets takes about a second, and the agent waits
+    for its Stop hooks); the hook answers nothing, since context there makes the agent go
+    on. Session end keeps it in the hook itself."""
+    from orbital.project import store_for
+
+    if not payload.cwd or not payload.session_id:
+        return
+    args = ["handoff", f"--project={payload.cwd}", f"--keep={payload.session_id}"]
+    args += [f"--agent={agent}", f"--transcript={payload.transcript_path}"]
+    args.append(f"--said={payload.last_assistant_message[:SAID_LIMIT]}")  # "=": may start "-"
+    start_detached(store_for(payload.cwd, db), args)
+
+
 def _left(deadline: float) -> int:
     """The milliseconds left before ``deadline`` (at least a few)."""
     return max(50, int((deadline - time.monotonic()) * 1000))
@@ -118,6 +138,9 @@ def run_hook(event: str, db: str | None) -> None:
         from orbital.service._first_look import quick_answer
 
         payload = parse_payload(sys.stdin.buffer.read())
+        if event == "stop":
+            keep_handoff("claude-code", payload, db)
+            return
         cwd = payload.cwd or "."
         db = store_for(cwd, db)
         result = quick_answer(event, payload, db, timeout_ms=_left(deadline))
@@ -196,6 +219,9 @@ def run_agent_hook(agent: str, event: str, db: str | None) -> None:
 
         raw = sys.stdin.buffer.read()
         payload = parse_payload(raw) if agent == "codex" else parse_cursor(raw)
+        if event == "stop":
+            keep_handoff(agent, payload, db)
+            return
         cwd = payload.cwd or cwd
         store = store_for(cwd, db)
         with Orbital.open(store, create=False, busy_timeout_ms=HOOK_WAIT_MS) as service:

@@ -18,6 +18,7 @@ from orbital.cli._app import (
     project_of,
     project_option,
     reports_errors,
+    service_of,
     transcript_option,
 )
 from orbital.cli._output import REFUSED, print_events, print_outcome, reader_may_stop
@@ -328,6 +329,35 @@ def context(
         project.project_id, window=window, audience=audience, as_of=parse_as_of(as_of)
     )
     click.echo(view)
+
+
+@cli.command()
+@project_option
+@click.option("--keep", "keep", default=None, hidden=True, help="A Stop hook's session.")
+@click.option("--agent", default="claude-code", hidden=True)
+@click.option("--transcript", default="", hidden=True)
+@click.option("--said", default="", hidden=True)
+@click.pass_context
+@reports_errors
+def handoff(
+    ctx: click.Context,
+    project_path: Path,
+    keep: str | None,
+    agent: str,
+    transcript: str,
+    said: str,
+) -> None:
+    """Print the hand-off the last session left: what the next session of any agent gets at
+    its start (once), and which session took it."""
+    if keep is not None:  # what a Stop hook leaves to a detached process (``_hook.py``)
+        service = service_of(ctx)
+        found = service.agents.project_at(str(project_path))
+        if found is not None:
+            service.agents.stopped(found, keep, agent, "stop", transcript, said)
+        return
+    service, project = project_of(ctx, project_path)
+    text = service.agents.handoffs.latest(project)
+    click.echo(text or "No hand-off yet: one is kept when an agent's session stops.")
 
 
 @cli.command()

@@ -188,6 +188,11 @@ class UserWords(msgspec.Struct, frozen=True):
                 return "off_topic"
         return "verified"
 
+    def said(self, words: str) -> bool:
+        """Whether the user typed ``words`` (an ellipsis marks words left out) in one message
+        of theirs: the check of a quote, with its own words as the topic a short one names."""
+        return not self.problem and self._check_one(words, words) == "verified"
+
     def why(self, check: QuoteCheck) -> str:
         """Why ``check`` is not verified, in words for the agent."""
         if check.verdict == "unreadable":

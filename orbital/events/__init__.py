@@ -20,6 +20,7 @@ from orbital.events.asks import ASK_EVENTS, AskClosed, AskOpened, AskOpenRefused
 from orbital.events.editor import EDITOR_EVENTS
 from orbital.events.entries import ENTRY_EVENTS
 from orbital.events.files import FILE_EVENTS
+from orbital.events.handoff import HANDOFF_EVENTS
 from orbital.events.migration import MIGRATION_EVENTS
 from orbital.events.project import PROJECT_EVENTS, ProjectRegistered
 from orbital.events.trust import TRUST_EVENTS
@@ -34,6 +35,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     + MIGRATION_EVENTS
     + EDITOR_EVENTS
     + WORKSPACE_EVENTS
+    + HANDOFF_EVENTS
 )
 #: The runtime union used for decoding; statically, decoded values are ``Event``.
 AnyEvent: Any = Union[EVENT_TYPES]  # noqa: UP007 - built from a tuple at runtime

@@ -39,13 +39,18 @@ from orbital.grammar.text import norm, one_line
 
 LineKind = Literal["open", "done", "dropped", "reopen"]
 
+#: When to open an ask (reference §6.8: the same words in ASKS.md's header and in every
+#: agent's instructions, :mod:`orbital.agents.instructions`).
+OPEN_AN_ASK_WHEN = (
+    "Open an ask only for something that must outlive this conversation: a date to keep, "
+    "something the user will do, or a decision the user put off for later (\"I'll decide "
+    'after …") while you carry on. A TBD note in a file or in chat is not an ask — only '
+    "ASKS.md reaches the user's Workbench."
+)
 FORMAT_HEADER = (
     "<!--format ASKS is an append-only log of what waits on the user: one event per line, "
-    "oldest first, and Orbital puts back any line you change or delete. Open an ask only for "
-    "something that must outlive this conversation: a date to keep, something the user will "
-    'do, or a decision the user put off for later ("I\'ll decide after …") while you carry '
-    "on. A TBD note in a file or in chat is not an ask — only ASKS.md reaches the user's "
-    "Workbench. Open with `- open <text>` or `- open due:YYYY-MM-DD <text>`; Orbital adds the "
+    f"oldest first, and Orbital puts back any line you change or delete. {OPEN_AN_ASK_WHEN} "
+    "Open with `- open <text>` or `- open due:YYYY-MM-DD <text>`; Orbital adds the "
     "id and date. Close only with the user's own words in quotes: `- done <id> \"<the user's "
     'words>"` or `- dropped <id> "<their words>"`; without them, leave it open. Never '
     "re-propose a dropped ask. An ask's state is its last line.-->"

@@ -13,8 +13,12 @@
   session, the new bytes held back for the agent's own tool to write (it keeps a record of
   each file's state and refuses to edit a file changed behind its back); edits made outside
   the file tools (a shell) are taken in as the agent's.
-* **Session end**: the backstop, the view file brought up to date, the transcript's location
-  kept for the memory editor.
+* **A turn ends** (Stop): the hand-off kept for the next session (:mod:`._handoffs`).
+* **Session end**: the hand-off, the backstop, the view file brought up to date, the
+  transcript's location kept for the memory editor.
+* **The swap**: a session that starts (not resuming its own conversation) takes the hand-off
+  another session left, once; it arrives in the view after today's date (the whole view's,
+  for an agent without the view file; the context beside it, for Claude Code's).
 
 Per session, the last position seen and the transcript's path are kept in a small JSON file
 under the state directory (``ORBITAL_STATE_DIR``, default the user state directory).
@@ -38,6 +42,7 @@ from orbital.files import FileGateway, memory_file, sha256
 from orbital.project import Project, identity_above, public_url
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
+from orbital.service._handoffs import HandoffService
 from orbital.service._held import unlanded
 from orbital.service._injection import levels
 from orbital.service._memory import SessionEndReport
@@ -84,6 +89,7 @@ class AgentSessions:
         self.store = units.ctx.store
         self._marks = marks
         self._log = log
+        self.handoffs = HandoffService(units, memory)
 
     def project_at(self, cwd: str | None) -> Project | None:
         """The project an agent's hook runs in (its payload's ``cwd``), or None: a folder
@@ -148,6 +154,8 @@ class AgentSessions:
         view_path: Path | None,
         transcript: str = "",
         loaded_file: bool = True,
+        source: str = "",
+        agent: str = "claude-code",
     ) -> StartReport:
         """Session start: the context is what changed since the position of the view file
         the agent just loaded and, when that file was rendered on another day (or in another
@@ -156,12 +164,16 @@ class AgentSessions:
         the file is rewritten for it to read), or for an agent without one (``view_path``
         None). The view is not rendered otherwise: the report says whether the file is
         behind. What the session is given follows its level (the view file, the project's);
-        what it loaded and is given is kept in the session's injection log."""
+        what it loaded and is given is kept in the session's injection log. A session that
+        does not resume a conversation (``source``) takes the hand-off another session of
+        any ``agent`` left, and gets it after today's date."""
+        took = self.handoffs.take(project, session, agent, resumed=source == "resume")
+        given = session if took else ""
         before: str | None = None
         if view_path is not None and loaded_file:
             with contextlib.suppress(OSError):
                 before = view_path.read_text(encoding="utf-8")
-        report = self._start(project, session, view_path, transcript, before)
+        report = self._start(project, session, view_path, transcript, before, given)
         self.log.add(project.project_id, session, "start", (before or "") + report.context)
         return report
 
@@ -172,16 +184,20 @@ class AgentSessions:
         view_path: Path | None,
         transcript: str,
         before: str | None,
+        given: str,
     ) -> StartReport:
+        """:meth:`start` once the view file is read; ``given``: the session the hand-off it
+        took is for ("" when it took none)."""
         mine, level = self.levels(project)
         loaded = view_position(before)
         if view_path is None or loaded is None:
-            head, view, day, zone = self.current_view(project)
+            head, view, day, zone = self.current_view(project, given)
             if view_path is not None:
-                self.write_view(project, view_path, head, view, day, zone)
+                self.write_view(project, view_path, head, *self.current_view(project)[1:])
             self._seen(project, session, head, transcript)
             if level != mine:
-                view = self.injected(project, level, day, self.workspaces.today(project)[2])
+                shown = self.workspaces.today(project)[2]
+                view = self.injected(project, level, day, shown, given)
             return StartReport(view, head)
         lines, head = self.changes(project, loaded, session, asks_only=level == ASKS)
         self._seen(project, session, head, transcript)
@@ -197,6 +213,8 @@ class AgentSessions:
                 f"The memory view above ({name}) was rendered on {rendered}; as of today:\n"
                 + self.day_parts(project, day, shown)
             )
+        if given:
+            parts.append(self.handoffs.block(project, given))
         if lines:
             parts.append(
                 f"Orbital memory changed after {name} (the memory view above, as of "
@@ -221,25 +239,29 @@ class AgentSessions:
         parts = (today_line(day, shown), runtime_block(asks, day, empty_cue=True))
         return "\n\n".join(p for p in parts if p)
 
-    def injected(self, project: Project, level: str, day: dt.date, shown: str) -> str:
+    def injected(
+        self, project: Project, level: str, day: dt.date, shown: str, session: str = ""
+    ) -> str:
         """What a session start injects at ``level``: the view (``full``), the parts of it
         that depend on the day, today's line and the asks (``asks``), or nothing (``off``:
-        the agent reads memory through its tools)."""
+        the agent reads memory through its tools); with the hand-off ``session`` took."""
         if level == FULL:
-            return self.view(project)
+            return self.view(project, session=session)
         if level == ASKS:
-            return self.day_parts(project, day, shown)
+            handoff = self.handoffs.block(project, session) if session else ""
+            parts = (self.day_parts(project, day, shown), handoff)
+            return "\n\n".join(p for p in parts if p)
         return ""
 
-    def current_view(self, project: Project) -> tuple[int, str, dt.date, str]:
-        """The project's head, the view at the project's level, today and the zone today is
-        in (the view's: the workspace's, else the project's). Today is read first: a view
-        rendered across midnight is marked with the earlier day, so the quick session start
-        re-renders it."""
+    def current_view(self, project: Project, session: str = "") -> tuple[int, str, dt.date, str]:
+        """The project's head, the view at the project's level (at the start of ``session``:
+        with the hand-off it took), today and the zone today is in (the view's: the
+        workspace's, else the project's). Today is read first: a view rendered across
+        midnight is marked with the earlier day, so the quick session start re-renders it."""
         day, zone, shown = self.workspaces.today(project)
         head = self._head(project)
         mine = self.workspaces.injection(project.project_id)
-        return head, self.injected(project, mine, day, shown), day, zone
+        return head, self.injected(project, mine, day, shown, session), day, zone
 
     def write_view(
         self, project: Project, view_path: Path, head: int, view: str, day: dt.date, zone: str
@@ -406,13 +428,40 @@ class AgentSessions:
 
     # -- session end ----------------------------------------------------------------------
 
+    def stopped(
+        self,
+        project: Project,
+        session: str,
+        agent: str,
+        how: str,
+        transcript: str = "",
+        said_last: str = "",
+    ) -> None:
+        """Session ``session`` stopped (``how``: ``stop``, a turn ended; ``end``): its
+        hand-off kept for the next session. A session that had seen everything before is
+        marked as having seen its own hand-off, so its next prompt finds nothing moved."""
+        pid = project.project_id
+        head = self._head(project)
+        path = Path(transcript) if transcript else None
+        if not self.handoffs.keep(project, session, agent, how, path, said_last):
+            return
+        mark = self.marks.get(pid, session)
+        if mark.seen == head:
+            self.marks.put(pid, session, mark._replace(seen=self._head(project)))
+
     def end(
-        self, project: Project, session: str, view_path: Path | None, transcript: str = ""
+        self,
+        project: Project,
+        session: str,
+        view_path: Path | None,
+        transcript: str = "",
+        agent: str = "claude-code",
     ) -> SessionEndReport:
-        """Held writes that never landed written again; the backstop; the view file brought
-        up to date; the transcript's path kept."""
+        """Held writes that never landed written again; the hand-off kept; the backstop;
+        the view file brought up to date; the transcript's path kept."""
         pid = project.project_id
         self.sync_unlanded(project, session)
+        self.stopped(project, session, agent, "end", transcript)
         report = self.memory.session_end(self.store.project(pid))
         self.log.prune(pid)
         mark = self.marks.get(pid, session)
@@ -423,10 +472,11 @@ class AgentSessions:
 
     # -- reads the hooks share --------------------------------------------------------------
 
-    def view(self, project: Project, audience: str = "agent") -> str:
-        """The project's injection view now, for ``audience`` (``agent`` or ``subagent``)."""
+    def view(self, project: Project, audience: str = "agent", session: str = "") -> str:
+        """The project's injection view now, for ``audience`` (``agent`` or ``subagent``);
+        at the start of ``session``, with the hand-off it took."""
         found = self.store.project(project.project_id)
-        return self.memory.view(found, window=None, audience=audience, at=None)
+        return self.memory.view(found, window=None, audience=audience, at=None, session=session)
 
     def subagent_view(self, project: Project, session: str) -> str:
         """What a sub-agent starts with, at the session's level (kept in its log)."""

@@ -87,7 +87,9 @@ class ClaudeCodeHooks:
     def _session_start(self, project: Project, p: Payload) -> HookResult:
         agents = self.agents
         view_path, loaded = self._view_path(project), view_imported(Path(project.root))
-        report = agents.start(project, p.session_id, view_path, p.transcript_path, loaded)
+        report = agents.start(
+            project, p.session_id, view_path, p.transcript_path, loaded, source=p.source
+        )
         answer = None
         if report.context:
             text = fit(report.context, f"… (cut to fit) {_READ_VIEW}")

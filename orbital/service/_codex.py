@@ -58,11 +58,15 @@ class CodexHooks:
         if slug == "post-tool":
             return self._post_tool(project, payload)
         if slug == "session-end":
-            self.agents.end(project, payload.session_id, None, payload.transcript_path)
+            self.agents.end(
+                project, payload.session_id, None, payload.transcript_path, agent=codex.AGENT
+            )
         return None
 
     def _session_start(self, project: Project, p: Payload) -> Json | None:
-        report = self.agents.start(project, p.session_id, None, p.transcript_path)
+        report = self.agents.start(
+            project, p.session_id, None, p.transcript_path, source=p.source, agent=codex.AGENT
+        )
         if not report.context:
             return None
         text = f"Orbital project memory (as of @{report.position}):\n{report.context}"

@@ -35,7 +35,9 @@ class CursorHooks:
             return None
         agents = self.agents
         if slug == "session-start":
-            report = agents.start(project, payload.session_id, None, payload.transcript_path)
+            report = agents.start(
+                project, payload.session_id, None, payload.transcript_path, agent="cursor"
+            )
             text = f"Orbital project memory (as of @{report.position}):\n{report.context}"
             return context_answer(fit(text, f"… (cut to fit) {MCP_MORE}"))
         if slug == "pre-tool":
@@ -46,7 +48,7 @@ class CursorHooks:
                 agents.take_in(project, payload.session_id, [name])
             return None
         if slug == "session-end":
-            agents.end(project, payload.session_id, None, payload.transcript_path)
+            agents.end(project, payload.session_id, None, payload.transcript_path, agent="cursor")
         return None
 
     def _target(self, project: Project, p: Payload, path: object) -> str | None:

@@ -30,7 +30,7 @@ from orbital.agents.claude_code_hooks import (
     view_position,
     view_zone,
 )
-from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
+from orbital.catalogue import HANDOFF_STREAM, MEMORY_DIR, MEMORY_FILES
 from orbital.clock import clock_from_env
 from orbital.project import Project
 from orbital.service._sessions import InjectionLog, SessionMarks, ToolCalls
@@ -169,13 +169,22 @@ class _FirstLook:
         if view_position(header) != head or view_day(header) != today:
             return None
         mark = self.marks.get(pid, self.p.session_id)
-        if mark.pending:
+        if mark.pending or self._handoff_waits():
             return None
         self.marks.put(
             pid, self.p.session_id, mark._replace(seen=head, transcript=self.p.transcript_path)
         )
         InjectionLog().add(pid, self.p.session_id, "start", loaded)  # what the agent loaded
         return NOTHING
+
+    def _handoff_waits(self) -> bool:
+        """Whether a hand-off waits for a session to take it: the session's use case then
+        decides whether this one does (read with the standard library: the stream's state
+        is :class:`~orbital.domain.handoff.Handoffs` as JSON)."""
+        import json
+
+        raw = self.reads.stream_state(self.project.project_id, HANDOFF_STREAM)
+        return raw is not None and not json.loads(raw).get("taken_by")
 
     def _target(self) -> str | None:
         path = self.p.tool_input.get("file_path")

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from orbital.catalogue import ARCHIVE_FILES, MEMORY_FILES, MEMORY_PREFIXES, PROJECT_STREAM
+from orbital.catalogue import (
+    ARCHIVE_FILES,
+    HANDOFF_STREAM,
+    MEMORY_FILES,
+    MEMORY_PREFIXES,
+    PROJECT_STREAM,
+)
 from orbital.domain.asks import Ask
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction, decide_entry_action, find_entry
@@ -202,11 +208,13 @@ class MemoryService:
         window: int | None = None,
         audience: str = "agent",
         at: tuple[int, dt.datetime] | None = None,
+        session: str = "",
     ) -> str:
         """The per-turn injection view, from materialised state (no memory file is read), in
         the order of :mod:`projections.view_order`; ``at`` (position, instant) renders it
-        as it stood then. A view now is found in the output store by its key, else rendered
-        and kept there (:mod:`._view_outputs`)."""
+        as it stood then; ``session``: the session whose start it is for (with the hand-off
+        it took). A view now is found in the output store by its key, else rendered and kept
+        there (:mod:`._view_outputs`)."""
         # The view's modules load here: a process that only writes (a hook, a CLI write)
         # never renders one.
         from orbital.service._view_outputs import find_view, render_view
@@ -215,6 +223,7 @@ class MemoryService:
         pid = project.project_id
         outputs: Outputs | None = None
         heads: Heads | None = None
+        handoffs = None
         if at is not None:
             instant = at[1]
             with self.units.ctx.store.reader() as r:
@@ -227,7 +236,7 @@ class MemoryService:
             if heads is None:
                 with self.units.ctx.store.reader() as r:
                     heads = self._read_heads(r, pid)
-            found = find_view(self.outputs, project, heads, instant, window, audience)
+            found = find_view(self.outputs, project, heads, instant, window, audience, session)
             if found is not None:
                 return found
             with self.units.ctx.store.reader() as r:
@@ -235,18 +244,20 @@ class MemoryService:
                 asks = self.units.asks.now(r, pid, head=heads.of(ASKS_PREFIX)).asks.merged
                 # The project stream is the only one of its category.
                 texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
+                handoffs = r.state(pid, HANDOFF_STREAM)
             outputs = self.outputs
         return render_view(
             outputs,
             project,
             heads,
-            self._state(pid, memory, asks, texts),
+            self._state(pid, memory, asks, texts)._replace(handoffs=handoffs),
             texts.zone_setting(project),
             instant,
             count=self.count,
             window=window,
             audience=audience,
             memo=self._memo,
+            session=session,
         )
 
     def kept_view(self, project: Project, *, window: int | None, audience: str) -> str | None:

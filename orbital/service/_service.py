@@ -25,6 +25,7 @@ from orbital.service._checkouts import Checkouts, registering
 from orbital.service._context import Context, InitReport, SyncReport, WriteOutcome, mint_hex
 from orbital.service._file_writes import FileWrites
 from orbital.service._hand_edits import HAND_EDITS
+from orbital.service._handoffs import HANDOFF_REDUCER
 from orbital.service._memory import MemoryService, SessionEndReport
 from orbital.service._mentions import Mentions
 from orbital.service._on_first_use import OnFirstUse
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from projections.workbench import EntryRow, WorkbenchView
 
 #: Materialised state per stream category, kept by the store in the append transaction.
-REDUCERS = {"ask": ASK_REDUCER, "workspace": WORKSPACE_REDUCER}
+REDUCERS = {"ask": ASK_REDUCER, "workspace": WORKSPACE_REDUCER, "handoff": HANDOFF_REDUCER}
 
 
 class Orbital(OnFirstUse):
@@ -485,7 +486,7 @@ class Orbital(OnFirstUse):
         )
         from orbital.service._workbench import workbench_view
 
-        return workbench_view(self._asks, chosen, self.clock.now(), recently_closed)
+        return workbench_view(self._asks, chosen, self.clock.now(), recently_closed, self.agents)
 
     def memory_entries(self, project: str) -> list[EntryRow]:
         """Every durable entry of the project (live first, in file order) with its history,

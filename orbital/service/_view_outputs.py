@@ -62,6 +62,7 @@ def find_view(
     now: dt.datetime,
     window: int | None,
     audience: str,
+    session: str = "",
 ) -> str | None:
     """The view at ``heads`` now, if a process kept it under today's facts; else None."""
     pid = project.project_id
@@ -74,7 +75,7 @@ def find_view(
     if paths is None:
         return None
     facts = _facts(project, today, name, paths.splitlines())
-    return outputs.get(VIEWS[audience].key_of(pid, heads, facts, window))
+    return outputs.get(VIEWS[audience].key_of(pid, heads, facts, window, session))
 
 
 def render_view(
@@ -89,6 +90,7 @@ def render_view(
     window: int | None,
     audience: str,
     memo: ViewMemo,
+    session: str = "",
 ) -> str:
     """The view of ``state`` at ``now`` in the zone ``setting``, rendered with the caller's
     ``memo``; kept under its key (with the zone and the mentioned paths :func:`find_view`
@@ -98,11 +100,11 @@ def render_view(
     today = now.astimezone(zone).date()
     paths = VIEW_MENTIONS.render(state, today, memo)
     facts = _facts(project, today, name, paths.splitlines())
-    view = VIEWS[audience].render(state, facts, count, window, memo)
+    view = VIEWS[audience].render(state, facts, count, window, memo, session)
     if outputs is not None and heads is not None:
         outputs.put(VIEW_ZONE.key(pid, heads, {"project_zone": project.timezone}), setting)
         outputs.put(VIEW_MENTIONS.key(pid, heads, {"today": today.isoformat()}), paths)
-        outputs.put(VIEWS[audience].key_of(pid, heads, facts, window), view)
+        outputs.put(VIEWS[audience].key_of(pid, heads, facts, window, session), view)
     return view
 
 

@@ -1,10 +1,12 @@
 """The person's asks across projects, as the Workbench lists them: a read over each
-project's asks, with dates counted in that project's timezone."""
+project's asks, with dates counted in that project's timezone, and the hand-off its last
+agent session left."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from orbital.project import Project
 from orbital.service._asks import AsksService
@@ -25,12 +27,19 @@ from projections.workbench import (
     sort_open,
 )
 
+if TYPE_CHECKING:
+    from orbital.service._agents import AgentSessions
+
 
 def workbench_view(
-    asks_service: AsksService, projects: Sequence[Project], now: dt.datetime, recently_closed: bool
+    asks_service: AsksService,
+    projects: Sequence[Project],
+    now: dt.datetime,
+    recently_closed: bool,
+    agents: AgentSessions,
 ) -> WorkbenchView:
     """The asks of ``projects`` sorted for the person: open (overdue first), done, dropped and,
-    when asked for, recently closed."""
+    when asked for, recently closed; each project with its newest hand-off."""
     infos: list[ProjectInfo] = []
     opened: list[tuple[OpenAsk, int]] = []
     done: list[tuple[ClosedAsk, int]] = []
@@ -41,7 +50,8 @@ def workbench_view(
     for found in projects:
         pid, local = found.project_id, now.astimezone(found.tz())
         asks = {a.id: a for a in asks_service.listing(found, "all")}
-        infos.append(ProjectInfo(pid, found.root, found.timezone, local.date()))
+        handoff = agents.handoffs.latest(found)
+        infos.append(ProjectInfo(pid, found.root, found.timezone, local.date(), handoff))
         opened += open_asks(pid, asks, local)
         done += done_asks(pid, asks, local.date())
         dropped += dropped_asks(pid, asks)

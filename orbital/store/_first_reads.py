@@ -72,6 +72,14 @@ class FirstReads:
         found = self._conn.scalar("SELECT value FROM store_secrets WHERE name = 'cache'")
         return None if found is None else bytes.fromhex(str(found))
 
+    def stream_state(self, project: str, stream: str) -> str | None:
+        """A stream's folded state as stored (its category's reducer decodes it)."""
+        found = self._conn.scalar(
+            "SELECT state FROM streams WHERE project_id = :p AND stream = :s",
+            {"p": project, "s": stream},
+        )
+        return None if found is None else str(found)
+
     def head(self, project: str | None = None) -> int:
         """The last position (of the project, or of the whole store); 0 when empty: one
         indexed max()."""

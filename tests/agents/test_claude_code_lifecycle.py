@@ -326,7 +326,8 @@ def test_install_excludes_its_per_person_files_from_git_and_uninstall_restores_t
     _install(project)
     assert exclude.read_bytes() == before + (
         b"\n# orbital install claude-code: per-person files (uninstall removes these lines)\n"
-        b"/.claude/settings.local.json\n/.claude/orbital-view.md\n/CLAUDE.local.md\n"
+        b"/.claude/settings.local.json\n/.claude/orbital-view.md\n"
+        b"/.claude/skills/orbital-learning-capture/SKILL.md\n/CLAUDE.local.md\n"
     )
     untracked = _git(project, "status", "--porcelain", "--untracked-files=all").splitlines()
     assert untracked == [f"?? orbital/{name}" for name in sorted(_memory_files(project))]
@@ -352,7 +353,10 @@ def test_files_git_ignores_already_and_a_persons_own_memory_file_are_not_listed(
     before = exclude.read_bytes()
     _install(project)
     added = exclude.read_bytes().removeprefix(before).decode()
-    assert added.splitlines()[1:] == ["/.claude/orbital-view.md"]
+    assert added.splitlines()[1:] == [
+        "/.claude/orbital-view.md",
+        "/.claude/skills/orbital-learning-capture/SKILL.md",
+    ]
     # The person changed the file since: only Orbital's lines go.
     exclude.write_bytes(exclude.read_bytes() + b"build/\n")
     CliRunner().invoke(cli, ["uninstall", "claude-code", "--project", str(project)])

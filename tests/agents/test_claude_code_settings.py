@@ -29,7 +29,7 @@ EXISTING = (
     '    "hooks": {\n'
     '        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", '
     '"command": "./scripts/guard.sh"}]}],\n'
-    '        "Stop": []\n'
+    '        "Notification": []\n'
     "    },\n"
     '    "env": {"FOO": "bär"}\n'
     "}"
@@ -67,7 +67,8 @@ def test_install_keeps_every_other_setting_and_uninstall_gives_the_same_bytes_ba
         "./scripts/guard.sh",
         f"{ORBITAL} hook claude-code pre-tool",
     ]
-    assert _events(change.written)["Stop"] == []
+    assert _events(change.written)["Stop"] == [f"{ORBITAL} hook claude-code stop"]
+    assert _events(change.written)["Notification"] == []
     assert '\n    "permissions"' in change.written, "the file's indentation is kept"
     assert not change.written.endswith("\n"), "and its missing final newline"
     assert uninstall_settings(change.written, change) == EXISTING
@@ -96,7 +97,7 @@ def test_uninstall_after_the_person_changed_the_file_keeps_their_change() -> Non
     assert left["model"] == "opus"
     assert _events(json.dumps(left)) == {
         "PreToolUse": ["./scripts/guard.sh", THEIRS["command"]],
-        "Stop": [],
+        "Notification": [],
         "SessionStart": [THEIRS["command"]],
     }
 

@@ -110,6 +110,7 @@ def test_codex_reads_memory_and_its_edits_go_through_the_write_path(
         assert [(e.type, e.actor, e.session) for e in events if e.type != "ask.open_refused"] == [
             ("entry.created", "agent", session.group(1)),
             ("file.layout_set", "agent", session.group(1)),
+            ("handoff.kept", "agent", session.group(1)),  # for the next session
         ]
         assert service.unmerged(pid) == []
 

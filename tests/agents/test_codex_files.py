@@ -71,7 +71,10 @@ def test_hooks_json_gets_codex_hooks_and_keeps_the_users() -> None:
     before = json.dumps(mine, indent=2) + "\n"
     change = codex.install_hooks(before, ORBITAL)
     hooks = json.loads(change.written)["hooks"]
-    assert hooks["Stop"] == mine["hooks"]["Stop"]
+    assert hooks["Stop"] == [  # the person's own first, then Orbital's (the hand-off)
+        *mine["hooks"]["Stop"],
+        {"hooks": [{"type": "command", "command": f"{ORBITAL} hook codex stop", "timeout": 10}]},
+    ]
     assert hooks["PreToolUse"] == [
         {
             "matcher": "apply_patch",
