@@ -43,7 +43,7 @@ from orbital.project import Project, identity_above, public_url
 from orbital.service._asks_file import ASKS_FILE
 from orbital.service._context import WriteOutcome
 from orbital.service._handoffs import HandoffService
-from orbital.service._held import unlanded
+from orbital.service._held import not_applied, unlanded
 from orbital.service._injection import levels
 from orbital.service._memory import SessionEndReport
 from orbital.service._sessions import InjectionLog, SessionMarks, write_atomic
@@ -351,7 +351,7 @@ class AgentSessions:
         if names:
             self.checkouts.sync(self.store.project(pid))
         self.marks.put(pid, session, self.marks.get(pid, session)._replace(pending=()))
-        return names, [_not_applied(name) for name in names]
+        return names, [not_applied(name) for name in names]
 
     # -- the agent's writes ---------------------------------------------------------------
 
@@ -497,10 +497,3 @@ class AgentSessions:
         with self.store.reader() as r:
             return r.head(project.project_id)
 
-
-def _not_applied(name: str) -> str:
-    return (
-        f"Orbital recorded your earlier write of orbital/{name}, but Claude Code did not "
-        f"apply it (the tool was refused); Orbital has now written orbital/{name} with it. "
-        "Read the file again before you change it."
-    )

@@ -76,3 +76,12 @@ def unlanded(
         if not landed:
             found.append(name)
     return found
+
+
+def not_applied(name: str) -> str:
+    """The agent's note on a held write of ``name`` its tool never applied."""
+    return (
+        f"Orbital recorded your earlier write of orbital/{name}, but Claude Code did not "
+        f"apply it (the tool was refused); Orbital has now written orbital/{name} with it. "
+        "Read the file again before you change it."
+    )
