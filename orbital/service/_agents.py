@@ -496,4 +496,3 @@ class AgentSessions:
     def _head(self, project: Project) -> int:
         with self.store.reader() as r:
             return r.head(project.project_id)
-
