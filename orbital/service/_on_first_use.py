@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from orbital.clock import Clock
     from orbital.events import Actor, RecordedEvent
     from orbital.service._asks import AsksService
+    from orbital.service._citations import Citations
     from orbital.service._conflicts import Conflicts
     from orbital.service._credentials import Credentials
     from orbital.service._editor import EditorService
@@ -95,6 +96,13 @@ class OnFirstUse:
         from orbital.service._revert import revert
 
         return revert(self.units, self.store.project(project), target, actor)
+
+    @functools.cached_property
+    def citations(self) -> Citations:
+        """Checks and confirmations of the files entries cite (:mod:`._citations`)."""
+        from orbital.service._citations import Citations
+
+        return Citations(self.units)
 
     @functools.cached_property
     def purges(self) -> Purges:
