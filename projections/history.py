@@ -9,7 +9,7 @@ from orbital.events import Event, event_type
 from orbital.events.asks import AskClosed, AskReopened
 from orbital.grammar.text import clipped
 
-_KEY_FIELDS = ("ask_id", "entry_id", "file", "kind", "by", "due")
+_KEY_FIELDS = ("ask_id", "entry_id", "file", "kind", "by", "due", "path", "lines")
 _TEXT_FIELDS = ("text", "note", "reason", "pointer", "root")
 _CLIP = 80
 

@@ -13,7 +13,6 @@ SHA-256 of its content now, ``""`` gone) and hands the answers in.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 
 from orbital.domain.trust import find
@@ -22,25 +21,13 @@ from orbital.errors import Refused, UnknownEntry
 from orbital.events import Actor, Event
 from orbital.events.citations import CitationChecked, Cite, EntryCited
 from orbital.events.entries import EntryCreated, EntryRetitled, EntryRevised
-from orbital.grammar.mentions import PATH, cited_span, find_mentions, span_lines
+from orbital.grammar.mentions import PATH, cited_span, find_mentions
 from orbital.grammar.model import Entry, FileState
 
 #: A cited file's ``(path, lines)``.
 Span = tuple[str, str]
 #: Who may confirm an entry's citations: the worker agent and the person.
 CONFIRMERS = frozenset({Actor.AGENT, Actor.USER})
-
-
-def cited_bytes(raw: bytes, lines: str) -> bytes:
-    """The part of a file's bytes a citation names: lines ``lines`` (``""``: all of it)."""
-    if not lines:
-        return raw
-    start, end = span_lines(lines)
-    return b"".join(raw.splitlines(keepends=True)[start - 1 : end])
-
-
-def content_hash(raw: bytes, lines: str) -> str:
-    return hashlib.sha256(cited_bytes(raw, lines)).hexdigest()
 
 
 def spans_of(text: str) -> list[Span]:
@@ -52,9 +39,8 @@ def checked_entries(files: Mapping[str, FileState]) -> Iterable[Entry]:
     """The entries whose citations a check looks at: live and in force."""
     for state in files.values():
         for entry in state.entries.values():
-            if entry.citations and entry.status == "live":
-                if entry.trust.state not in OUT_OF_FORCE:
-                    yield entry
+            if entry.citations and entry.status == "live" and entry.trust.state not in OUT_OF_FORCE:
+                yield entry
 
 
 def checked_spans(files: Mapping[str, FileState]) -> set[Span]:
@@ -94,7 +80,10 @@ def decide_cited(
         )
         before = find(files, entry_id)
         had = () if before is None else before.citations
-        if not any(c.moved for c in had) and tuple(Cite(c.path, c.lines, c.hash) for c in had) == cites:
+        if (
+            not any(c.moved for c in had)
+            and tuple(Cite(c.path, c.lines, c.hash) for c in had) == cites
+        ):
             continue
         events.append(EntryCited(entry_id=entry_id, cites=cites, date=today))
     return events
@@ -134,7 +123,9 @@ def decide_confirm(
         raise UnknownEntry(entry_id)
     if not entry.citations:
         raise Refused(f"entry {entry_id!r} cites no file (no @file. mention): nothing to confirm")
-    now = tuple(Cite(c.path, c.lines, observed.get((c.path, c.lines)) or "") for c in entry.citations)
+    now = tuple(
+        Cite(c.path, c.lines, observed.get((c.path, c.lines)) or "") for c in entry.citations
+    )
     same = all(c.hash == n.hash for c, n in zip(entry.citations, now, strict=True))
     if same and not any(c.moved for c in entry.citations):
         return []

@@ -50,10 +50,13 @@ def cited_span(ident: str) -> tuple[str, str]:
     return ident[: found.start()], str(start) if end == start else f"{start}-{end}"
 
 
-def span_lines(span: str) -> tuple[int, int]:
-    """The first and last line (1-based, inclusive) of a range :func:`cited_span` gave."""
-    start, _, end = span.partition("-")
-    return int(start), int(end or start)
+def cited_bytes(raw: bytes, lines: str) -> bytes:
+    """The part of a file's bytes a file mention names: its lines ``lines`` (a range
+    :func:`cited_span` gave; ``""``: all of it)."""
+    if not lines:
+        return raw
+    start, _, end = lines.partition("-")
+    return b"".join(raw.splitlines(keepends=True)[int(start) - 1 : int(end or start)])
 
 
 class Mention(msgspec.Struct, frozen=True):

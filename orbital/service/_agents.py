@@ -36,6 +36,7 @@ from orbital.events import Actor
 from orbital.files import FileGateway, memory_file, sha256
 from orbital.project import Project, identity_above, public_url
 from orbital.service._asks_file import ASKS_FILE
+from orbital.service._citations import Citations
 from orbital.service._context import WriteOutcome
 from orbital.service._held import unlanded
 from orbital.service._memory import SessionEndReport
@@ -137,7 +138,8 @@ class AgentSessions:
         no file (then written here), when the agent did not load it (``loaded_file`` False:
         the file is rewritten for it to read), or for an agent without one (``view_path``
         None). The view is not rendered otherwise: the report says whether the file is
-        behind."""
+        behind. The entries' citations are checked first, so what moved is part of it."""
+        Citations(self.units).check(project)
         before: str | None = None
         if view_path is not None and loaded_file:
             with contextlib.suppress(OSError):

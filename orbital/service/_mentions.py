@@ -14,8 +14,7 @@ import msgspec
 from orbital.domain.asks import Ask
 from orbital.errors import InvalidInput, NotFound
 from orbital.files import check_size, max_file_bytes
-from orbital.domain.citations import cited_bytes
-from orbital.grammar.mentions import PATH, cited_span
+from orbital.grammar.mentions import PATH, cited_bytes, cited_span
 from orbital.grammar.model import FileState
 from orbital.project import Project, inside_project, read_inside
 from projections.mentions import (

@@ -51,9 +51,7 @@ def decide_trust_of_write(
     cited = citations_of_write(u, written)
     restated = decide_restatements(files, written, u.today)
     superseded = decide_supersessions(files, written, u.today)
-    u.append(
-        [*written, *superseded.events, *restated.events, *cited], actor=actor, session=session
-    )
+    u.append([*written, *superseded.events, *restated.events, *cited], actor=actor, session=session)
     u.warnings += [*superseded.warnings, *restated.warnings]
 
 

@@ -1,0 +1,135 @@
+"""One checkout's cited files as last hashed (issue 29): what lets a citation check stat each
+cited file and hash only one whose size or mtime changed (:mod:`._citations`).
+
+Kept signed in the state folder like every kept file (:class:`~._outputs.Seal`): a record the
+store's key does not confirm is dropped, and then every cited file is hashed again. It also
+keeps the entry head at which a check last found every citation as the store has it, so a
+session start at that head whose cited files all keep their stats needs nothing more
+(:func:`quiet`: the hooks' first look, before the service is opened; this module imports no
+rule).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from orbital.project import Project
+from orbital.service._outputs import Seal
+from orbital.service._sessions import state_dir
+
+#: A cited file's ``(path, lines)``.
+Span = tuple[str, str]
+
+
+class _Stat(NamedTuple):
+    size: int
+    mtime_ns: int
+    #: Each cited range of the file (``""``: all of it) -> its SHA-256 at this stat.
+    hashes: dict[str, str]
+
+
+def _decoded(raw: bytes | None) -> tuple[int, dict[str, _Stat]]:
+    """The record's entry head (-1: none) and files (none, when unreadable)."""
+    if raw is None:
+        return -1, {}
+    try:
+        found = json.loads(raw)
+        return int(found["head"]), {p: _Stat(*v) for p, v in found["files"].items()}
+    except (ValueError, KeyError, TypeError):
+        return -1, {}
+
+
+def _stat(root: str, path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(os.path.join(root, path), follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+class CitedFiles:
+    """One checkout's cited files as last hashed (its record in the state folder)."""
+
+    def __init__(self, project: Project, key: Callable[[], bytes | None]) -> None:
+        self.root = project.root
+        self.path = state_dir() / "cache" / "citations" / f"{project.checkout}.json"
+        self.seal = Seal(key)
+        #: The entry head of the last check that found nothing moved; the files' stats.
+        self.head, self.files = _decoded(self.seal.read(self.path))
+        self.changed = False
+
+    def observe(self, spans: Iterable[Span]) -> dict[Span, str | None]:
+        """Each span -> the SHA-256 of its content now (None: no file inside the project);
+        a file is read only when its stat is not the one it was hashed at."""
+        wanted: dict[str, set[str]] = {}
+        for path, lines in spans:
+            wanted.setdefault(path, set()).add(lines)
+        found: dict[Span, str | None] = {}
+        for path, ranges in wanted.items():
+            hashes = self._hashes(path, ranges)
+            for lines in ranges:
+                found[path, lines] = None if hashes is None else hashes[lines]
+        return found
+
+    def _hashes(self, path: str, ranges: set[str]) -> dict[str, str] | None:
+        stat = _stat(self.root, path)
+        kept = self.files.get(path)
+        if stat is None:
+            if kept is not None:
+                del self.files[path]
+                self.changed = True
+            return None
+        if kept is not None and (kept.size, kept.mtime_ns) == stat and ranges <= kept.hashes.keys():
+            return kept.hashes
+        import hashlib  # here: a first look that finds nothing moved never hashes
+
+        from orbital.files import max_file_bytes
+        from orbital.grammar.mentions import cited_bytes
+        from orbital.project import read_inside
+
+        raw = read_inside(self.root, path, max_file_bytes())
+        if raw is None:
+            return None
+        known = kept.hashes if kept is not None and (kept.size, kept.mtime_ns) == stat else {}
+        fresh = {lines: hashlib.sha256(cited_bytes(raw, lines)).hexdigest() for lines in ranges}
+        hashes = {**known, **fresh}
+        self.files[path] = _Stat(stat[0], stat[1], hashes)
+        self.changed = True
+        return hashes
+
+    def quiet(self, head: int) -> bool:
+        """Whether a check at entry head ``head`` would find nothing: the last check found
+        every citation as the store has it at this head, and no cited file's stat moved."""
+        if self.head != head:
+            return False
+        return all(
+            _stat(self.root, path) == (kept.size, kept.mtime_ns)
+            for path, kept in self.files.items()
+        )
+
+    def save(self, head: int = -1, spans: Iterable[Span] | None = None) -> None:
+        """Keep the record; ``head``: the entry head at which every citation of ``spans``
+        (then the only files kept) was found as the store has it (-1: not known)."""
+        if spans is not None:
+            paths = {path for path, _ in spans}
+            files = {p: s for p, s in self.files.items() if p in paths}
+            self.changed = self.changed or files.keys() != self.files.keys()
+            self.files = files
+        if head != self.head:
+            self.head, self.changed = head, True
+        if self.changed:
+            try:
+                kept = {p: list(s) for p, s in self.files.items()}
+                data = json.dumps({"head": self.head, "files": kept}, separators=(",", ":"))
+                self.seal.write(self.path, data.encode())
+            except OSError:  # a cache: the next check hashes again
+                pass
+            self.changed = False
+
+
+def quiet(project: Project, head: int, key: Callable[[], bytes | None]) -> bool:
+    """A session start's first look: nothing cited moved since the last check at ``head``."""
+    return CitedFiles(project, key).quiet(head)
