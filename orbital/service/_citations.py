@@ -11,7 +11,7 @@ decides are the only place the views read it from (no view stats the disk).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from orbital.domain.citations import (
     checked_spans,
@@ -23,31 +23,51 @@ from orbital.domain.citations import (
 from orbital.domain.trust import find
 from orbital.events import Actor, Event
 from orbital.project import Project
-from orbital.service._cited_files import CitedFiles
+from orbital.service._cited_files import CitedFiles, head_mark
 from orbital.service._context import WriteOutcome
 from projections.files import render_memory_file
 
 if TYPE_CHECKING:
     from orbital.service._unit import Unit, Units
+    from orbital.store import Reader
 
 
-def citations_of_write(u: Unit, written: Sequence[Event]) -> list[Event]:
+def entry_head(r: Reader, pid: str) -> str:
+    """The project's entry head as the kept record names it (:func:`head_mark`)."""
+    position = r.prefix_head(pid, "entry:")
+    return head_mark(position, r.event_id(pid, position) if position else "")
+
+
+class WriteCitations(NamedTuple):
+    """What a write cites (its events, for the caller to append after the write's own), and
+    the record of the cited files when the write checked every citation (the agent's)."""
+
+    events: list[Event]
+    checked: CitedFiles | None
+
+    def appended(self, u: Unit) -> None:
+        """After the write's last append: the record names the entry head it now has, at
+        which every citation is as the store has it."""
+        if self.checked is not None:
+            self.checked.save(entry_head(u.w, u.project.project_id))
+
+
+def citations_of_write(u: Unit, written: Sequence[Event]) -> WriteCitations:
     """In a write's unit, before its ``written`` events are appended: when the agent writes,
-    the checks of every citation, appended as Orbital's; returned, what the written entries
-    cite now (for the caller to append after ``written``, as the writer's)."""
+    the checks of every citation, appended as Orbital's; and what the written entries cite
+    now."""
     cited = CitedFiles(u.project, u.units.ctx.store_key)
     files = u.memory.files
     spans = written_spans(written)
     agent = u.actor is Actor.AGENT
     if agent:
         spans |= checked_spans(files)
-    if not spans:
-        return []
     observed = cited.observe(spans)
     if agent:
         u.append(decide_checks(files, observed, u.today), actor=Actor.SYSTEM)
+    events = decide_cited(files, written, observed, u.today)
     cited.save()
-    return decide_cited(files, written, observed, u.today)
+    return WriteCitations(events, cited if agent else None)
 
 
 class Citations:
@@ -61,7 +81,7 @@ class Citations:
         when something moved: an unchanged project costs a read and the stats)."""
         units, pid = self.units, project.project_id
         with units.ctx.store.reader() as r:
-            head = r.prefix_head(pid, "entry:")
+            head = entry_head(r, pid)
             files = units.memory.load(r, pid).files
         cited = CitedFiles(project, units.ctx.store_key)
         spans = checked_spans(files)

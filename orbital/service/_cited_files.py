@@ -22,6 +22,8 @@ from orbital.service._sessions import state_dir
 
 #: A cited file's ``(path, lines)``.
 Span = tuple[str, str]
+#: The size and mtime kept for a cited file that is gone.
+GONE = -1
 
 
 class _Stat(NamedTuple):
@@ -31,15 +33,21 @@ class _Stat(NamedTuple):
     hashes: dict[str, str]
 
 
-def _decoded(raw: bytes | None) -> tuple[int, dict[str, _Stat]]:
-    """The record's entry head (-1: none) and files (none, when unreadable)."""
+def _decoded(raw: bytes | None) -> tuple[str, dict[str, _Stat]]:
+    """The record's entry head (``""``: none) and files (none, when unreadable)."""
     if raw is None:
-        return -1, {}
+        return "", {}
     try:
         found = json.loads(raw)
-        return int(found["head"]), {p: _Stat(*v) for p, v in found["files"].items()}
+        return str(found["head"]), {p: _Stat(*v) for p, v in found["files"].items()}
     except (ValueError, KeyError, TypeError):
-        return -1, {}
+        return "", {}
+
+
+def head_mark(position: int, event_id: str) -> str:
+    """An entry head as the record names it: its position and its event's id (a position
+    freed by a rolled-back write is never taken for the event that later gets it)."""
+    return f"{position}:{event_id}"
 
 
 def _stat(root: str, path: str) -> tuple[int, int] | None:
@@ -77,9 +85,9 @@ class CitedFiles:
     def _hashes(self, path: str, ranges: set[str]) -> dict[str, str] | None:
         stat = _stat(self.root, path)
         kept = self.files.get(path)
-        if stat is None:
-            if kept is not None:
-                del self.files[path]
+        if stat is None:  # kept as gone, so a first look sees it come back
+            if kept is None or kept.size != GONE:
+                self.files[path] = _Stat(GONE, GONE, {})
                 self.changed = True
             return None
         if kept is not None and (kept.size, kept.mtime_ns) == stat and ranges <= kept.hashes.keys():
@@ -100,19 +108,23 @@ class CitedFiles:
         self.changed = True
         return hashes
 
-    def quiet(self, head: int) -> bool:
+    def quiet(self, head: str) -> bool:
         """Whether a check at entry head ``head`` would find nothing: the last check found
-        every citation as the store has it at this head, and no cited file's stat moved."""
+        every citation as the store has it at this head, and no cited file's stat moved (no
+        entry at all: nothing is cited)."""
+        if head == head_mark(0, ""):
+            return True
         if self.head != head:
             return False
         return all(
-            _stat(self.root, path) == (kept.size, kept.mtime_ns)
+            (_stat(self.root, path) or (GONE, GONE)) == (kept.size, kept.mtime_ns)
             for path, kept in self.files.items()
         )
 
-    def save(self, head: int = -1, spans: Iterable[Span] | None = None) -> None:
-        """Keep the record; ``head``: the entry head at which every citation of ``spans``
-        (then the only files kept) was found as the store has it (-1: not known)."""
+    def save(self, head: str = "", spans: Iterable[Span] | None = None) -> None:
+        """Keep the record; ``head``: the entry head (:func:`head_mark`) at which every
+        citation (of ``spans``, then the only files kept) was found as the store has it
+        (``""``: not known)."""
         if spans is not None:
             paths = {path for path, _ in spans}
             files = {p: s for p, s in self.files.items() if p in paths}
@@ -130,6 +142,6 @@ class CitedFiles:
             self.changed = False
 
 
-def quiet(project: Project, head: int, key: Callable[[], bytes | None]) -> bool:
+def quiet(project: Project, head: str, key: Callable[[], bytes | None]) -> bool:
     """A session start's first look: nothing cited moved since the last check at ``head``."""
     return CitedFiles(project, key).quiet(head)

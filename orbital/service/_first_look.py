@@ -33,7 +33,7 @@ from orbital.agents.claude_code_hooks import (
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.clock import clock_from_env
 from orbital.project import Project
-from orbital.service._cited_files import quiet
+from orbital.service._cited_files import head_mark, quiet
 from orbital.service._sessions import SessionMarks, ToolCalls
 from orbital.store._first_reads import FirstReads
 from orbital.store._quick import quick_reader
@@ -164,7 +164,7 @@ class _FirstLook:
         today = self.now.astimezone(tz).date().isoformat()
         if view_position(header) != head or view_day(header) != today:
             return None
-        entry_head = self.reads.category_heads(pid).get("entry", (0, ""))[0]
+        entry_head = head_mark(*self.reads.category_heads(pid).get("entry", (0, "")))
         if not quiet(self.project, entry_head, self.reads.cache_key):
             return None  # a cited file may have moved: the session's check looks
         mark = self.marks.get(pid, self.p.session_id)

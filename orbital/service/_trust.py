@@ -51,7 +51,12 @@ def decide_trust_of_write(
     cited = citations_of_write(u, written)
     restated = decide_restatements(files, written, u.today)
     superseded = decide_supersessions(files, written, u.today)
-    u.append([*written, *superseded.events, *restated.events, *cited], actor=actor, session=session)
+    u.append(
+        [*written, *superseded.events, *restated.events, *cited.events],
+        actor=actor,
+        session=session,
+    )
+    cited.appended(u)
     u.warnings += [*superseded.warnings, *restated.warnings]
 
 
