@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import Any
 
 from orbital.project import Project
 from orbital.service._outputs import Seal
@@ -24,13 +24,13 @@ from orbital.service._sessions import state_dir
 Span = tuple[str, str]
 #: The size and mtime kept for a cited file that is gone.
 GONE = -1
+#: The record's format (another is read as no record).
+_VERSION = 1
 
 
-class _Stat(NamedTuple):
-    size: int
-    mtime_ns: int
-    #: Each cited range of the file (``""``: all of it) -> its SHA-256 at this stat.
-    hashes: dict[str, str]
+#: A cited file as last hashed: ``[size, mtime_ns, {lines: SHA-256}]`` (``lines`` ``""``: all
+#: of it), kept as the record's JSON has it (a check reads a thousand of them).
+_Stat = list[Any]
 
 
 def _decoded(raw: bytes | None) -> tuple[str, dict[str, _Stat]]:
@@ -39,23 +39,16 @@ def _decoded(raw: bytes | None) -> tuple[str, dict[str, _Stat]]:
         return "", {}
     try:
         found = json.loads(raw)
-        return str(found["head"]), {p: _Stat(*v) for p, v in found["files"].items()}
+        version, head, files = found["v"], str(found["head"]), found["files"]
     except (ValueError, KeyError, TypeError):
         return "", {}
+    return (head, files) if version == _VERSION and isinstance(files, dict) else ("", {})
 
 
 def head_mark(position: int, event_id: str) -> str:
     """An entry head as the record names it: its position and its event's id (a position
     freed by a rolled-back write is never taken for the event that later gets it)."""
     return f"{position}:{event_id}"
-
-
-def _stat(root: str, path: str) -> tuple[int, int] | None:
-    try:
-        info = os.stat(os.path.join(root, path), follow_symlinks=False)
-    except (OSError, ValueError):
-        return None
-    return info.st_size, info.st_mtime_ns
 
 
 class CitedFiles:
@@ -71,27 +64,42 @@ class CitedFiles:
 
     def observe(self, spans: Iterable[Span]) -> dict[Span, str | None]:
         """Each span -> the SHA-256 of its content now (None: no file inside the project);
-        a file is read only when its stat is not the one it was hashed at."""
+        a file is read only when its stat is not the one it was hashed at (the loop is the
+        cost of a check: one ``stat`` per cited file, nothing else)."""
         wanted: dict[str, set[str]] = {}
         for path, lines in spans:
             wanted.setdefault(path, set()).add(lines)
         found: dict[Span, str | None] = {}
+        prefix = os.path.join(self.root, "")
         for path, ranges in wanted.items():
-            hashes = self._hashes(path, ranges)
+            kept = self.files.get(path)
+            try:
+                info = os.stat(prefix + path, follow_symlinks=False)
+            except (OSError, ValueError):
+                stat = None
+            else:
+                stat = info.st_size, info.st_mtime_ns
+                if kept is not None and info.st_size == kept[0] and info.st_mtime_ns == kept[1]:
+                    hashes: dict[str, str] = kept[2]
+                    if ranges <= hashes.keys():
+                        for lines in ranges:
+                            found[path, lines] = hashes[lines]
+                        continue
+            fresh = self._hashed(path, stat, ranges)
             for lines in ranges:
-                found[path, lines] = None if hashes is None else hashes[lines]
+                found[path, lines] = None if fresh is None else fresh[lines]
         return found
 
-    def _hashes(self, path: str, ranges: set[str]) -> dict[str, str] | None:
-        stat = _stat(self.root, path)
+    def _hashed(
+        self, path: str, stat: tuple[int, int] | None, ranges: set[str]
+    ) -> dict[str, str] | None:
+        """``path``'s cited ranges hashed, its record updated (None: no file there)."""
         kept = self.files.get(path)
         if stat is None:  # kept as gone, so a first look sees it come back
-            if kept is None or kept.size != GONE:
-                self.files[path] = _Stat(GONE, GONE, {})
+            if kept is None or kept[0] != GONE:
+                self.files[path] = [GONE, GONE, {}]
                 self.changed = True
             return None
-        if kept is not None and (kept.size, kept.mtime_ns) == stat and ranges <= kept.hashes.keys():
-            return kept.hashes
         import hashlib  # here: a first look that finds nothing moved never hashes
 
         from orbital.files import max_file_bytes
@@ -101,10 +109,10 @@ class CitedFiles:
         raw = read_inside(self.root, path, max_file_bytes())
         if raw is None:
             return None
-        known = kept.hashes if kept is not None and (kept.size, kept.mtime_ns) == stat else {}
+        known = kept[2] if kept is not None and (kept[0], kept[1]) == stat else {}
         fresh = {lines: hashlib.sha256(cited_bytes(raw, lines)).hexdigest() for lines in ranges}
         hashes = {**known, **fresh}
-        self.files[path] = _Stat(stat[0], stat[1], hashes)
+        self.files[path] = [stat[0], stat[1], hashes]
         self.changed = True
         return hashes
 
@@ -116,10 +124,17 @@ class CitedFiles:
             return True
         if self.head != head:
             return False
-        return all(
-            (_stat(self.root, path) or (GONE, GONE)) == (kept.size, kept.mtime_ns)
-            for path, kept in self.files.items()
-        )
+        prefix = os.path.join(self.root, "")
+        for path, (size, mtime_ns, _) in self.files.items():
+            try:
+                info = os.stat(prefix + path, follow_symlinks=False)
+            except (OSError, ValueError):
+                if size != GONE:
+                    return False
+                continue
+            if info.st_size != size or info.st_mtime_ns != mtime_ns:
+                return False
+        return True
 
     def save(self, head: str = "", spans: Iterable[Span] | None = None) -> None:
         """Keep the record; ``head``: the entry head (:func:`head_mark`) at which every
@@ -134,8 +149,8 @@ class CitedFiles:
             self.head, self.changed = head, True
         if self.changed:
             try:
-                kept = {p: list(s) for p, s in self.files.items()}
-                data = json.dumps({"head": self.head, "files": kept}, separators=(",", ":"))
+                record = {"v": _VERSION, "head": self.head, "files": self.files}
+                data = json.dumps(record, separators=(",", ":"))
                 self.seal.write(self.path, data.encode())
             except OSError:  # a cache: the next check hashes again
                 pass
