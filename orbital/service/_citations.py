@@ -66,7 +66,8 @@ def citations_of_write(u: Unit, written: Sequence[Event]) -> WriteCitations:
     if agent:
         u.append(decide_checks(files, observed, u.today), actor=Actor.SYSTEM)
     events = decide_cited(files, written, observed, u.today)
-    cited.save()
+    if not agent:
+        cited.save()  # the agent's is saved with the head its write leaves
     return WriteCitations(events, cited if agent else None)
 
 
