@@ -14,14 +14,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orbital.project import Project
 from orbital.service._outputs import Seal
 from orbital.service._sessions import state_dir
 
-#: A cited file's ``(path, lines)``.
-Span = tuple[str, str]
+if TYPE_CHECKING:
+    from orbital.domain.citations import Span
+
 #: The size and mtime kept for a cited file that is gone.
 GONE = -1
 #: The record's format (another is read as no record).
