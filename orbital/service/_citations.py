@@ -79,12 +79,15 @@ class Citations:
 
     def check(self, project: Project) -> None:
         """Every citation checked; what moved appended as Orbital's events (one unit, only
-        when something moved: an unchanged project costs a read and the stats)."""
+        when something moved). Nothing cited moved since the last check at this entry head
+        (the record confirms it with one stat per cited file): nothing more is read."""
         units, pid = self.units, project.project_id
+        cited = CitedFiles(project, units.ctx.store_key)
         with units.ctx.store.reader() as r:
             head = entry_head(r, pid)
+            if cited.quiet(head):  # as the first look: no entry read, one stat per file
+                return
             files = units.memory.load(r, pid).files
-        cited = CitedFiles(project, units.ctx.store_key)
         spans = checked_spans(files)
         if not decide_checks(files, cited.observe(spans), units.ctx.today(project)):
             cited.save(head, spans)
