@@ -1,7 +1,8 @@
 """What the agent is shown and what the person can list of the entries' trust (issue 16).
 
 The view leaves superseded and retracted entries out (one line says how many, and where to
-read them) and marks a disputed entry inline with the person's reason; the live files and
+read them) and marks a disputed entry inline with the person's reason, and one that needs a
+check with the citations that moved (issue 29); the live files and
 their archives are rendered as always (they already moved those entries out).
 :func:`beliefs` lists every entry with its trust state; :func:`in_force_at` answers "what was
 in force on day B" with what is known now, as opposed to an as-of read ("what did we believe
@@ -22,7 +23,13 @@ from orbital.errors import InvalidInput
 from orbital.events.files import Slot
 from orbital.grammar.model import Entry, FileState, TrustState
 
-TRUST_STATES: tuple[TrustState, ...] = ("held", "disputed", "superseded", "retracted")
+TRUST_STATES: tuple[TrustState, ...] = (
+    "held",
+    "needs-check",
+    "disputed",
+    "superseded",
+    "retracted",
+)
 
 
 def parse_day(value: str | None) -> dt.date | None:
@@ -49,9 +56,28 @@ def disputed_mark(reason: str) -> str:
     return f"[disputed by the person: {reason}]"
 
 
+def moved_citations(entry: Entry) -> tuple[str, ...]:
+    """Which of the entry's citations no longer match, and since when (issue 29)."""
+    return tuple(
+        f"{c.mention} {'changed' if c.seen else 'is gone'} since {c.since}"
+        for c in entry.citations
+        if c.moved
+    )
+
+
+def needs_check_mark(entry: Entry) -> str:
+    return (
+        f"[needs check: {'; '.join(moved_citations(entry))} — if it still holds, confirm it "
+        f"(`orbital entry confirm {entry.entry_id}`), else rewrite it]"
+    )
+
+
 def _marked(entry: Entry) -> Entry:
     first, newline, rest = entry.text.partition("\n")
-    mark = disputed_mark(entry.trust.reason)
+    if entry.trust.state == "needs-check":
+        mark = needs_check_mark(entry)
+    else:
+        mark = disputed_mark(entry.trust.reason)
     if entry.file == "state":
         return replace(entry, text=f"{first} {mark}{newline}{rest}")
     return replace(entry, text=f"{first}\n{mark}{newline}{rest}")
@@ -73,7 +99,7 @@ def view_state(state: FileState) -> FileState:
             if entry.status == "live" or (entry.pointer and not entry.pointer_dropped):
                 left_out += 1
             entries[entry.entry_id] = replace(entry, status="archived", pointer_dropped=True)
-        elif entry.trust.state == "disputed" and entry.status == "live":
+        elif entry.trust.state in ("disputed", "needs-check") and entry.status == "live":
             entries[entry.entry_id] = _marked(entry)
     layout = state.layout
     if left_out:
@@ -97,6 +123,8 @@ class Belief(msgspec.Struct, frozen=True):
     on: dt.date | None = None
     restates: str = ""
     created: dt.date | None = None
+    #: Its citations that no longer match, and since when (``needs-check``; issue 29).
+    moved: tuple[str, ...] = ()
 
 
 def _title(entry: Entry) -> str:
@@ -118,6 +146,7 @@ def belief(entry: Entry) -> Belief:
         on=t.on,
         restates=t.restates,
         created=entry.created,
+        moved=moved_citations(entry),
     )
 
 

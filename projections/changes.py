@@ -21,6 +21,7 @@ from orbital.events.asks import (
     AskReopened,
     AskReopenProposed,
 )
+from orbital.events.citations import CitationChecked, EntryCited
 from orbital.events.editor import AppliedChoice, EditorRunRecorded
 from orbital.events.entries import (
     EntryArchived,
@@ -40,6 +41,7 @@ from orbital.events.trust import (
     EntryRetracted,
     EntrySuperseded,
 )
+from orbital.grammar.model import Citation
 from orbital.grammar.text import clipped
 from projections.history import event_mark, marked
 
@@ -99,6 +101,20 @@ def _trust_line(event: object) -> str | None:
         return f"entry {event.entry_id} reaffirmed (held true again, no longer disputed){why}"
     if isinstance(event, EntrySuperseded):
         return f"entry {event.entry_id} superseded by {', '.join(event.by)} (out of the view)"
+    return _citation_line(event)
+
+
+def _citation_line(event: object) -> str | None:
+    """What a check found of an entry's cited file, and who confirmed it (issue 29)."""
+    if isinstance(event, CitationChecked):
+        cite = Citation(event.path, event.lines)
+        what = "changed on disk" if event.hash else "is gone"
+        return (
+            f"entry {event.entry_id}: its cited {cite.mention} {what} — if it still holds, "
+            f"`orbital entry confirm {event.entry_id}`, else rewrite it"
+        )
+    if isinstance(event, EntryCited) and event.confirmed:
+        return f"entry {event.entry_id} confirmed with the files it cites as they are now"
     return None
 
 

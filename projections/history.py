@@ -9,7 +9,19 @@ from orbital.events import Event, event_type
 from orbital.events.asks import AskClosed, AskReopened
 from orbital.grammar.text import clipped
 
-_KEY_FIELDS = ("ask_id", "entry_id", "file", "kind", "by", "due", "level", "agent", "from_session")
+_KEY_FIELDS = (
+    "ask_id",
+    "entry_id",
+    "file",
+    "kind",
+    "by",
+    "due",
+    "level",
+    "agent",
+    "from_session",
+    "path",
+    "lines",
+)
 _TEXT_FIELDS = ("text", "note", "reason", "pointer", "root", "plan")
 _CLIP = 80
 

@@ -82,8 +82,8 @@ def _pointer(
     paths: Mapping[str, bool],
 ) -> Pointer:
     if mention.file == PATH:
-        ok = paths.get(mention.id, False)
-        return Pointer(mention, f"file {mention.id}", mention.id if ok else "")
+        ok = paths.get(mention.path, False)
+        return Pointer(mention, f"file {mention.id}", mention.path if ok else "")
     if mention.file == "asks":
         ask = asks.get(mention.id.lower())
         if ask is None:
@@ -119,7 +119,7 @@ def pointers(
 
 def mentioned_paths(texts: Iterable[str]) -> list[str]:
     """The paths of the ``@file.<path>`` mentions in ``texts`` (for the shell to check)."""
-    return [m.id for text in texts for m in find_mentions(text) if m.file == PATH]
+    return [m.path for text in texts for m in find_mentions(text) if m.file == PATH]
 
 
 def pointers_block(found: Sequence[Pointer]) -> str:

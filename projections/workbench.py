@@ -15,6 +15,7 @@ import msgspec
 from orbital.domain.asks import Ask, Asks, ask_mark
 from orbital.grammar.model import Entry, FileState
 from projections.asks_view import recently_closed
+from projections.beliefs import moved_citations
 
 #: Done asks stay on the page (with Reopen) this long; the API can reopen any close.
 DONE_DAYS = 30
@@ -126,12 +127,15 @@ class EntryRow(msgspec.Struct, frozen=True):
     touched: dt.date
     archived_on: dt.date | None
     history: list[TimelineItem]
-    #: Trust state (issue 16): held, disputed, superseded or retracted, and its details.
+    #: Trust state (issue 16): held, needs-check, disputed, superseded or retracted, and its
+    #: details.
     trust: str = "held"
     trust_reason: str = ""
     superseded_by: tuple[str, ...] = ()
     superseded_since: dt.date | None = None
     restates: str = ""
+    #: Its citations that no longer match, and since when (trust ``needs-check``, issue 29).
+    citations_moved: tuple[str, ...] = ()
 
 
 def due_moment(due: str | None) -> dt.datetime | None:
@@ -296,4 +300,5 @@ def entry_row(entry: Entry, history: list[TimelineItem]) -> EntryRow:
         superseded_by=entry.trust.by,
         superseded_since=entry.trust.since,
         restates=entry.trust.restates,
+        citations_moved=moved_citations(entry),
     )

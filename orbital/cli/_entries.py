@@ -21,7 +21,8 @@ from projections.beliefs import TRUST_STATES, Belief, parse_day
 @cli.group()
 @person_options
 def entry() -> None:
-    """Dispute, retract or reaffirm a durable entry: the person's alone (--as-user)."""
+    """Dispute, retract or reaffirm a durable entry: the person's alone (--as-user); confirm
+    the files it cites (the agent or the person)."""
 
 
 _HELP: dict[TrustAction, str] = {
@@ -64,7 +65,30 @@ for _name in TRUST_ACTIONS:
     entry.command(_name)(_action(_name))
 
 
+@entry.command("confirm")
+@project_option
+@click.argument("entry_id")
+@click.option("--as-user", "as_user", is_flag=True, help="As the person (see `entry`).")
+@click.pass_context
+@reports_errors
+def confirm_command(ctx: click.Context, project_path: Path, entry_id: str, as_user: bool) -> None:
+    """Confirm that an entry still holds with the files it cites as they are now (it needed
+    a check: a cited file changed or is gone); as the agent, or the person with --as-user."""
+    ctx.obj["as_user"] = ctx.obj.get("as_user") or as_user
+    service, project = project_of(ctx, project_path)
+    actor = caller_actor(ctx, service, project.project_id)
+    done = service.citations.confirm(
+        project.project_id, entry_id, actor=actor, session=person_session(actor)
+    )
+    if not done.events:
+        click.echo(f"{entry_id}: every citation matches the files as they are; nothing to do")
+    for event in done.events:
+        click.echo(event.summary)
+
+
 def _detail(b: Belief) -> str:
+    if b.moved:
+        return "; ".join(b.moved)
     if b.state == "superseded":
         since = f" since {b.since.isoformat()}" if b.since else ""
         return f"by {', '.join(b.by)}{since}"
@@ -96,8 +120,8 @@ def beliefs_command(
     states: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """List the durable entries with their trust state (held, disputed, superseded,
-    retracted)."""
+    """List the durable entries with their trust state (held, needs-check, disputed,
+    superseded, retracted)."""
     service, project = project_of(ctx, project_path)
     rows = service.trust.beliefs(
         project.project_id, states, as_of=parse_as_of(as_of), in_force_at=parse_day(in_force_at)

@@ -11,8 +11,10 @@ from collections.abc import Iterable, Mapping
 from msgspec.structs import replace
 
 from orbital.catalogue import entry_stream, file_stream
-from orbital.domain.trust_fold import fold_trust
+from orbital.domain.citations_fold import fold_citations
+from orbital.domain.trust_fold import fold_trust, settled
 from orbital.events._base import Event
+from orbital.events.citations import CITATION_EVENTS
 from orbital.events.entries import (
     EntryArchived,
     EntryCreated,
@@ -39,7 +41,12 @@ def _without_tag(meta: Mapping[str, str]) -> dict[str, str]:
 
 def _entry_change(entry: Entry, event: Event) -> Entry:
     if isinstance(event, TRUST_EVENTS):
-        return replace(entry, trust=fold_trust(entry.trust, event))
+        trust = fold_trust(entry.trust, event)
+        return replace(entry, trust=settled(trust, any(c.moved for c in entry.citations)))
+    if isinstance(event, CITATION_EVENTS):
+        citations = fold_citations(entry.citations, event)
+        moved = any(c.moved for c in citations)
+        return replace(entry, citations=citations, trust=settled(entry.trust, moved))
     match event:
         case EntryRevised(text=text, touched=touched):
             return replace(entry, text=text, touched=touched or entry.touched)

@@ -43,6 +43,16 @@ def fold_trust(trust: Trust, event: Event) -> Trust:
     return trust
 
 
+def settled(trust: Trust, moved: bool) -> Trust:
+    """``trust`` with its citations' word: a held entry whose cited file ``moved`` needs a
+    check, and one whose citations all match again is held (the one place the state is set)."""
+    if moved and trust.state == "held":
+        return replace(trust, state="needs-check")
+    if not moved and trust.state == "needs-check":
+        return replace(trust, state="held")
+    return trust
+
+
 def retracted_why(reason: str) -> str:
     return f"retracted by the person ({reason})" if reason else "retracted by the person"
 

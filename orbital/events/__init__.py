@@ -17,6 +17,7 @@ from orbital.events._base import Actor, Event, event_type
 from orbital.events._rows import ROW_OF, ROWS
 from orbital.events._upcast import upcast
 from orbital.events.asks import ASK_EVENTS, AskClosed, AskOpened, AskOpenRefused, AskReopened
+from orbital.events.citations import CITATION_EVENTS
 from orbital.events.editor import EDITOR_EVENTS
 from orbital.events.entries import ENTRY_EVENTS
 from orbital.events.files import FILE_EVENTS
@@ -31,6 +32,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     + ASK_EVENTS
     + ENTRY_EVENTS
     + TRUST_EVENTS
+    + CITATION_EVENTS
     + FILE_EVENTS
     + MIGRATION_EVENTS
     + EDITOR_EVENTS

@@ -1,5 +1,6 @@
 """The mention grammar, the one place it is written: ``@decision.<id>``, ``@lesson.<id>``,
-``@state.<id>``, ``@ask.<id>`` and ``@file.<path>`` (a path inside the project).
+``@state.<id>``, ``@ask.<id>`` and ``@file.<path>`` (a path inside the project), which may
+name a line range: ``@file.<path>#L10-20`` (or one line, ``#L10``).
 
 A mention is a pointer, never a copy: the view names what it points at and where to read it,
 and the content is fetched on demand (``orbital show --ref``, MCP ``memory_get``). The marker
@@ -33,6 +34,29 @@ _IN_TEXT = re.compile(
 )
 #: Sentence punctuation after a mention is not part of it.
 _TRAILING = ".:!?"
+#: A file mention's line range: ``#L10-20``, ``#L10-L20`` or ``#L10``.
+_LINES = re.compile(r"#L(\d+)(?:-L?(\d+))?$")
+
+
+def cited_span(ident: str) -> tuple[str, str]:
+    """A file mention's path and its line range (``"10-20"``, ``"10"``; ``""``: the whole
+    file). A range that ends before it starts is no range: it stays part of the path."""
+    found = _LINES.search(ident)
+    if found is None:
+        return ident, ""
+    start, end = int(found.group(1)), int(found.group(2) or found.group(1))
+    if start < 1 or end < start:
+        return ident, ""
+    return ident[: found.start()], str(start) if end == start else f"{start}-{end}"
+
+
+def cited_bytes(raw: bytes, lines: str) -> bytes:
+    """The part of a file's bytes a file mention names: its lines ``lines`` (a range
+    :func:`cited_span` gave; ``""``: all of it)."""
+    if not lines:
+        return raw
+    start, _, end = lines.partition("-")
+    return b"".join(raw.splitlines(keepends=True)[int(start) - 1 : int(end or start)])
 
 
 class Mention(msgspec.Struct, frozen=True):
@@ -41,6 +65,11 @@ class Mention(msgspec.Struct, frozen=True):
 
     id: str
     file: str | None = None
+
+    @property
+    def path(self) -> str:
+        """A file mention's path, without its line range."""
+        return cited_span(self.id)[0]
 
     @property
     def text(self) -> str:

@@ -17,7 +17,8 @@ import msgspec
 from orbital.events.files import Slot
 
 Status = Literal["live", "archived", "merged", "retired"]
-TrustState = Literal["held", "disputed", "superseded", "retracted"]
+#: ``needs-check``: held, but a file it cites no longer matches what was cited (issue 29).
+TrustState = Literal["held", "needs-check", "disputed", "superseded", "retracted"]
 
 
 class Trust(msgspec.Struct, frozen=True):
@@ -34,6 +35,27 @@ class Trust(msgspec.Struct, frozen=True):
     on: dt.date | None = None
     #: A superseded or retracted entry this one says again (the writer was warned).
     restates: str = ""
+
+
+class Citation(msgspec.Struct, frozen=True):
+    """A file (or a line range of it) an entry's ``@file.`` mention cites, with the content's
+    SHA-256 when cited and as last observed (``""``: the file was gone)."""
+
+    path: str
+    #: ``"10-20"``, ``"10"``; ``""``: the whole file.
+    lines: str = ""
+    hash: str = ""
+    seen: str = ""
+    #: The day a check first found it no longer matching (None while it matches).
+    since: dt.date | None = None
+
+    @property
+    def moved(self) -> bool:
+        return self.seen != self.hash
+
+    @property
+    def mention(self) -> str:
+        return f"@file.{self.path}" + (f"#L{self.lines}" if self.lines else "")
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -55,6 +77,8 @@ class Entry(msgspec.Struct, frozen=True):
     #: The entry a merged entry was folded into (status ``merged``).
     merged_into: str = ""
     trust: Trust = Trust()
+    #: The files its ``@file.`` mentions cite (issue 29), in the order written.
+    citations: tuple[Citation, ...] = ()
 
     @property
     def pinned(self) -> bool:

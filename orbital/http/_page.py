@@ -436,6 +436,13 @@ _ACTIONS = [
     ),
     _action("entries/{item:str}/reaffirm", "{item} reaffirmed: held true.", _trust("reaffirm")),
     _action(
+        "entries/{item:str}/confirm",
+        "{item} confirmed: it holds with the files it cites as they are now.",
+        lambda service, project, item, _form, actor: service.citations.confirm(
+            project, item, actor=actor
+        ),
+    ),
+    _action(
         "texts/{item:str}", "The {item} is saved: agents see it from their next turn.", save_text
     ),
     _action(

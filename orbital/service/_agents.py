@@ -40,15 +40,14 @@ from orbital.errors import SecretRefused, UnknownProject
 from orbital.events import Actor
 from orbital.files import FileGateway, memory_file, sha256
 from orbital.project import Project, identity_above, public_url
-from orbital.service._asks_file import ASKS_FILE
+from orbital.service._citations import Citations
 from orbital.service._context import WriteOutcome
 from orbital.service._handoffs import HandoffService
-from orbital.service._held import not_applied, unlanded
+from orbital.service._held_writes import HeldWrites
 from orbital.service._injection import levels
 from orbital.service._memory import SessionEndReport
 from orbital.service._sessions import InjectionLog, SessionMarks, write_atomic
 from projections.changes import describe_changes
-from projections.files import render_memory_file
 from projections.view_file import VIEW_FILE_PROJECTOR
 
 if TYPE_CHECKING:
@@ -90,6 +89,7 @@ class AgentSessions:
         self._marks = marks
         self._log = log
         self.handoffs = HandoffService(units, memory)
+        self.held_writes = HeldWrites(units, checkouts, lambda: self.marks)
 
     def project_at(self, cwd: str | None) -> Project | None:
         """The project an agent's hook runs in (its payload's ``cwd``), or None: a folder
@@ -166,7 +166,9 @@ class AgentSessions:
         behind. What the session is given follows its level (the view file, the project's);
         what it loaded and is given is kept in the session's injection log. A session that
         does not resume a conversation (``source``) takes the hand-off another session of
-        any ``agent`` left, and gets it after today's date."""
+        any ``agent`` left, and gets it after today's date. The entries' citations are
+        checked first, so what moved is part of it."""
+        Citations(self.units).check(project)
         took = self.handoffs.take(project, session, agent, resumed=source == "resume")
         given = session if took else ""
         before: str | None = None
@@ -292,7 +294,7 @@ class AgentSessions:
 
     def _prompt(self, project: Project, session: str) -> str:
         mark = self.marks.get(project.project_id, session)
-        notes = self.sync_unlanded(project, session)[1] if mark.pending else []
+        notes = self.held_writes.sync_unlanded(project, session)[1] if mark.pending else []
         if mark.seen is None:
             head = self._head(project)
             self.marks.put(project.project_id, session, mark._replace(seen=head, pending=()))
@@ -311,47 +313,6 @@ class AgentSessions:
             lines
         )
         return "\n".join([*notes, changed])
-
-    # -- held writes whose tool never ran -------------------------------------------------
-
-    def held(self, project: Project, session: str, name: str) -> None:
-        """The session's file tool is about to write ``name``'s held bytes."""
-        mark = self.marks.get(project.project_id, session)
-        if name not in mark.pending:
-            pending = (*mark.pending, name)
-            self.marks.put(project.project_id, session, mark._replace(pending=pending))
-
-    def landed(self, project: Project, session: str, name: str) -> None:
-        """The session's file tool wrote ``name`` (its PostToolUse came)."""
-        mark = self.marks.get(project.project_id, session)
-        if name in mark.pending:
-            pending = tuple(n for n in mark.pending if n != name)
-            self.marks.put(project.project_id, session, mark._replace(pending=pending))
-
-    def _unlanded(self, project: Project, names: Sequence[str]) -> list[str]:
-        pid, units = project.project_id, self.units
-        with self.store.reader() as r:
-
-            def render(name: str) -> str:
-                if name == ASKS_FILE:
-                    return units.asks.render(r, pid)
-                return render_memory_file(units.memory.load(r, pid).files[memory_file(name).key])
-
-            return unlanded(r, project, units.ctx.files(project), names, render)
-
-    def sync_unlanded(self, project: Project, session: str) -> tuple[list[str], list[str]]:
-        """Held writes of the session that never reached their file (Claude Code refused
-        the tool after Orbital recorded the write; no hook says so): the files written again
-        from the store. Returns their names and a note for the agent on each."""
-        pid = project.project_id
-        mark = self.marks.get(pid, session)
-        if not mark.pending:
-            return [], []
-        names = self._unlanded(project, mark.pending)
-        if names:
-            self.checkouts.sync(self.store.project(pid))
-        self.marks.put(pid, session, self.marks.get(pid, session)._replace(pending=()))
-        return names, [not_applied(name) for name in names]
 
     # -- the agent's writes ---------------------------------------------------------------
 
@@ -460,7 +421,7 @@ class AgentSessions:
         """Held writes that never landed written again; the hand-off kept; the backstop;
         the view file brought up to date; the transcript's path kept."""
         pid = project.project_id
-        self.sync_unlanded(project, session)
+        self.held_writes.sync_unlanded(project, session)
         self.stopped(project, session, agent, "end", transcript)
         report = self.memory.session_end(self.store.project(pid))
         self.log.prune(pid)

@@ -119,7 +119,7 @@ class ClaudeCodeHooks:
     def _pre_tool(self, project: Project, p: Payload) -> HookResult:
         name = self._target(project, p)  # a file tool on a memory file: the first look's
         assert name is not None
-        unlanded, notes = self.agents.sync_unlanded(project, p.session_id)
+        unlanded, notes = self.agents.held_writes.sync_unlanded(project, p.session_id)
         if name in unlanded:
             # The file was just written again with the write the tool never made: the
             # agent's copy of it is stale, and its own tool would refuse to edit it.
@@ -152,7 +152,7 @@ class ClaudeCodeHooks:
             )
         context = "\n".join(part for part in (*notes, note, warnings) if part)
         updated = rewritten_input(p.tool_name, p.tool_input, current, wanted)
-        self.agents.held(project, p.session_id, name)
+        self.agents.held_writes.held(project, p.session_id, name)
         return HookResult(allow_answer(updated, context))
 
     def _post_tool(self, project: Project, p: Payload) -> HookResult:
@@ -166,11 +166,11 @@ class ClaudeCodeHooks:
         # first look answered every other call.
         name = self._target(project, p)
         if name is not None:
-            self.agents.landed(project, p.session_id, name)
-            notes = self.agents.sync_unlanded(project, p.session_id)[1]
+            self.agents.held_writes.landed(project, p.session_id, name)
+            notes = self.agents.held_writes.sync_unlanded(project, p.session_id)[1]
             warnings = self.agents.take_in(project, p.session_id, [name], p.transcript())
         else:
-            notes = self.agents.sync_unlanded(project, p.session_id)[1]
+            notes = self.agents.held_writes.sync_unlanded(project, p.session_id)[1]
             if not self.agents.unmerged(project):
                 return _post_tool_answer(notes)
             warnings = self.agents.take_in(project, p.session_id, (), p.transcript())

@@ -95,7 +95,7 @@ class CodexHooks:
         if not targets:
             return None
         agents = self.agents
-        unlanded, notes = agents.sync_unlanded(project, p.session_id)
+        unlanded, notes = agents.held_writes.sync_unlanded(project, p.session_id)
         if any(name in unlanded for _, _, name in targets):
             # Written again with a held write its patch never made: the model's copy is stale.
             return deny_answer("\n".join(notes))
@@ -132,7 +132,7 @@ class CodexHooks:
         if patch is None:
             return deny_answer("\n".join(refusals))
         for name in held:
-            agents.held(project, p.session_id, name)
+            agents.held_writes.held(project, p.session_id, name)
         return allow_answer({**p.tool_input, "command": patch}, "\n".join(notes + refusals))
 
     def _post_tool(self, project: Project, p: Payload) -> Json | None:
@@ -142,11 +142,11 @@ class CodexHooks:
             if not names:
                 return None
             for name in names:
-                agents.landed(project, p.session_id, name)
-            notes = agents.sync_unlanded(project, p.session_id)[1]
+                agents.held_writes.landed(project, p.session_id, name)
+            notes = agents.held_writes.sync_unlanded(project, p.session_id)[1]
             warnings = agents.take_in(project, p.session_id, names, p.transcript())
         elif p.tool_name == "Bash":
-            notes = agents.sync_unlanded(project, p.session_id)[1]
+            notes = agents.held_writes.sync_unlanded(project, p.session_id)[1]
             warnings = (
                 agents.take_in(project, p.session_id, (), p.transcript())
                 if self.agents.unmerged(project)

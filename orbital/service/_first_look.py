@@ -33,6 +33,7 @@ from orbital.agents.claude_code_hooks import (
 from orbital.catalogue import HANDOFF_STREAM, MEMORY_DIR, MEMORY_FILES
 from orbital.clock import clock_from_env
 from orbital.project import Project
+from orbital.service._cited_files import head_mark, quiet
 from orbital.service._sessions import InjectionLog, SessionMarks, ToolCalls
 from orbital.store._first_reads import FirstReads
 from orbital.store._quick import quick_reader
@@ -151,8 +152,8 @@ class _FirstLook:
         return NOTHING
 
     def session_start(self) -> HookResult | None:
-        """The view file the agent just loaded is at the head and was rendered today: nothing
-        to send, nothing to rewrite."""
+        """The view file the agent just loaded is at the head and was rendered today, and no
+        file an entry cites moved: nothing to send, nothing to rewrite."""
         if not view_imported(Path(self.project.root)):
             return None  # the agent did not load it: the whole view is sent
         try:
@@ -168,6 +169,9 @@ class _FirstLook:
         today = self.now.astimezone(tz).date().isoformat()
         if view_position(header) != head or view_day(header) != today:
             return None
+        entry_head = head_mark(*self.reads.category_heads(pid).get("entry", (0, "")))
+        if not quiet(self.project, entry_head, self.reads.cache_key):
+            return None  # a cited file may have moved: the session's check looks
         mark = self.marks.get(pid, self.p.session_id)
         if mark.pending or self._handoff_waits():
             return None

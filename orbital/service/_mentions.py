@@ -14,7 +14,7 @@ import msgspec
 from orbital.domain.asks import Ask
 from orbital.errors import InvalidInput, NotFound
 from orbital.files import check_size, max_file_bytes
-from orbital.grammar.mentions import PATH
+from orbital.grammar.mentions import PATH, cited_bytes, cited_span
 from orbital.grammar.model import FileState
 from orbital.project import Project, inside_project, read_inside
 from projections.mentions import (
@@ -81,12 +81,13 @@ class Mentions:
         mention = parse_mention(ref)
         found = self.store.project(project)
         if mention.file == PATH:
-            raw = read_inside(found.root, mention.id, max_file_bytes())
+            path, span = cited_span(mention.id)
+            raw = read_inside(found.root, path, max_file_bytes())
             if raw is None:
                 raise NotFound(f"{mention.text} names no file inside the project")
             check_size(raw)
             try:
-                return MentionedFile(mention.id, raw.decode("utf-8"))
+                return MentionedFile(mention.id, cited_bytes(raw, span).decode("utf-8"))
             except UnicodeDecodeError:
                 raise InvalidInput(f"{mention.text} is not a UTF-8 text file") from None
         entries = [] if mention.file == "asks" else self.entries(project)

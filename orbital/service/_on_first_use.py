@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from orbital.service._agents import AgentSessions
     from orbital.service._asks import AsksService
     from orbital.service._calendar import CalendarFeeds
+    from orbital.service._citations import Citations
     from orbital.service._conflicts import Conflicts
     from orbital.service._context import EventSummary, WriteOutcome
     from orbital.service._credentials import Credentials
@@ -203,6 +204,13 @@ class OnFirstUse:
         day, _zone, shown = self.workspaces.today(found)
         now = self.agents.injected(found, mine, day, shown)
         return injection_cost(project, mine, now, self._memory.count)
+
+    @functools.cached_property
+    def citations(self) -> Citations:
+        """Checks and confirmations of the files entries cite (:mod:`._citations`)."""
+        from orbital.service._citations import Citations
+
+        return Citations(self.units)
 
     @functools.cached_property
     def purges(self) -> Purges:

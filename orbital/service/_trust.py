@@ -20,6 +20,7 @@ from orbital.domain.trust import (
 from orbital.errors import InvalidInput
 from orbital.events import Actor, Event
 from orbital.service._as_of import AsOf, resolve_as_of
+from orbital.service._citations import citations_of_write
 from orbital.service._context import HeldLine, WriteOutcome
 from projections.beliefs import TRUST_STATES, Belief, beliefs
 from projections.beliefs import in_force_at as in_force_at_day
@@ -33,7 +34,8 @@ def decide_trust_of_write(
     u: Unit, written: Sequence[Event], actor: Actor | None = None, session: str | None = None
 ) -> None:
     """Append a proposal's ``written`` events in ``u`` with the supersessions its
-    ``Supersedes:`` lines name and the links of what it restates, and warn about both: the
+    ``Supersedes:`` lines name, the links of what it restates and the files it cites (with
+    the agent's check of every citation first), and warn about the first two: the
     one way entries come in, whoever wrote them (a writer, a hand edit or an imported file
     taken in, as ``actor`` in ``session``; default the unit's)."""
     files = u.memory.files
@@ -46,9 +48,15 @@ def decide_trust_of_write(
         u.warnings += repeats.warnings
         u.held_lines += [HeldLine(text, entry_id) for text, entry_id in repeats.held]
         u.refused = bool(repeats.audit) and not repeats.held and not written
+    cited = citations_of_write(u, written)
     restated = decide_restatements(files, written, u.today)
     superseded = decide_supersessions(files, written, u.today)
-    u.append([*written, *superseded.events, *restated.events], actor=actor, session=session)
+    u.append(
+        [*written, *superseded.events, *restated.events, *cited.events],
+        actor=actor,
+        session=session,
+    )
+    cited.appended(u)
     u.warnings += [*superseded.warnings, *restated.warnings]
 
 
