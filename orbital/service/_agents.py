@@ -232,6 +232,23 @@ class AgentSessions:
         )
         return "\n".join([*notes, changed])
 
+    def recall(self, project: Project, prompt: str) -> str:
+        """Pointers to archived entries that match the prompt strongly ("" for none; the
+        number configured by ``ORBITAL_RECALL``, 0: off)."""
+        from orbital.service._recall import recall_limit
+        from orbital.service._search import SearchService
+
+        limit = recall_limit()
+        if not limit or not prompt:
+            return ""
+        return SearchService(self.store).recall(project.project_id, prompt, limit)
+
+    def prompt_context(self, project: Project, session: str, prompt: str) -> str:
+        """What a prompt brings the agent: what changed since the session last looked, then
+        the archived entries it recalls ("" for nothing)."""
+        parts = (self.prompt(project, session), self.recall(project, prompt))
+        return "\n\n".join(part for part in parts if part)
+
     # -- held writes whose tool never ran -------------------------------------------------
 
     def held(self, project: Project, session: str, name: str) -> None:

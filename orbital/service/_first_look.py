@@ -25,6 +25,7 @@ from orbital.agents.claude_code_hooks import (
     FILE_TOOLS,
     Json,
     Payload,
+    context_answer,
     memory_target,
     view_day,
     view_position,
@@ -33,6 +34,7 @@ from orbital.agents.claude_code_hooks import (
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES
 from orbital.clock import clock_from_env
 from orbital.project import Project
+from orbital.service._recall import recall_limit, recall_text
 from orbital.service._sessions import SessionMarks, ToolCalls
 from orbital.store._first_reads import FirstReads
 from orbital.store._quick import quick_reader
@@ -143,8 +145,20 @@ class _FirstLook:
         head = self.reads.head(pid)
         if mark.seen is None:
             self.marks.put(pid, self.p.session_id, mark._replace(seen=head))
+            return self._recalled()
+        return self._recalled() if mark.seen == head else None
+
+    def _recalled(self) -> HookResult | None:
+        """Nothing moved: the pointers the prompt recalls (:mod:`._recall`) are the answer;
+        None when the search index is behind (the full path catches it up)."""
+        limit = recall_limit()
+        if not limit or not self.p.prompt:
             return NOTHING
-        return NOTHING if mark.seen == head else None
+        pid = self.project.project_id
+        if self.reads.search_behind(pid) is not None:
+            return None
+        text = recall_text(self.reads, pid, self.p.prompt, limit)
+        return HookResult(context_answer("UserPromptSubmit", text)) if text else NOTHING
 
     def session_start(self) -> HookResult | None:
         """The view file the agent just loaded is at the head and was rendered today: nothing
