@@ -1,7 +1,8 @@
 """The search index: one row per searchable text (an entry as it stands, an entry's past
 version, an ask) in ``search_docs``, and each database's own full-text index over it in
 ``search_fts`` — an FTS5 table (external content, porter stemming) on SQLite, a ``tsvector``
-with a GIN index (``english``) on PostgreSQL. ``search_positions`` holds the position each
+with a GIN index on PostgreSQL (``orbital_search``: English stemming without
+stopwords, as FTS5's porter tokenizer). ``search_positions`` holds the position each
 project's index was projected at: a read behind the head catches up from it
 (``orbital/service/_search.py``). Nothing is filled here: the first search builds it.
 
@@ -54,6 +55,16 @@ def upgrade() -> None:
             " content_rowid='id', tokenize='porter unicode61')"
         )
         return
+    # English stemming without English stopwords, as FTS5's porter tokenizer does: a word a
+    # person types is looked for on both databases alike.
+    op.execute(
+        "CREATE TEXT SEARCH DICTIONARY orbital_stem (TEMPLATE = snowball, LANGUAGE = english)"
+    )
+    op.execute("CREATE TEXT SEARCH CONFIGURATION orbital_search (COPY = english)")
+    op.execute(
+        "ALTER TEXT SEARCH CONFIGURATION orbital_search ALTER MAPPING FOR asciiword, asciihword,"
+        " hword_asciipart, word, hword, hword_part WITH orbital_stem"
+    )
     op.execute(
         "CREATE TABLE search_fts (id INTEGER PRIMARY KEY REFERENCES search_docs (id)"
         " ON DELETE CASCADE, tsv tsvector NOT NULL)"
@@ -63,5 +74,8 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.execute("DROP TABLE search_fts")
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP TEXT SEARCH CONFIGURATION orbital_search")
+        op.execute("DROP TEXT SEARCH DICTIONARY orbital_stem")
     op.drop_table("search_positions")
     op.drop_table("search_docs")

@@ -1,7 +1,8 @@
 """The search index behind one interface on both databases, each with its own full-text
 engine: SQLite's FTS5 (``search_fts``: external content over ``search_docs``, porter
 stemming, ranked by ``bm25``) and PostgreSQL's ``tsvector`` (``search_fts``: one per text,
-GIN-indexed, ``english``, ranked by ``ts_rank_cd``). Migration ``0012`` makes both.
+GIN-indexed, configuration ``orbital_search``: English stems and no stopwords, as FTS5's;
+ranked by ``ts_rank_cd``). Migration ``0012`` makes both.
 
 The statements take a connection, so a hook's quick lane (:mod:`._quick`) runs the recall
 read without opening the store. Words reach an engine only quoted (FTS5) or through
@@ -31,10 +32,12 @@ _SQLITE_FROM = (
     " JOIN search_docs AS d ON d.id = search_fts.rowid"
     " WHERE search_fts MATCH :match AND d.project_id = :p"
 )
-_PG_ALL = "plainto_tsquery('english', :match)"
+_PG_ALL = "plainto_tsquery('orbital_search', :match)"
 #: The same words, any of them (the ``&`` of ``plainto_tsquery`` made ``|``).
 _PG_ANY = f"CAST(replace(CAST({_PG_ALL} AS text), ' & ', ' | ') AS tsquery)"
-_PG_VECTOR = "setweight(to_tsvector('english', d.item), 'A') || to_tsvector('english', d.text)"
+_PG_VECTOR = (
+    "setweight(to_tsvector('orbital_search', d.item), 'A') || to_tsvector('orbital_search', d.text)"
+)
 
 
 def _pg_from(query: str) -> str:
@@ -103,7 +106,10 @@ def find(conn: Conn, project: str, query: SearchQuery) -> list[SearchRow]:
 
 
 def matching_items(conn: Conn, project: str, words: Sequence[str]) -> set[str]:
-    """The ids of the project's entries whose current text holds every word (any status)."""
+    """The ids of the project's entries whose current text holds every word (any status;
+    no words: none)."""
+    if not words:
+        return set()
     match = _match(conn, words, any_word=False)
     if conn.dialect == "sqlite":
         sql = (
