@@ -23,8 +23,6 @@ from projections.words import title_of, words_of
 MIN_SHARED = 2
 #: Words are compared by this many first letters.
 STEM = 5
-#: Pointers per prompt unless configured (``ORBITAL_RECALL``).
-DEFAULT_POINTERS = 3
 #: A pointer's title, at most.
 TITLE_SHOWN = 100
 

@@ -2,15 +2,20 @@
 pointers to archived entries that match the prompt strongly (:mod:`projections.recall`), read
 from a current search index. Both hook lanes call :func:`recall_text`: the quick lane over its
 first reads (when the index is current), the service after catching the index up. Light on
-purpose: the quick lane imports it."""
+purpose: the quick lane imports it, and the rule's modules only when a prompt is weighed."""
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from orbital.errors import InvalidInput
-from orbital.store._search import SearchReads
-from projections.recall import DEFAULT_POINTERS, prompt_terms, recall_pointers, render_pointers
+
+if TYPE_CHECKING:
+    from orbital.store._search import SearchReads
+
+#: Pointers per prompt unless configured.
+DEFAULT_POINTERS = 3
 
 #: Archived entries a recall weighs, best ranked first.
 RECALL_CANDIDATES = 20
@@ -31,7 +36,10 @@ def recall_limit() -> int:
 
 
 def recall_text(reads: SearchReads, project: str, prompt: str, limit: int) -> str:
-    """The pointers a prompt brings, as the agent reads them ("" for none)."""
+    """The pointers a prompt brings, as the agent reads them ("" for none). The rule's
+    modules are imported here: a hook with recall off never loads them."""
+    from projections.recall import prompt_terms, recall_pointers, render_pointers
+
     terms = prompt_terms(prompt)
     if not terms or limit <= 0:
         return ""
