@@ -19,7 +19,7 @@ import msgspec
 from orbital.catalogue import ARCHIVE_FILES, ASK_PREFIX, ASKS_KEY, MEMORY_FILES
 from orbital.domain.asks import fold as fold_asks
 from orbital.domain.entries import fold_entry
-from orbital.errors import InvalidInput
+from orbital.errors import InvalidInput, PastNotSearched
 from orbital.events import Actor, RecordedEvent
 from orbital.events.entries import EntryCreated, EntryRetitled, EntryRevised
 from projections.words import words_of
@@ -148,7 +148,7 @@ def search_query(
     if trust and trust not in TRUST_STATES:
         raise InvalidInput(f"trust must be one of {', '.join(TRUST_STATES)}, not {trust!r}")
     if trust in PAST_TRUST and not past:
-        raise InvalidInput(f"{trust} entries are searched only with the past included (--all)")
+        raise PastNotSearched(trust)
     actors = [a.value for a in Actor]
     if actor and actor not in actors:
         raise InvalidInput(f"actor must be one of {', '.join(actors)}, not {actor!r}")

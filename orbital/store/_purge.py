@@ -99,7 +99,7 @@ class PurgeWrites(Transaction):
                 "UPDATE streams SET state = :state WHERE project_id = :p AND stream = :s", streams
             )
         snapshots = conn.run("DELETE FROM snapshots WHERE project_id = :p", {"p": project})
-        drop_index(conn, project)  # the next search projects the purged events again
+        drop_index(conn, project, merge=True)  # the next search projects the purged events
         if conn.dialect == "sqlite":  # what it freed is zeroed; later writes need not be
             conn.run("PRAGMA secure_delete = OFF")
         positions = tuple(int(str(row["at"])) for row in changed)

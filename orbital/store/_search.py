@@ -211,13 +211,13 @@ def replace_docs(
     )
 
 
-def drop_index(conn: Conn, project: str) -> None:
-    """The project's index emptied and set back to nothing projected (a purge's: the next
-    read rebuilds it from the purged events). On SQLite the engine's segments are merged,
-    so no term of a dropped text stays in its pages."""
+def drop_index(conn: Conn, project: str, *, merge: bool = False) -> None:
+    """The project's index emptied and set back to nothing projected: the next read (or the
+    caller) rebuilds it. ``merge`` (a purge's): on SQLite the engine's segments are merged
+    too, so no term of a dropped text stays in its pages."""
     _drop(conn, project, "1 = 1", {})
     conn.run("DELETE FROM search_positions WHERE project_id = :p", {"p": project})
-    if conn.dialect == "sqlite":
+    if merge and conn.dialect == "sqlite":
         conn.run("INSERT INTO search_fts (search_fts) VALUES ('optimize')")
 
 
