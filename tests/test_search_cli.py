@@ -95,8 +95,8 @@ def test_what_a_person_types_is_words_never_the_engines_syntax(root: Path) -> No
         ),
         (
             ["x", "--trust", "retracted"],
-            "error: retracted entries are searched only with the past included\n"
-            "hint: add --all to search the past too\n",
+            "error: retracted entries are searched only with the past included: add --all to "
+            "search the past too\n",
         ),
         (
             ["x", "--actor", "robot"],
