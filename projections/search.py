@@ -25,7 +25,8 @@ from orbital.events.entries import EntryCreated, EntryRetitled, EntryRevised
 from projections.words import words_of
 
 MAX_QUERY = 200
-MAX_WORDS = 32
+#: What a search text must hold: a letter or a digit (:func:`projections.words.words_of`).
+WORD_PATTERN = r"[^\W_]"
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 TRUST_STATES = ("held", "disputed", "superseded", "retracted")
@@ -141,8 +142,6 @@ def search_query(
     words = tuple(words_of(text))
     if not words:
         raise InvalidInput(f"the search {text!r} has no word to look for (letters or digits)")
-    if len(words) > MAX_WORDS:
-        raise InvalidInput(f"the search has {len(words)} words; at most {MAX_WORDS}")
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be from 1 to {MAX_LIMIT}, not {limit}")
     if trust and trust not in TRUST_STATES:
@@ -152,9 +151,11 @@ def search_query(
     actors = [a.value for a in Actor]
     if actor and actor not in actors:
         raise InvalidInput(f"actor must be one of {', '.join(actors)}, not {actor!r}")
-    if since is not None and until is not None and since > until:
-        raise InvalidInput(f"since ({since:%Y-%m-%dT%H:%M:%SZ}) is after until")
     return SearchQuery(words, file_key(file), trust, actor, since, until, past, limit)
+
+
+#: Every name a search's ``file`` may be: a key, a memory file's or an archive's name.
+FILE_CHOICES = ["", *MEMORY_FILES, *MEMORY_FILES.values(), *ARCHIVE_FILES.values()]
 
 
 def file_key(name: str) -> str:

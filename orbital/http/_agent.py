@@ -38,7 +38,14 @@ from orbital.http._texts import agent_text_routes
 from orbital.http._views import EncodedViews
 from orbital.service import Audience, Credential, HistoryQuery, Orbital, Project
 from projections.history import summarize
-from projections.search import DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY, search_query
+from projections.search import (
+    DEFAULT_LIMIT,
+    FILE_CHOICES,
+    MAX_LIMIT,
+    MAX_QUERY,
+    WORD_PATTERN,
+    search_query,
+)
 
 _NAME = "A memory file's name (any case is accepted)."
 _INSTANT = "An ISO 8601 date or instant (naive means UTC), e.g. 2026-11-01 or 2026-11-01T09:30Z."
@@ -113,9 +120,18 @@ def search(
     target: NamedDependency[Project],
     q: Annotated[
         str,
-        QueryParameter(description="The words to look for (all must match).", max_length=MAX_QUERY),
+        QueryParameter(
+            description="The words to look for (all must match; a letter or a digit at least).",
+            schema_extra={"maxLength": MAX_QUERY, "pattern": WORD_PATTERN},
+        ),
     ],
-    file: Annotated[str, QueryParameter(description="Only this memory file.")] = "",
+    file: Annotated[
+        str,
+        QueryParameter(
+            description="Only this memory file (or archive), by name or key.",
+            schema_extra={"enum": FILE_CHOICES},
+        ),
+    ] = "",
     trust: Annotated[
         Literal["", "held", "disputed", "superseded", "retracted"],
         QueryParameter(description="Only entries in this trust state."),

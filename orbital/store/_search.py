@@ -12,7 +12,7 @@ read without opening the store. Words reach an engine only quoted (FTS5) or thro
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from orbital.store._db import Conn, instant
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 #: The kinds of rows one stream projects to: an entry's (its text, its past texts), an ask's.
 ENTRY_KINDS = ("entry", "version")
 ASK_KINDS = ("ask",)
+#: Items dropped per statement (an ``IN`` list each).
+_CHUNK = 500
 #: Words of a prompt a recall looks for, at most.
 RECALL_WORDS = 32
 
@@ -172,14 +174,20 @@ def moved_streams(conn: Conn, project: str, after: int) -> list[str]:
 
 
 def replace_docs(
-    conn: Conn, project: str, streams: Iterable[str], docs: Sequence[SearchDoc], position: int
+    conn: Conn, project: str, streams: Sequence[str], docs: Sequence[SearchDoc], position: int
 ) -> None:
     """Every row of ``streams`` replaced by ``docs``, and the index at ``position``: the
     writer's one statement set, inside its transaction."""
+    items: dict[str, list[str]] = {"entry": [], "ask": []}
     for stream in streams:
         kind, _, item = stream.partition(":")
-        kinds = "('entry', 'version')" if kind == "entry" else "('ask')"
-        _drop(conn, project, f"d.item = :i AND d.kind IN {kinds}", {"i": item})
+        items[kind].append(item)
+    for kind, kinds in (("entry", "('entry', 'version')"), ("ask", "('ask')")):
+        for start in range(0, len(items[kind]), _CHUNK):
+            names = items[kind][start : start + _CHUNK]
+            params = {f"i{n}": item for n, item in enumerate(names)}
+            listed = ", ".join(f":{key}" for key in params)
+            _drop(conn, project, f"d.item IN ({listed}) AND d.kind IN {kinds}", params)
     if docs:
         before = int(conn.scalar("SELECT coalesce(max(id), 0) FROM search_docs") or 0)
         conn.executemany(
@@ -274,7 +282,7 @@ class SearchWrites:
     _conn: Conn
 
     def index_search(
-        self, project: str, streams: Iterable[str], docs: Sequence[SearchDoc], position: int
+        self, project: str, streams: Sequence[str], docs: Sequence[SearchDoc], position: int
     ) -> None:
         replace_docs(self._conn, project, streams, docs, position)
 
