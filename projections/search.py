@@ -19,7 +19,7 @@ import msgspec
 from orbital.catalogue import ARCHIVE_FILES, ASK_PREFIX, ASKS_KEY, MEMORY_FILES
 from orbital.domain.asks import fold as fold_asks
 from orbital.domain.entries import fold_entry
-from orbital.errors import InvalidInput, PastNotSearched
+from orbital.errors import InvalidInput
 from orbital.events import Actor, RecordedEvent
 from orbital.events.entries import EntryCreated, EntryRetitled, EntryRevised
 from projections.words import words_of
@@ -123,6 +123,12 @@ class SearchQuery(msgspec.Struct, frozen=True):
     past: bool = False
     limit: int = DEFAULT_LIMIT
 
+    @property
+    def untrusted(self) -> bool:
+        """Whether superseded and retracted entries are searched: with the past, or when
+        the trust filter names one of them."""
+        return self.past or self.trust in PAST_TRUST
+
 
 def search_query(
     text: str,
@@ -146,8 +152,6 @@ def search_query(
         raise InvalidInput(f"limit must be from 1 to {MAX_LIMIT}, not {limit}")
     if trust and trust not in TRUST_STATES:
         raise InvalidInput(f"trust must be one of {', '.join(TRUST_STATES)}, not {trust!r}")
-    if trust in PAST_TRUST and not past:
-        raise PastNotSearched(trust)
     actors = [a.value for a in Actor]
     if actor and actor not in actors:
         raise InvalidInput(f"actor must be one of {', '.join(actors)}, not {actor!r}")

@@ -94,11 +94,6 @@ def test_what_a_person_types_is_words_never_the_engines_syntax(root: Path) -> No
             "error: trust must be one of held, disputed, superseded, retracted, not 'doubted'\n",
         ),
         (
-            ["x", "--trust", "retracted"],
-            "error: retracted entries are searched only with the past included: add --all to "
-            "search the past too\n",
-        ),
-        (
             ["x", "--actor", "robot"],
             "error: actor must be one of user, agent, editor, system, file, not 'robot'\n",
         ),
@@ -173,3 +168,19 @@ def test_the_prompt_hook_points_at_a_matching_archived_entry(
     assert _hook(root, "fix the redis docker image tag") == ""  # one shared word is weak
     monkeypatch.setenv("ORBITAL_RECALL", "0")
     assert _hook(root, "where do sessions live? the redis expiry looks wrong") == ""
+
+
+def test_a_retracted_entry_is_found_when_its_state_is_asked_for(
+    root: Path, orbital_db: str, clock: FixedClock
+) -> None:
+    with Orbital.open(orbital_db, clock=clock) as service:
+        pid = service.project(root).project_id
+        text = b"## Cron\nChose: cron for the nightly jobs.\n"
+        service.write_file(pid, "DECISIONS.md", text, actor=Actor.AGENT)
+        service.trust.act(pid, "cron", "retract", "we use a queue", actor=Actor.USER)
+    assert _run(root, "nightly")[1] == "nothing found\n"
+    found = _run(root, "nightly", "--trust", "retracted")[1]
+    assert found.splitlines()[0] == (
+        "cron  [archived, retracted]  DECISIONS_ARCHIVE.md  2026-09-19 agent"
+    )
+    assert _run(root, "nightly", "--all")[1] == found

@@ -69,16 +69,6 @@ class TooLarge(InvalidInput):
         )
 
 
-class PastNotSearched(InvalidInput):
-    """A search for superseded or retracted entries that leaves the past out."""
-
-    hint = "add --all to search the past too"
-
-    def __init__(self, trust: str) -> None:
-        self.trust = trust
-        super().__init__(f"{trust} entries are searched only with the past included")
-
-
 class InvalidEncoding(InvalidInput):
     """Content that is not valid UTF-8."""
 
@@ -403,7 +393,6 @@ __all__ = [
     "NotFound",
     "NothingToRescue",
     "OrbitalError",
-    "PastNotSearched",
     "PlantedJournal",
     "ProjectElsewhere",
     "ProviderError",

@@ -93,10 +93,9 @@ def find(conn: Conn, project: str, query: SearchQuery) -> list[SearchRow]:
     }
     sql = _SQLITE_FROM if conn.dialect == "sqlite" else _pg_from(_PG_ALL)
     if not query.past:
-        sql += (
-            " AND d.kind <> 'version' AND d.status <> 'retired'"
-            " AND d.trust NOT IN ('superseded', 'retracted')"
-        )
+        sql += " AND d.kind <> 'version' AND d.status <> 'retired'"
+    if not query.untrusted:
+        sql += " AND d.trust NOT IN ('superseded', 'retracted')"
     for name in ("file", "trust", "actor"):
         if value := getattr(query, name):
             sql, params[name] = f"{sql} AND d.{name} = :{name}", value

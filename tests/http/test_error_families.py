@@ -34,7 +34,6 @@ EXAMPLES: list[errors.OrbitalError] = [
     errors.PlantedJournal([".DECISIONS.md.0123456789abcdef.orbital-none"]),
     errors.TooLarge(10, 5),
     errors.InvalidEncoding(3),
-    errors.PastNotSearched("retracted"),
     errors.UnknownProject("nope"),
     errors.ProjectElsewhere("/work/shop", "f651b625", "sqlite:///x.db", ()),
     errors.UnknownAsk("zzzzzz"),
