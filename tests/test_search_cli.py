@@ -184,3 +184,18 @@ def test_a_retracted_entry_is_found_when_its_state_is_asked_for(
         "cron  [archived, retracted]  DECISIONS_ARCHIVE.md  2026-09-19 agent"
     )
     assert _run(root, "nightly", "--all")[1] == found
+
+
+def test_the_codex_prompt_hook_points_at_a_matching_archived_entry(root: Path) -> None:
+    prompt = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "cx1",
+        "cwd": str(root),
+        "prompt": "where do sessions live? the redis expiry looks wrong",
+    }
+    done = CliRunner().invoke(cli, ["hook", "codex", "prompt"], input=json.dumps(prompt))
+    assert (done.exit_code, done.stderr) == (0, "")
+    assert _context(done.stdout) == POINTER
+    unrelated = {**prompt, "prompt": "make the login button blue"}
+    done = CliRunner().invoke(cli, ["hook", "codex", "prompt"], input=json.dumps(unrelated))
+    assert (done.exit_code, done.stdout, done.stderr) == (0, "", "")
