@@ -3,9 +3,10 @@
 The index is a projection like the others: its rows are :func:`projections.search.stream_docs`
 of the ``entry:`` and ``ask:`` streams, and it records the position it was projected at. A
 read that finds the index behind the head catches up first, in one write transaction:
-the streams that moved since that position are projected again (a write, an import, a
-revert and a purge are all caught up the same way; a purge empties the index, so it is
-rebuilt from the purged events).
+the streams that moved since that position are projected again (whatever moved them: a unit
+of work, a workspace write, a revert). An import rebuilds the index in its own transaction
+(:mod:`._log_files`); a purge empties it, and the next read rebuilds it from the purged
+events.
 """
 
 from __future__ import annotations

@@ -72,3 +72,39 @@ def test_a_purged_text_leaves_the_index(store_url: str, tmp_path: Path, clock: F
         with service.store.reader() as r:
             rows = r._conn.scalars("SELECT text FROM search_docs WHERE project_id = :p", {"p": pid})
         assert rows and not any("zanzibarco" in row for row in rows)
+
+
+def _rows(service: Orbital, project: str) -> list[tuple[object, ...]]:
+    with service.store.reader() as r:
+        return [
+            tuple(row)
+            for row in r._conn.execute(
+                "SELECT doc, kind, item, file, status, trust, actor, at, position, text"
+                " FROM search_docs WHERE project_id = :p ORDER BY doc",
+                {"p": project},
+            )
+        ]
+
+
+def test_an_index_kept_by_catching_up_equals_one_built_at_once(
+    store_url: str, tmp_path: Path, clock: FixedClock
+) -> None:
+    with Orbital.open(store_url, clock=clock) as service:
+        pid = service.init_project(tmp_path, timezone="UTC").project_id
+        steps = [
+            b"## Queue\nChose: RabbitMQ.\n\n## Cron\nChose: cron.\n",
+            b"## Queue\nChose: Redis streams.\n\n## Cron\nChose: cron.\n",
+            b"## Queue\nChose: Redis streams.\n",
+        ]
+        for text in steps:
+            service.write_file(pid, "DECISIONS.md", text, actor=Actor.AGENT, remove=("cron",))
+            _ids(service, pid, "redis")  # the index catches up after each change
+        service.ask_open(pid, "Pick the Redis host", actor=Actor.AGENT)
+        service.trust.act(pid, "queue", "dispute", "too early", actor=Actor.USER)
+        _ids(service, pid, "redis")
+        kept = _rows(service, pid)
+        with service.store.writing() as w:
+            w.drop_search(pid)
+        _ids(service, pid, "redis")  # built at once from the whole log
+        assert _rows(service, pid) == kept
+        assert {row[1] for row in kept} == {"entry", "version", "ask"}
