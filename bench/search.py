@@ -40,6 +40,7 @@ from timing import median_ms, quick_run, timed
 
 from orbital.events import Actor
 from orbital.service import Orbital
+from orbital.service._sessions import SessionMark, SessionMarks
 from projections.search import search_query
 
 DATA = Path(__file__).parent / "data" / "recall.jsonl"
@@ -163,21 +164,32 @@ def bench_recall(db_url: str, root: Path) -> None:
 
 
 def bench_hook(root: Path, orbital: str, env: dict[str, str], rounds: int) -> None:
-    payloads = {
-        kind: json.dumps(
+    prompts = {
+        "match": "the session cache loses users after a deploy: where do sessions live?",
+        "none": "make the login button blue",
+    }
+    sessions = iter(range(1_000_000))
+
+    def payload_of(prompt: str) -> str:
+        """A prompt in a session of its own (a session is pointed at an entry once), seen
+        before: its mark is at the head, so the quick lane answers, as on most prompts."""
+        session = f"bench-{next(sessions)}"
+        marks = SessionMarks(Path(env["ORBITAL_STATE_DIR"]) / "sessions")
+        marks.put(pid, session, SessionMark(seen=head))
+        return json.dumps(
             {
                 "hook_event_name": "UserPromptSubmit",
-                "session_id": "bench",
+                "session_id": session,
                 "cwd": str(root),
                 "transcript_path": str(root / "bench.jsonl"),
                 "prompt": prompt,
             }
         )
-        for kind, prompt in (
-            ("match", "the session cache loses users after a deploy: where do sessions live?"),
-            ("none", "make the login button blue"),
-        )
-    }
+
+    with Orbital.open(env["ORBITAL_DB"]) as orb:
+        pid = orb.project(root).project_id
+        head = orb.head(pid)
+        orb.search(pid, search_query("sessions"))  # the index current
     command = f"{shlex.quote(orbital)} hook claude-code prompt"
     off = {**env, "ORBITAL_RECALL": "0"}
 
@@ -199,16 +211,16 @@ def bench_hook(root: Path, orbital: str, env: dict[str, str], rounds: int) -> No
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         return wall, cpu, done.stdout.decode()
 
-    for payload in payloads.values():  # warm-up: the session seen, the index current
-        run(payload, env)
-    answers = {kind: run(p, env)[2] for kind, p in payloads.items()}
+    for prompt in prompts.values():  # warm-up: the OS's file cache
+        run(payload_of(prompt), env)
+    answers = {kind: run(payload_of(p), env)[2] for kind, p in prompts.items()}
     assert "memory_get" in answers["match"] and answers["none"] == "", answers
-    for kind, payload in payloads.items():
+    for kind, prompt in prompts.items():
         walls: dict[str, list[float]] = {"on": [], "off": []}
         cpus: dict[str, list[float]] = {"on": [], "off": []}
         for i in range(rounds):  # in pairs, each pair's order alternating
             for setting in ("on", "off") if i % 2 else ("off", "on"):
-                wall, cpu, _ = run(payload, env if setting == "on" else off)
+                wall, cpu, _ = run(payload_of(prompt), env if setting == "on" else off)
                 walls[setting].append(wall)
                 cpus[setting].append(cpu)
         added = [a - b for a, b in zip(walls["on"], walls["off"], strict=True)]
@@ -227,25 +239,28 @@ def bench_hook(root: Path, orbital: str, env: dict[str, str], rounds: int) -> No
 def bench_quick_lane(root: Path, db_url: str, rounds: int) -> None:
     """The recall's own share of the hook, in process: the quick lane's answer to a prompt
     with recall and without (the imports and the process start left out)."""
-    from orbital.agents.claude_code_hooks import parse_payload
+    from orbital.agents.claude_code_hooks import Payload, parse_payload
     from orbital.service._first_look import quick_answer
 
-    payload = parse_payload(
-        json.dumps(
-            {
-                "hook_event_name": "UserPromptSubmit",
-                "session_id": "bench",
-                "cwd": str(root),
-                "prompt": "the session cache loses users after a deploy: where do sessions live?",
-            }
-        ).encode()
-    )
+    with Orbital.open(db_url) as orb:
+        pid = orb.project(root).project_id
+        head = orb.head(pid)
+    marks = SessionMarks()
+    prompt = "the session cache loses users after a deploy: where do sessions live?"
+
+    def payload(n: int) -> Payload:
+        """A session of its own (a session is pointed at an entry once), seen at the head."""
+        marks.put(pid, f"lane-{n}", SessionMark(seen=head))
+        body = {"hook_event_name": "UserPromptSubmit", "session_id": f"lane-{n}"}
+        return parse_payload(json.dumps({**body, "cwd": str(root), "prompt": prompt}).encode())
+
     times: dict[str, list[float]] = {"on": [], "off": []}
-    for _ in range(rounds):
+    for n in range(rounds):
         for setting in ("on", "off"):
             os.environ["ORBITAL_RECALL"] = "3" if setting == "on" else "0"
+            asked = payload(n * 2 + (setting == "on"))
             start = time.perf_counter()
-            answer = quick_answer("prompt", payload, db_url)
+            answer = quick_answer("prompt", asked, db_url)
             times[setting].append(time.perf_counter() - start)
             assert answer is not None and (answer.answer is not None) == (setting == "on")
     os.environ.pop("ORBITAL_RECALL")

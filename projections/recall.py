@@ -14,7 +14,7 @@ Light on purpose: a hook's quick lane imports it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 from projections.words import title_of, words_of
@@ -74,15 +74,18 @@ def strong(terms: Sequence[str], entry_id: str, text: str) -> bool:
 
 
 def recall_pointers(
-    terms: Sequence[str], candidates: Sequence[tuple[str, str, str]], limit: int
+    terms: Sequence[str],
+    candidates: Sequence[tuple[str, str, str]],
+    limit: int,
+    given: Collection[str] = (),
 ) -> list[Pointer]:
     """The first ``limit`` candidates (entry id, file key, text; best ranked first) that
-    match strongly."""
+    match strongly, but for those the session was ``given`` already (it has them)."""
     found: list[Pointer] = []
     for entry_id, file, text in candidates:
         if len(found) >= limit:
             break
-        if strong(terms, entry_id, text):
+        if entry_id not in given and strong(terms, entry_id, text):
             found.append(Pointer(entry_id, file, title_of(text, TITLE_SHOWN)))
     return found
 

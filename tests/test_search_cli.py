@@ -1,7 +1,7 @@
 """``orbital search`` and the prompt's recall, end to end on both backends (issue 29): an
 archived entry is found by a word of its body; filters, the past and clear refusals; what a
 person types is never the engine's syntax; the prompt hook points at a matching archived
-entry and at nothing on an unrelated prompt."""
+entry (once a session) and at nothing on an unrelated prompt."""
 
 from __future__ import annotations
 
@@ -162,12 +162,13 @@ def test_the_prompt_hook_points_at_a_matching_archived_entry(
 ) -> None:
     first = _hook(root, "where do sessions live? the redis expiry looks wrong")
     assert _context(first) == POINTER  # the index built on the way (the full path)
-    again = _hook(root, "the sessions expiry in redis again")
-    assert _context(again) == POINTER  # the index current: the quick lane
-    assert _hook(root, "make the login button blue") == ""
-    assert _hook(root, "fix the redis docker image tag") == ""  # one shared word is weak
+    assert _hook(root, "the sessions expiry in redis again") == ""  # the session has it
+    again = _hook(root, "the sessions expiry in redis again", session="s2")
+    assert _context(again) == POINTER  # another session; the index current: the quick lane
+    assert _hook(root, "make the login button blue", session="s3") == ""
+    assert _hook(root, "fix the redis docker image tag", session="s3") == ""  # one word: weak
     monkeypatch.setenv("ORBITAL_RECALL", "0")
-    assert _hook(root, "where do sessions live? the redis expiry looks wrong") == ""
+    assert _hook(root, "where do sessions live? the redis expiry", session="s4") == ""
 
 
 def test_a_retracted_entry_is_found_when_its_state_is_asked_for(

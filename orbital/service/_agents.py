@@ -232,21 +232,26 @@ class AgentSessions:
         )
         return "\n".join([*notes, changed])
 
-    def recall(self, project: Project, prompt: str) -> str:
-        """Pointers to archived entries that match the prompt strongly ("" for none; the
-        number configured by ``ORBITAL_RECALL``, 0: off)."""
+    def recall(self, project: Project, session: str, prompt: str) -> str:
+        """Pointers to archived entries that match the prompt strongly and the session was
+        not pointed at yet ("" for none; as many as ``ORBITAL_RECALL`` says, 0: off)."""
         from orbital.service._recall import recall_limit
         from orbital.service._search import SearchService
 
         limit = recall_limit()
         if not limit or not prompt:
             return ""
-        return SearchService(self.store).recall(project.project_id, prompt, limit)
+        pid = project.project_id
+        mark = self.marks.get(pid, session)
+        text, ids = SearchService(self.store).recall(pid, prompt, limit, mark.recalled)
+        if ids:
+            self.marks.put(pid, session, mark._replace(recalled=(*mark.recalled, *ids)))
+        return text
 
     def prompt_context(self, project: Project, session: str, prompt: str) -> str:
         """What a prompt brings the agent: what changed since the session last looked, then
         the archived entries it recalls ("" for nothing)."""
-        parts = (self.prompt(project, session), self.recall(project, prompt))
+        parts = (self.prompt(project, session), self.recall(project, session, prompt))
         return "\n\n".join(part for part in parts if part)
 
     # -- held writes whose tool never ran -------------------------------------------------

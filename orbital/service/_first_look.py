@@ -149,16 +149,21 @@ class _FirstLook:
         return self._recalled() if mark.seen == head else None
 
     def _recalled(self) -> HookResult | None:
-        """Nothing moved: the pointers the prompt recalls (:mod:`._recall`) are the answer;
-        None when the search index is behind (the full path catches it up)."""
+        """Nothing moved: the pointers the prompt recalls (:mod:`._recall`; those the session
+        was given before left out) are the answer; None when the search index is behind (the
+        full path catches it up)."""
         limit = recall_limit()
         if not limit or not self.p.prompt:
             return NOTHING
-        pid = self.project.project_id
+        pid, session = self.project.project_id, self.p.session_id
         if self.reads.search_behind(pid) is not None:
             return None
-        text = recall_text(self.reads, pid, self.p.prompt, limit)
-        return HookResult(context_answer("UserPromptSubmit", text)) if text else NOTHING
+        mark = self.marks.get(pid, session)
+        text, ids = recall_text(self.reads, pid, self.p.prompt, limit, mark.recalled)
+        if not ids:
+            return NOTHING
+        self.marks.put(pid, session, mark._replace(recalled=(*mark.recalled, *ids)))
+        return HookResult(context_answer("UserPromptSubmit", text))
 
     def session_start(self) -> HookResult | None:
         """The view file the agent just loaded is at the head and was rendered today: nothing

@@ -113,7 +113,7 @@ class OnFirstUse:
     def recall(self, project: str, prompt: str, limit: int) -> str:
         """At most ``limit`` pointers to archived entries that match ``prompt`` strongly, as
         the agent reads them ("" for none)."""
-        return self._search.recall(self.store.project(project).project_id, prompt, limit)
+        return self._search.recall(self.store.project(project).project_id, prompt, limit)[0]
 
     @functools.cached_property
     def purges(self) -> Purges:

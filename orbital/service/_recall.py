@@ -7,6 +7,7 @@ purpose: the quick lane imports it, and the rule's modules only when a prompt is
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from orbital.errors import InvalidInput
@@ -35,14 +36,17 @@ def recall_limit() -> int:
     return int(raw)
 
 
-def recall_text(reads: SearchReads, project: str, prompt: str, limit: int) -> str:
-    """The pointers a prompt brings, as the agent reads them ("" for none). The rule's
+def recall_text(
+    reads: SearchReads, project: str, prompt: str, limit: int, given: Collection[str] = ()
+) -> tuple[str, tuple[str, ...]]:
+    """The pointers a prompt brings, as the agent reads them ("" for none), and the ids they
+    point at; entries in ``given`` (the session has them already) are left out. The rule's
     modules are imported here: a hook with recall off never loads them."""
     from projections.recall import prompt_terms, recall_pointers, render_pointers
 
     terms = prompt_terms(prompt)
     if not terms or limit <= 0:
-        return ""
+        return "", ()
     rows = reads.recall(project, terms, RECALL_CANDIDATES)
-    found = recall_pointers(terms, [(r.item, r.file, r.text) for r in rows], limit)
-    return render_pointers(found)
+    found = recall_pointers(terms, [(r.item, r.file, r.text) for r in rows], limit, given)
+    return render_pointers(found), tuple(p.entry_id for p in found)

@@ -11,7 +11,7 @@ events.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from orbital.service._recall import recall_text
 from orbital.store import EventStore, Writer
@@ -70,14 +70,16 @@ class SearchService:
         with self.store.reader() as r:
             return r.search_matching(project, words)
 
-    def recall(self, project: str, prompt: str, limit: int) -> str:
-        """At most ``limit`` pointers to archived entries that match ``prompt`` strongly, as
-        the agent reads them ("" for none)."""
+    def recall(
+        self, project: str, prompt: str, limit: int, given: Collection[str] = ()
+    ) -> tuple[str, tuple[str, ...]]:
+        """At most ``limit`` pointers to archived entries that match ``prompt`` strongly, but
+        those in ``given``, as the agent reads them ("" for none), and the ids pointed at."""
         if limit <= 0:
-            return ""
+            return "", ()
         self.current(project)
         with self.store.reader() as r:
-            return recall_text(r, project, prompt, limit)
+            return recall_text(r, project, prompt, limit, given)
 
 
 def _shown(text: str) -> str:
