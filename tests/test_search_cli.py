@@ -34,6 +34,7 @@ def root(
 ) -> Path:
     """An installed project whose lesson about sessions was archived."""
     monkeypatch.setenv("ORBITAL_NOW", NOW.isoformat())
+    monkeypatch.setenv("ORBITAL_STATE_DIR", str(tmp_path / "state"))  # this test's sessions
     folder = tmp_path / "project"
     folder.mkdir()
     for command in ("init", "install claude-code"):
