@@ -5,8 +5,8 @@ The database's full-text engine finds the candidates (archived entries still hel
 any word with the prompt, best ranked first: :func:`orbital.store._search.recall_candidates`);
 the rule here decides which of them match *strongly*, the same on both databases: at least
 :data:`MIN_SHARED` distinct content words of the prompt (not a common word of English or of
-requests to a coding agent) appear in the entry, compared by their first
-:data:`STEM` letters so that ``sessions`` meets ``session`` and ``stored`` meets ``store``.
+requests to a coding agent; three letters or more, or two with a digit) appear in the entry,
+compared by their first :data:`STEM` letters so that ``sessions`` meets ``session`` and ``stored`` meets ``store``.
 Measured on ``bench/data/recall.jsonl`` by ``bench/search.py``.
 
 Light on purpose: a hook's quick lane imports it.
@@ -58,13 +58,21 @@ def prompt_terms(prompt: str, most: int = 32) -> list[str]:
     for and what a strong match is counted in."""
     seen: dict[str, None] = {}
     for word in words_of(prompt.casefold()):
-        if len(word) >= 3 and word not in COMMON and not word.isdigit():
+        if _content(word):
             seen.setdefault(word, None)
     return list(seen)[:most]
 
 
 def _stems(words: Sequence[str]) -> set[str]:
-    return {w[:STEM] for w in words if len(w) >= 3 and w not in COMMON}
+    return {w[:STEM] for w in words if _content(w)}
+
+
+def _content(word: str) -> bool:
+    """A word that may say what a text is about: not common, not a number, three letters or
+    more, or two with a digit (``s3``, ``k8``: names of things)."""
+    if word in COMMON or word.isdigit():
+        return False
+    return len(word) >= 3 or (len(word) == 2 and any(c.isdigit() for c in word))
 
 
 def strong(terms: Sequence[str], entry_id: str, text: str) -> bool:
