@@ -6,8 +6,8 @@ any word with the prompt, best ranked first: :func:`orbital.store._search.recall
 the rule here decides which of them match *strongly*, the same on both databases: at least
 :data:`MIN_SHARED` distinct content words of the prompt (not a common word of English or of
 requests to a coding agent; three letters or more, or two with a digit) appear in the entry,
-compared by their first :data:`STEM` letters so that ``sessions`` meets ``session`` and ``stored`` meets ``store``.
-Measured on ``bench/data/recall.jsonl`` by ``bench/search.py``.
+compared by their first :data:`STEM` letters so that ``sessions`` meets ``session`` and
+``stored`` meets ``store``. Measured on ``bench/data/recall.jsonl`` by ``bench/search.py``.
 
 Light on purpose: a hook's quick lane imports it.
 """
