@@ -9,7 +9,7 @@ two requests can shift an entry across a page boundary, never reorder the rest.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -17,7 +17,7 @@ import msgspec
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES
 from orbital.errors import InvalidInput
 from orbital.grammar.model import Entry, FileState
-from projections.workbench import EntryRow, entry_title, ordered_entries
+from projections.workbench import EntryRow, ordered_entries
 
 #: The files that hold entries, in the order pages walk them.
 ENTRY_FILES: tuple[str, ...] = tuple(key for key in MEMORY_FILES if key != ASKS_KEY)
@@ -31,7 +31,8 @@ MAX_SEARCH = 200
 class EntryQuery(msgspec.Struct, frozen=True):
     """Which entries, and which page of them (build it with :func:`entry_query`)."""
 
-    #: Words that must all appear in the entry's id, title or text (any case).
+    #: Words the search index must find in the entry's id or text (all of them; a text with
+    #: no word finds nothing).
     q: str = ""
     #: A file key (``decisions``); "" for every file.
     file: str = ""
@@ -97,14 +98,12 @@ def _wanted(status: str, entry: Entry) -> bool:
 
 
 class EntryIndex:
-    """A memory state's entries in page order, each file and status's share of them and
-    (built on the first search) the text each is searched by: built once per state, so a
-    page without a search costs its page. Immutable like the state it indexes."""
+    """A memory state's entries in page order and each file and status's share of them:
+    built once per state, so a page costs its page. Immutable like the state it indexes."""
 
     def __init__(self, files: Mapping[str, FileState], order: Sequence[str]) -> None:
         self.entries: tuple[Entry, ...] = tuple(ordered_entries(files, order))
         self._subsets: dict[tuple[str, str], list[int]] = {}
-        self._texts: tuple[str, ...] = ()
 
     def _subset(self, file: str, status: str) -> list[int]:
         """Where the entries of ``file`` (every file: "") with ``status`` stand."""
@@ -118,20 +117,12 @@ class EntryIndex:
             self._subsets[(file, status)] = found
         return found
 
-    def _searched(self) -> tuple[str, ...]:
-        if not self._texts:
-            self._texts = tuple(
-                f"{e.entry_id}\n{entry_title(e.text)}\n{e.text}".casefold() for e in self.entries
-            )
-        return self._texts
-
-    def select(self, query: EntryQuery) -> Selection:
-        """The page of entries ``query`` asks for, and how many match in all."""
+    def select(self, query: EntryQuery, found: Collection[str] | None = None) -> Selection:
+        """The page of entries ``query`` asks for, and how many match in all; ``found``: the
+        ids the search index found for ``query.q`` (None: no search)."""
         matching = self._subset(query.file, query.status)
-        words = query.q.casefold().split()
-        texts = self._searched() if words else ()
-        for word in words:  # a word at a time: each pass is one quick comprehension
-            matching = [i for i in matching if word in texts[i]]
+        if found is not None:
+            matching = [i for i in matching if self.entries[i].entry_id in found]
         end = query.offset + query.limit
         return Selection(
             [self.entries[i] for i in matching[query.offset : end]],

@@ -109,6 +109,7 @@ COMMAND_MODULES: Mapping[str, str] = {
     "mcp": "_mcp",
     **dict.fromkeys(("export", "import", "revert"), "_log"),
     "purge": "_purge",
+    "search": "_search",
     **dict.fromkeys(("workspace", "describe"), "_workspaces"),
     **dict.fromkeys(
         (

@@ -191,3 +191,23 @@ def stream_for(event: Event) -> str:
     if isinstance(file_key, str):
         return file_stream(file_key)
     raise ValueError(f"{type(event).__name__} is not an entry or file event")
+
+
+def fold_entry(events: Iterable[Event]) -> Entry | None:
+    """One entry from its own stream's events (``entry:<id>``, in order); None before its
+    creation. The same change as the file fold's, for a reader of one entry (the search
+    index)."""
+    entry: Entry | None = None
+    for event in events:
+        if isinstance(event, EntryCreated):
+            entry = Entry(
+                entry_id=event.entry_id,
+                file=event.file,
+                text=event.text,
+                created=event.created,
+                touched=event.touched,
+                meta=dict(event.meta),
+            )
+        elif entry is not None:
+            entry = _entry_change(entry, event)
+    return entry

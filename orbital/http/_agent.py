@@ -30,6 +30,7 @@ from orbital.http._schemas import (
     FileWrite,
     History,
     HistoryEvent,
+    SearchResult,
     SessionEnd,
     WriteResult,
 )
@@ -37,6 +38,14 @@ from orbital.http._texts import agent_text_routes
 from orbital.http._views import EncodedViews
 from orbital.service import Audience, Credential, HistoryQuery, Orbital, Project
 from projections.history import summarize
+from projections.search import (
+    DEFAULT_LIMIT,
+    FILE_CHOICES,
+    MAX_LIMIT,
+    MAX_QUERY,
+    WORD_PATTERN,
+    search_query,
+)
 
 _NAME = "A memory file's name (any case is accepted)."
 _INSTANT = "An ISO 8601 date or instant (naive means UTC), e.g. 2026-11-01 or 2026-11-01T09:30Z."
@@ -98,6 +107,64 @@ def history(
         for e in service.history(target.project_id, query)
     ]
     return History(target.project_id, events)
+
+
+@get(
+    "/search",
+    summary="Search the project's memory: entries, archives, asks (and the past)",
+    responses=documented(*AUTHED),
+    sync_to_thread=True,
+)
+def search(
+    service: NamedDependency[Orbital],
+    target: NamedDependency[Project],
+    q: Annotated[
+        str,
+        QueryParameter(
+            description="The words to look for (all must match; a letter or a digit at least).",
+            schema_extra={"maxLength": MAX_QUERY, "pattern": WORD_PATTERN},
+        ),
+    ],
+    file: Annotated[
+        str,
+        QueryParameter(
+            description="Only this memory file (or archive), by name or key.",
+            schema_extra={"enum": FILE_CHOICES},
+        ),
+    ] = "",
+    trust: Annotated[
+        Literal["", "held", "disputed", "superseded", "retracted"],
+        QueryParameter(description="Only entries in this trust state."),
+    ] = "",
+    actor: Annotated[
+        Literal["", "user", "agent", "editor", "system", "file"],
+        QueryParameter(description="Only texts written by this actor."),
+    ] = "",
+    since: Annotated[
+        str | None, QueryParameter(description=_INSTANT, schema_extra=_INSTANT_SCHEMA)
+    ] = None,
+    until: Annotated[
+        str | None, QueryParameter(description=_INSTANT, schema_extra=_INSTANT_SCHEMA)
+    ] = None,
+    past: Annotated[
+        bool,
+        QueryParameter(
+            description="Also superseded, retracted and retired entries and past versions."
+        ),
+    ] = False,
+    limit: Annotated[int, QueryParameter(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+) -> SearchResult:
+    query = search_query(
+        q,
+        file=file,
+        trust=trust,
+        actor=actor,
+        since=parse_instant(since) if since else None,
+        until=parse_instant(until) if until else None,
+        past=past,
+        limit=limit,
+    )
+    return SearchResult(target.project_id, service.search(target.project_id, query))
 
 
 _ETAG = ResponseHeader(
@@ -328,6 +395,7 @@ def agent_router(service: Orbital, views: EncodedViews) -> Router:
         route_handlers=[
             _context_route(service, views),
             history,
+            search,
             file_options,
             read_file,
             write_file,

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from orbital.service import ConflictCopy
+from projections.search import SearchHit
 from projections.workbench import EntryRow
 
 #: A due as the schema states it: a day (February 29 in any year) and optionally ``THH:MM``.
@@ -56,6 +57,13 @@ class HistoryEvent(msgspec.Struct, frozen=True):
 class History(msgspec.Struct, frozen=True):
     project: str
     events: list[HistoryEvent]
+
+
+class SearchResult(msgspec.Struct, frozen=True):
+    """What a search found, best first."""
+
+    project: str
+    hits: list[SearchHit]
 
 
 class FileWrite(msgspec.Struct, frozen=True):

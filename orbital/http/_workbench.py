@@ -221,7 +221,7 @@ def entries(
     q: Annotated[
         str,
         QueryParameter(
-            description="Words that must all appear in the id, title or text.",
+            description="Words the search index must find in the entry, all of them.",
             schema_extra={"maxLength": MAX_SEARCH},
         ),
     ] = "",

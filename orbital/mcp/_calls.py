@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from orbital.catalogue import ASKS_KEY, MEMORY_FILES
-from orbital.clock import parse_as_of
+from orbital.clock import parse_as_of, parse_instant
 from orbital.domain.asks import agent_note
 from orbital.errors import OrbitalError, error_line, warning_lines
 from orbital.events import Actor, RecordedEvent, event_type
@@ -24,6 +24,7 @@ from orbital.mcp._answer import Answer, data, error, text
 from orbital.mcp._caller import Caller
 from orbital.service import HistoryQuery, MentionedFile, Orbital, WriteOutcome
 from projections.history import summarize
+from projections.search import search_query
 from projections.workbench import EntryRow
 
 #: How much of an entry's or ask's history ``memory_get`` returns (the latest events).
@@ -142,6 +143,33 @@ class Calls:
                 since=since, until=until, file=file, entry=entry, ask=ask
             )
             return data({"events": _timeline(list(self.service.history(who.project, query)))})
+
+        return answer(work)
+
+    def memory_search(
+        self,
+        who: Caller,
+        query: str,
+        file: str | None,
+        trust: str | None,
+        actor: str | None,
+        since: str | None,
+        until: str | None,
+        past: bool,
+        limit: int,
+    ) -> Answer:
+        def work() -> Answer:
+            checked = search_query(
+                query,
+                file=file or "",
+                trust=trust or "",
+                actor=actor or "",
+                since=parse_instant(since) if since else None,
+                until=parse_instant(until) if until else None,
+                past=past,
+                limit=limit,
+            )
+            return data({"hits": self.service.search(who.project, checked)})
 
         return answer(work)
 

@@ -147,6 +147,38 @@ def register_tools(server: MCPServer, calls: Calls) -> None:
 
     @server.tool(
         annotations=_READ,
+        description="Search everything the project's memory holds, by words: live entries, "
+        "the archives (entries moved out of the files to keep them short) and asks; with "
+        "past, also superseded, retracted and removed entries and the texts entries had "
+        "before. Best match first; each hit has its id (open it with memory_get), its state "
+        "and where it lives. Every word must match.",
+    )
+    def memory_search(
+        query: Annotated[str, Field(description="The words to look for.")],
+        file: Annotated[
+            str | None, Field(description="Only this memory file, e.g. DECISIONS.md.")
+        ] = None,
+        trust: Annotated[
+            Literal["held", "disputed", "superseded", "retracted"] | None,
+            Field(description="Only entries in this trust state."),
+        ] = None,
+        actor: Annotated[
+            Literal["user", "agent", "editor", "system", "file"] | None,
+            Field(description="Only texts written by this actor."),
+        ] = None,
+        since: Instant = None,
+        until: Instant = None,
+        past: Annotated[
+            bool, Field(description="Also superseded, retracted and removed entries.")
+        ] = False,
+        limit: Annotated[int, Field(description="At most this many hits.", ge=1, le=100)] = 20,
+    ) -> CallToolResult:
+        return result(
+            calls.memory_search(caller(), query, file, trust, actor, since, until, past, limit)
+        )
+
+    @server.tool(
+        annotations=_READ,
         description="The lessons of this project's workspace, kept once for every project in "
         "it (LESSONS.md's format), with their version: pass it to workspace_lessons_write.",
     )

@@ -314,6 +314,29 @@ class AgentSessions:
         )
         return "\n".join([*notes, changed])
 
+    def recall(self, project: Project, session: str, prompt: str) -> str:
+        """Pointers to archived entries that match the prompt strongly and the session was
+        not pointed at yet ("" for none; as many as ``ORBITAL_RECALL`` says, 0: off; none
+        for a session injecting less than the whole view)."""
+        from orbital.service._recall import recall_limit
+        from orbital.service._search import SearchService
+
+        limit = recall_limit()
+        if not limit or not prompt or self.levels(project)[1] != FULL:
+            return ""  # off, or a session (or project) injecting less than the whole view
+        pid = project.project_id
+        mark = self.marks.get(pid, session)
+        text, ids = SearchService(self.store).recall(pid, prompt, limit, mark.recalled)
+        if ids:
+            self.marks.put(pid, session, mark._replace(recalled=(*mark.recalled, *ids)))
+        return text
+
+    def prompt_context(self, project: Project, session: str, prompt: str) -> str:
+        """What a prompt brings the agent: what changed since the session last looked, then
+        the archived entries it recalls ("" for nothing)."""
+        parts = (self.prompt(project, session), self.recall(project, session, prompt))
+        return "\n\n".join(part for part in parts if part)
+
     # -- the agent's writes ---------------------------------------------------------------
 
     def write(

@@ -99,7 +99,7 @@ class ClaudeCodeHooks:
         return HookResult(answer)
 
     def _prompt(self, project: Project, p: Payload) -> HookResult:
-        text = self.agents.prompt(project, p.session_id)
+        text = self.agents.prompt_context(project, p.session_id, p.prompt)
         if not text:
             return HookResult()
         return HookResult(context_answer("UserPromptSubmit", fit(text, f"… {_READ_VIEW}")))

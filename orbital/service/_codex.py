@@ -51,7 +51,7 @@ class CodexHooks:
         if slug == "session-start":
             return self._session_start(project, payload)
         if slug == "prompt":
-            text = self.agents.prompt(project, payload.session_id)
+            text = self.agents.prompt_context(project, payload.session_id, payload.prompt)
             return context_answer("UserPromptSubmit", fit(text, f"… {MCP_MORE}")) if text else None
         if slug == "pre-tool":
             return self._pre_tool(project, payload)

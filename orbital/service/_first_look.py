@@ -34,6 +34,7 @@ from orbital.catalogue import HANDOFF_STREAM, MEMORY_DIR, MEMORY_FILES
 from orbital.clock import clock_from_env
 from orbital.project import Project
 from orbital.service._cited_files import head_mark, quiet
+from orbital.service._recall import recall_limit, recall_text
 from orbital.service._sessions import InjectionLog, SessionMarks, ToolCalls
 from orbital.store._first_reads import FirstReads
 from orbital.store._quick import quick_reader
@@ -148,7 +149,21 @@ class _FirstLook:
             self.marks.put(pid, self.p.session_id, mark._replace(seen=head))
         elif mark.seen != head:
             return None
-        InjectionLog().add(pid, self.p.session_id, "turn", "")  # a turn that adds nothing
+        return self._recalled()
+
+    def _recalled(self) -> HookResult | None:
+        """Nothing moved: nothing to say, unless the prompt recalls archived entries
+        (:mod:`._recall`; those the session was given before left out). Then, as when the
+        search index is behind, the full path answers: it applies the injection level."""
+        pid, session = self.project.project_id, self.p.session_id
+        limit = recall_limit()
+        if limit and self.p.prompt:
+            if self.reads.search_behind(pid) is not None:
+                return None
+            mark = self.marks.get(pid, session)
+            if recall_text(self.reads, pid, self.p.prompt, limit, mark.recalled)[1]:
+                return None
+        InjectionLog().add(pid, session, "turn", "")  # a turn that adds nothing
         return NOTHING
 
     def session_start(self) -> HookResult | None:

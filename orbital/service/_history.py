@@ -26,9 +26,11 @@ from orbital.events import RecordedEvent, event_type
 from orbital.events.files import HandEditConflict, HandEditResolved
 from orbital.files import memory_file
 from orbital.service._memory import MemoryService
+from orbital.service._search import SearchService
 from orbital.service._unit import Units
 from projections.entry_pages import ENTRY_FILES, EntryIndex, EntryPage, EntryQuery
 from projections.history import summarize
+from projections.words import words_of
 from projections.workbench import EntryRow, TimelineItem, entry_row, entry_rows
 
 _FILE_STREAMS = [file_stream(key) for key in FILE_NAMES]
@@ -116,10 +118,12 @@ def _first(
 class History:
     """The log read back, for people and agents."""
 
-    def __init__(self, units: Units, memory: MemoryService) -> None:
+    def __init__(self, units: Units, memory: MemoryService, search: SearchService) -> None:
         self.units = units
         self.store = units.ctx.store
         self.memory = memory
+        #: Finds the entries a page's search names (the search index).
+        self.search = search
         #: Per project: the memory position and its entries in page order (paging a large
         #: project re-sorts nothing while its memory stands still).
         self._indexes: dict[str, tuple[int, EntryIndex]] = {}
@@ -244,7 +248,8 @@ class History:
         if cached is None or cached[0] != memory.position:
             cached = (memory.position, EntryIndex(memory.files, ENTRY_FILES))
             self._indexes[project] = cached
-        chosen = cached[1].select(query)
+        hits = self.search.matching(found.project_id, words_of(query.q)) if query.q else None
+        chosen = cached[1].select(query, hits)
         with self.store.reader() as r:
             events = r.read_streams(project, [entry_stream(e.entry_id) for e in chosen.entries])
         rows = [

@@ -42,6 +42,7 @@ from orbital.events import Actor, Event
 from orbital.events.project import ProjectWorkspaceChanged
 from orbital.project import Project, identity_in
 from orbital.service._checkouts import register
+from orbital.service._search import catch_up
 from orbital.service._unit import Units
 from orbital.store import Reader, Writer
 
@@ -156,6 +157,8 @@ class LogFiles:
             with self.units.over(w, project, Actor.SYSTEM) as u:
                 u.sync_memory(create=True)
                 u.sync_asks()
+            w.drop_search(project.project_id)  # rebuilt from the log as it now stands
+            catch_up(w, project.project_id)
         self.store.pin(project)
         report.warnings += u.warnings
         report.conflicts += u.conflicts

@@ -30,9 +30,11 @@ if TYPE_CHECKING:
     from orbital.service._page_sessions import PageSessions
     from orbital.service._purge import Purges
     from orbital.service._revert import RevertReport
+    from orbital.service._search import SearchService
     from orbital.service._unit import Units
     from orbital.service._workspaces import Workspaces
     from orbital.store import EventStore
+    from projections.search import SearchHit, SearchQuery
 
 
 class OnFirstUse:
@@ -115,7 +117,7 @@ class OnFirstUse:
     def _history(self) -> History:
         from orbital.service._history import History
 
-        return History(self.units, self._memory)
+        return History(self.units, self._memory, self._search)
 
     def history(
         self, project: str, query: HistoryQuery | None = None
@@ -211,6 +213,23 @@ class OnFirstUse:
         from orbital.service._citations import Citations
 
         return Citations(self.units)
+
+    @functools.cached_property
+    def _search(self) -> SearchService:
+        from orbital.service._search import SearchService
+
+        return SearchService(self.store)
+
+    def search(self, project: str, query: SearchQuery) -> list[SearchHit]:
+        """The project's texts (live entries, archives, asks; with ``query.past`` also
+        superseded, retracted and retired entries and past versions) that hold every word of
+        the query, ranked by the database's full-text engine."""
+        return self._search.find(self.store.project(project).project_id, query)
+
+    def recall(self, project: str, prompt: str, limit: int) -> str:
+        """At most ``limit`` pointers to archived entries that match ``prompt`` strongly, as
+        the agent reads them ("" for none)."""
+        return self._search.recall(self.store.project(project).project_id, prompt, limit)[0]
 
     @functools.cached_property
     def purges(self) -> Purges:

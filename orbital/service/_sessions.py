@@ -35,12 +35,13 @@ def write_atomic(path: Path, text: str) -> None:
 
 class SessionMark(NamedTuple):
     """What Orbital remembers of one agent session: the last position it saw, its
-    transcript, and the memory files whose held write its file tool has not reported
-    writing yet (``pending``)."""
+    transcript, the memory files whose held write its file tool has not reported
+    writing yet (``pending``), and the entries a prompt's recall pointed it at already."""
 
     seen: int | None = None
     transcript: str = ""
     pending: tuple[str, ...] = ()
+    recalled: tuple[str, ...] = ()
 
 
 class SessionMarks:
@@ -59,15 +60,23 @@ class SessionMarks:
             return SessionMark()
         if not isinstance(data, dict):
             return SessionMark()
-        seen, pending = data.get("seen"), data.get("pending")
-        names = tuple(n for n in pending if isinstance(n, str)) if isinstance(pending, list) else ()
+        seen = data.get("seen")
         return SessionMark(
-            seen if isinstance(seen, int) else None, str(data.get("transcript", "")), names
+            seen if isinstance(seen, int) else None,
+            str(data.get("transcript", "")),
+            _names(data.get("pending")),
+            _names(data.get("recalled")),
         )
 
     def put(self, project: str, session: str, mark: SessionMark) -> None:
         data = {"seen": mark.seen, "transcript": mark.transcript, "pending": list(mark.pending)}
+        if mark.recalled:
+            data["recalled"] = list(mark.recalled)
         write_atomic(self.path(project, session), json.dumps(data))
+
+
+def _names(value: object) -> tuple[str, ...]:
+    return tuple(n for n in value if isinstance(n, str)) if isinstance(value, list) else ()
 
 
 #: A tool call running longer than this is taken as ended (its PostToolUse never came):

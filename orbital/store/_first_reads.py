@@ -12,6 +12,7 @@ from typing import Any
 
 from orbital.project import Project, this_machine
 from orbital.store._db import Conn, instant
+from orbital.store._search import SearchReads
 
 JOINED = (
     "SELECT p.project_id, k.root, p.timezone, p.registered_at, k.checkout_id, k.machine"
@@ -38,7 +39,7 @@ SELECT_CHECKPOINT = (
 )
 
 
-class FirstReads:
+class FirstReads(SearchReads):
     """The first reads, over one connection (a transaction's, or a short-lived process's)."""
 
     def __init__(self, conn: Conn) -> None:

@@ -18,9 +18,10 @@ from typing import Any
 import msgspec
 
 from orbital.store._base import Transaction
+from orbital.store._search import drop_index
 
 #: The tables a purge changes: what :meth:`EventStore.compact` rewrites.
-PURGED_TABLES = ("events", "streams", "snapshots")
+PURGED_TABLES = ("events", "streams", "snapshots", "search_docs", "search_fts")
 
 
 class Purged(msgspec.Struct, frozen=True):
@@ -98,6 +99,7 @@ class PurgeWrites(Transaction):
                 "UPDATE streams SET state = :state WHERE project_id = :p AND stream = :s", streams
             )
         snapshots = conn.run("DELETE FROM snapshots WHERE project_id = :p", {"p": project})
+        drop_index(conn, project, merge=True)  # the next search projects the purged events
         if conn.dialect == "sqlite":  # what it freed is zeroed; later writes need not be
             conn.run("PRAGMA secure_delete = OFF")
         positions = tuple(int(str(row["at"])) for row in changed)

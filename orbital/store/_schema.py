@@ -179,3 +179,38 @@ purging = sa.Table(
     metadata,
     sa.Column("position", sa.BigInteger, primary_key=True, autoincrement=False),
 )
+
+#: The search index's texts: an entry as it stands (``doc`` = ``entry:<id>``), each past version
+#: of one (``entry:<id>@<version>``) and each ask (``ask:<id>``), with what a search filters
+#: by. The full-text index over ``item`` and ``text`` is the database's own, ``search_fts``
+#: (FTS5 on SQLite, ``tsvector`` on PostgreSQL), made by migration ``0012`` and left out of
+#: these tables (:data:`ENGINE_TABLES`).
+search_docs = sa.Table(
+    "search_docs",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("project_id", sa.String(64), sa.ForeignKey("projects.project_id"), nullable=False),
+    sa.Column("doc", sa.String(240), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("item", sa.String(200), nullable=False),
+    sa.Column("file", sa.String(64), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("trust", sa.String(16), nullable=False),
+    sa.Column("actor", sa.String(16), nullable=False),
+    sa.Column("at", sa.DateTime, nullable=False),
+    sa.Column("position", sa.BigInteger, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.UniqueConstraint("project_id", "doc", name="uq_search_docs_doc"),
+    sa.Index("ix_search_docs_item", "project_id", "item"),
+)
+
+#: The position each project's search index was projected at.
+search_positions = sa.Table(
+    "search_positions",
+    metadata,
+    _project_key(),
+    sa.Column("position", sa.BigInteger, nullable=False),
+)
+
+#: The full-text engine's own tables (``search_fts`` and, on SQLite, FTS5's shadow tables).
+ENGINE_TABLES = "search_fts"

@@ -11,13 +11,14 @@ from orbital.store._db import Conn
 from orbital.store._projects import ProjectWrites
 from orbital.store._purge import PurgeWrites
 from orbital.store._reads import Reader
+from orbital.store._search import SearchWrites
 from orbital.store._snapshots import Checkpoint, SnapshotWrites
 
 if TYPE_CHECKING:
     from orbital.project import Project
 
 
-class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, PurgeWrites, Reader):
+class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, PurgeWrites, SearchWrites, Reader):
     """One write transaction: reads inside it see a stable state, appends commit together.
 
     Obtained from :meth:`EventStore.writing`; on SQLite it holds the write lock from its first

@@ -87,7 +87,7 @@ def test_generated_requests_conform_to_the_document(
         if isinstance(result, Err):
             raise result.err()
         operations.append(result.ok())
-    assert len(operations) == 34
+    assert len(operations) == 35
     person = token == "workbench"
     chosen = [op for op in operations if op.path.startswith("/api/v1/workbench") == person]
     secret = world.person if person else world.agent

@@ -33,6 +33,7 @@ TOOLS = {
     "memory_write",
     "memory_history",
     "memory_get",
+    "memory_search",
     "asks_list",
     "ask_open",
     "ask_close",
