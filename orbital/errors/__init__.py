@@ -277,6 +277,20 @@ class VersionConflict(Conflict):
         )
 
 
+class UnknownBase(Conflict):
+    """A write based on a version no read of this project can have given (before its first
+    event, or past the head of the log): the writer read elsewhere, or invented it."""
+
+    hint = "read the file again (`orbital show FILE --json` prints its version) and write from that"
+
+    def __init__(self, base: int, where: str, first: int, head: int) -> None:
+        self.base = base
+        super().__init__(
+            f"version {base} is {where}: this project's versions are 0 (a file never written) "
+            f"and {first} to {head}"
+        )
+
+
 class StaleWrite(Conflict):
     """A whole-file write based on a version of the file that changed since in the same
     entries: the writer's change and the store's overlap."""
@@ -427,6 +441,7 @@ __all__ = [
     "TooMuchAtOnce",
     "Unavailable",
     "UnknownAsk",
+    "UnknownBase",
     "UnknownEntry",
     "UnknownEvent",
     "UnknownFile",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from orbital.clock import Clock, end_of_day
-from orbital.errors import InvalidInput, NotFound
+from orbital.errors import InvalidInput, NotFound, UnknownBase
 from orbital.store import EventStore, Reader
 
 #: An as-of: an instant, or a position in the log (None: now).
@@ -42,15 +42,12 @@ def check_base(r: Reader, project: str, base: int) -> None:
     """A version a writer says it read (``--base``, ``If-Match``, MCP ``base``) must be one
     a read of this project can have given: 0 (a file never written), or a position from the
     project's first event to the head of the log. Anything else would be decided against a
-    state the writer never saw (an empty file before the project began, a future)."""
+    state the writer never saw (an empty file before the project began, a future): a
+    conflict, as a base that changed since is (HTTP 409), not a malformed request."""
     if base < 0:
         raise InvalidInput(f"a version is a position, 0 or more, not {base}")
     first, head = r.span(project)
     if base == 0 or first <= base <= head:
         return
     where = "older than the project's first event" if base < first else "past the head of the log"
-    raise InvalidInput(
-        f"version {base} is {where}: this project's versions are 0 (a file never written) "
-        f"and {first} to {head}; read the file again (`orbital show FILE --json` prints its "
-        "version) and write from that"
-    )
+    raise UnknownBase(base, where, first, head)

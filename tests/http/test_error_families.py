@@ -49,6 +49,7 @@ EXAMPLES: list[errors.OrbitalError] = [
     errors.TooMuchAtOnce("LESSONS.md", "21,650 entries", "300 entries"),
     errors.SecretRefused("orbital/DECISIONS.md", 3, "AWS Access Key"),
     errors.VersionConflict("ask:a1b2c3", 2, 3),
+    errors.UnknownBase(99, "past the head of the log", 3, 42),
     errors.StaleWrite("DECISIONS.md", 12, ("use-x",)),
     errors.StoreLocked("sqlite:///x.db", 5000),
     errors.ProviderError("HTTP 502: bad gateway", status=502, transient=True),

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from orbital.cli import cli
+from orbital.errors import UnknownBase
 from orbital.events import Actor
 from orbital.mcp._caller import Caller
 from orbital.mcp._calls import Calls
@@ -24,8 +25,7 @@ def _refusal(base: int, first: int, head: int) -> str:
     where = "older than the project's first event" if base < first else "past the head of the log"
     return (
         f"version {base} is {where}: this project's versions are 0 (a file never written) "
-        f"and {first} to {head}; read the file again (`orbital show FILE --json` prints its "
-        "version) and write from that"
+        f"and {first} to {head}"
     )
 
 
@@ -47,16 +47,20 @@ def test_a_base_outside_the_projects_versions_is_refused_on_every_surface(
         put = client.put(
             url, json={"content": MINE}, headers={**bearer(token), "If-Match": f'"{base}"'}
         )
-        assert (put.status_code, put.json()["detail"]) == (400, expected)
+        assert (put.status_code, put.json()["detail"]) == (409, expected)
         mcp = Calls(service).memory_write(Caller(beta, None), "DECISIONS.md", MINE, base, None)
-        assert (mcp.is_error, mcp.texts) == (True, (f"error: {expected}",))
+        advice = UnknownBase.hint
+        assert (mcp.is_error, mcp.texts) == (True, (f"error: {expected}: {advice}",))
         cli_write = CliRunner().invoke(
             cli,
             ["write", "DECISIONS.md", "--base", str(base), "--project", service.project(beta).root],
             input=MINE,
             obj={},
         )
-        assert (cli_write.exit_code, cli_write.stderr) == (1, f"error: {expected}\n")
+        assert (cli_write.exit_code, cli_write.stderr) == (
+            5,
+            f"error: {expected}: {advice}\n",
+        )
     assert disk.read_bytes() == before
     assert service.head() == head
     # The versions a read gives are still taken: 0 (never written) and the file's own.
