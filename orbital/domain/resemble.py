@@ -5,7 +5,8 @@ with certainty, but a person might.
 It reads a text as the guard does (its terms, typos, order, politeness and negation) and
 lets two terms match on more than a shared stem:
 
-- a sense in common in WordNet (:mod:`orbital.domain.wordnet`): "reserve" / "book",
+- a sense in common in WordNet (:mod:`orbital.domain.wordnet`, the one the shell hands
+  over): "reserve" / "book",
   "purchase" / "buy", "organise" / "plan";
 - an abbreviation: a short word (2-5 letters) that begins the other ("prod" / "production",
   "cert", "docs") or, of two letters, is its first letter and a later one ("db" /
@@ -24,9 +25,9 @@ from __future__ import annotations
 import functools
 import re
 
-from orbital.domain import wordnet
 from orbital.domain.meaning_index import Reading
 from orbital.domain.rephrase import Meaning, Term, _typo, meaning
+from orbital.domain.wordnet import WordNet
 
 #: A word with at least this many senses met in WordNet's tagged corpus is light; two texts
 #: have at least this share of the longer one's terms in common (both chosen together on the
@@ -70,7 +71,7 @@ def _acronyms(terms: tuple[Term, ...]) -> list[set[str]]:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def wide_meaning(text: str) -> Meaning:
+def wide_meaning(text: str, wordnet: WordNet) -> Meaning:
     """``text`` read as the guard reads it, each term with its wider keys."""
     base = meaning(_CAMEL.sub(" ", text))
     terms = []
@@ -113,11 +114,18 @@ def wide_matches(a: Term, b: Term) -> bool:
     return bool(slips) and not slips.isdisjoint(b.slips) and _typo(a.word, b.word)
 
 
-#: The wide reading: a held line, possibly the same ask.
-RESEMBLES = Reading(wide_meaning, wide_matches, probes, MIN_SHARED)
+@functools.cache
+def resembling(wordnet: WordNet) -> Reading:
+    """The wide reading, with ``wordnet``'s senses: a held line, possibly the same ask."""
+
+    def read(text: str) -> Meaning:
+        return wide_meaning(text, wordnet)
+
+    return Reading(read, wide_matches, probes, MIN_SHARED)
 
 
-def resembles(earlier: str, later: str) -> bool:
+def resembles(earlier: str, later: str, wordnet: WordNet) -> bool:
     """Whether ``later`` possibly asks for what ``earlier`` did (the guard's certain sameness
     included)."""
-    return RESEMBLES.overlap(wide_meaning(earlier), wide_meaning(later)).same_at(MIN_SHARED)
+    wide = resembling(wordnet)
+    return wide.overlap(wide.meaning(earlier), wide.meaning(later)).same_at(MIN_SHARED)

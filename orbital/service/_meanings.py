@@ -17,17 +17,19 @@ import contextlib
 import gc
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orbital.domain.lazy_meanings import ReadingName, build_meaning_index, reading_named
+from orbital.service._wordnet import Indexing, LoadedWordNet
 
 if TYPE_CHECKING:
     from types import ModuleType
 
     from orbital.domain.meaning_index import MeaningIndex
     from orbital.domain.rephrase import Meaning
+    from orbital.domain.wordnet import WordNet
     from orbital.service._outputs import Seal
 
 #: Built indexes kept (one per set of dropped asks; a new drop makes a new one).
@@ -37,10 +39,14 @@ KEEP_MEANINGS = 4096
 
 
 class KeptMeaningIndexes:
-    """An index builder (:data:`orbital.domain.asks.IndexBuilder`) over a folder."""
+    """An index builder (:data:`orbital.domain.asks.IndexBuilder`) over a folder; the wide
+    reading reads with the WordNet ``wordnet`` loads."""
 
-    def __init__(self, folder: Path, seal: Seal) -> None:
+    def __init__(
+        self, folder: Path, seal: Seal, wordnet: Callable[[], WordNet] | None = None
+    ) -> None:
         self.folder, self.seal = folder, seal
+        self.indexing = Indexing(wordnet or LoadedWordNet())
 
     def __call__(
         self, items: tuple[tuple[str, str], ...], reading: ReadingName = "restates"
@@ -52,11 +58,13 @@ class KeptMeaningIndexes:
         digest = hashlib.sha256(matcher_stamp())
         digest.update(reading.encode())
         modules: list[ModuleType] = [meaning_index, rephrase, rephrase_lexicon]
+        wordnet = self.indexing.lexicon(reading)
         if reading == "resembles":
-            from orbital.domain import resemble, wordnet
+            from orbital.domain import resemble
+            from orbital.domain import wordnet as lexical
 
-            modules += [resemble, wordnet]
-            digest.update(wordnet_stamp())
+            modules += [resemble, lexical]
+            digest.update(wordnet.identity.encode())
         for module in modules:
             digest.update(Path(module.__file__ or "").read_bytes())
         for ask_id, text in items:
@@ -66,10 +74,10 @@ class KeptMeaningIndexes:
             raw = self.seal.read(path)
             try:
                 if raw is not None:
-                    return meaning_index.decode_index(raw, reading_named(reading))
+                    return meaning_index.decode_index(raw, reading_named(reading, wordnet))
             except (msgspec.DecodeError, ValueError, TypeError):
                 pass
-            index = build_meaning_index(items, reading)
+            index = build_meaning_index(items, reading, wordnet)
         with contextlib.suppress(OSError):  # a cache: the next process builds it again
             self._keep(path, meaning_index.encode_index(index))
         return index
@@ -139,17 +147,6 @@ def matcher_stamp() -> bytes:
     stemmers = os.stat(origin.parent) if origin else None
     where = f"{origin}:{stemmers.st_mtime_ns}" if stemmers else "-"
     return f"{sys.version};{unicodedata.unidata_version};{where}".encode()
-
-
-def wordnet_stamp() -> bytes:
-    """Which WordNet the wide reading looks words up in (none, or its folder as it is)."""
-    from orbital.domain import wordnet
-
-    folder = wordnet.folder()
-    if folder is None:
-        return b"-"
-    index = os.stat(folder / "index.noun")
-    return f"{folder}:{index.st_size}:{index.st_mtime_ns}".encode()
 
 
 def _meanings_stamp() -> bytes:
