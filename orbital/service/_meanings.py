@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from orbital.domain.meaning_index import MeaningIndex
     from orbital.domain.rephrase import Meaning
+    from orbital.domain.rephrase_lexicon import Phrases
     from orbital.domain.wordnet import WordNet
     from orbital.service._outputs import Seal
 
@@ -89,18 +90,65 @@ class KeptMeaningIndexes:
             old.unlink(missing_ok=True)
 
 
-class KeptMeanings:
-    """The meanings of the entries this process's restatement checks compared, in a file the
-    next process seeds the matcher from (:func:`rephrase.seed`), under the stamp of Orbital's
-    sources: a changed matcher never reads them."""
+class KeptPhrases:
+    """The synonym tables stemmed (:func:`rephrase.phrase_table`), in a file the next process
+    hands the matcher (:func:`rephrase.seed_phrases`), under the stamp of Orbital's sources
+    (the lexicon among them) and the stemmers: a changed one never reads them."""
 
     def __init__(self, path: Path, seal: Seal) -> None:
         self.path, self.seal = path, seal
+        self._loaded: dict[bool, Phrases] | None = None
+
+    def load(self) -> None:
+        """Hand the matcher the tables an earlier process kept (once per process)."""
+        if self._loaded is not None:
+            return
+        import msgspec
+
+        from orbital.domain import rephrase
+
+        self._loaded = {}
+        kind = tuple[bytes, list[tuple[bool, list[tuple[tuple[str, ...], frozenset[str]]]]]]
+        raw = self.seal.read(self.path)
+        try:
+            if raw is None:
+                return
+            stamp, tables = msgspec.msgpack.decode(raw, type=kind)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return
+        if stamp == _meanings_stamp():
+            self._loaded = {german: dict(rows) for german, rows in tables}
+            rephrase.seed_phrases(self._loaded)
+
+    def save(self) -> None:
+        """Keep the tables this process stemmed, if it was handed fewer."""
+        from orbital.domain import rephrase
+
+        made = rephrase.phrases_made()
+        if self._loaded is None or made.keys() <= self._loaded.keys():
+            return
+        import msgspec
+
+        tables = [(german, list(table.items())) for german, table in made.items()]
+        with contextlib.suppress(OSError):  # a cache: the next process stems them again
+            self.seal.write(self.path, msgspec.msgpack.encode((_meanings_stamp(), tables)))
+
+
+class KeptMeanings:
+    """The meanings of the entries this process's restatement checks compared, in a file the
+    next process seeds the matcher from (:func:`rephrase.seed`), under the stamp of Orbital's
+    sources: a changed matcher never reads them. The synonym tables are kept beside them
+    (:attr:`phrases`)."""
+
+    def __init__(self, path: Path, seal: Seal) -> None:
+        self.path, self.seal = path, seal
+        self.phrases = KeptPhrases(path.with_name("phrases.msgpack"), seal)
         self._loaded: dict[str, Meaning] | None = None
 
     def load(self) -> None:
         """Seed the matcher with what an earlier process kept (once: a process's first write
         that compares)."""
+        self.phrases.load()
         if self._loaded is not None:
             return
         import msgspec
@@ -121,9 +169,10 @@ class KeptMeanings:
             rephrase.seed(known)
 
     def save(self) -> None:
-        """Keep what this process compared, if any of it is new."""
+        """Keep what this process compared, if any of it is new (and the synonym tables)."""
         from orbital.domain import rephrase
 
+        self.phrases.save()
         if self._loaded is None or rephrase.compared.keys() <= self._loaded.keys():
             return
         import msgspec
