@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
+import threading
 import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
@@ -87,12 +88,17 @@ class _RequestsOnUse(types.ModuleType):
     names they read are the annotations of their verification helpers (``requests.Response``):
     those read :data:`typing.Any`."""
 
-    importing = True
+    def __init__(self) -> None:
+        super().__init__("requests")
+        self.importing = True
 
     def __getattr__(self, name: str) -> Any:
-        if _RequestsOnUse.importing:
+        if self.importing:
             return Any
         return getattr(importlib.import_module("requests"), name)
+
+
+_IMPORTING = threading.Lock()
 
 
 @functools.cache
@@ -101,26 +107,27 @@ def _detector() -> tuple[tuple[Any, ...], Any, Any, Any]:
     stays off whatever else configured it), and its line scan, filters and line context.
     Its modules are imported with ``requests`` stood in for (:class:`_RequestsOnUse`) unless
     the process imported it already; the stand-in leaves :data:`sys.modules` after."""
-    stand_in = "requests" not in sys.modules
-    if stand_in:
-        sys.modules["requests"] = _RequestsOnUse("requests")
-    try:
-        from detect_secrets.core.scan import _is_filtered_out, _scan_line
-        from detect_secrets.settings import get_filters, get_plugins, get_settings
-        from detect_secrets.util.code_snippet import get_code_snippet
+    with _IMPORTING:  # sys.modules is the whole process's: one thread at a time
+        stand_in = _RequestsOnUse() if "requests" not in sys.modules else None
+        if stand_in is not None:
+            sys.modules["requests"] = stand_in
+        try:
+            from detect_secrets.core.scan import _is_filtered_out, _scan_line
+            from detect_secrets.settings import get_filters, get_plugins, get_settings
+            from detect_secrets.util.code_snippet import get_code_snippet
 
-        settings = get_settings()
-        settings.configure_plugins([{"name": name} for name in PLUGINS])
-        settings.disable_filters(
-            "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
-        )
-        plugins = tuple(get_plugins())
-        get_filters()  # imports the filters' modules now, while ``requests`` is stood in for
-    finally:
-        if stand_in:
-            del sys.modules["requests"]
-            _RequestsOnUse.importing = False
-    return plugins, _scan_line, _is_filtered_out, get_code_snippet
+            settings = get_settings()
+            settings.configure_plugins([{"name": name} for name in PLUGINS])
+            settings.disable_filters(
+                "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
+            )
+            plugins = tuple(get_plugins())
+            get_filters()  # imports the filters' modules now, while ``requests`` is stood in for
+        finally:
+            if stand_in is not None:
+                del sys.modules["requests"]
+                stand_in.importing = False
+        return plugins, _scan_line, _is_filtered_out, get_code_snippet
 
 
 def _hits(lines: list[str]) -> Iterator[_Hit]:
