@@ -4,11 +4,12 @@ core (:class:`orbital.domain.wordnet.WordNet`) loaded.
 Debian's and Ubuntu's ``wordnet-base`` put it in ``/usr/share/wordnet`` (Homebrew's
 ``wordnet`` under its prefix); ``ORBITAL_WORDNET`` names another folder. 28 MB, read only,
 nothing fetched at run time. Its sorted ``index.<pos>`` files are mapped, not read: the core
-bisects them and the pages it touches are read in. Its exception lists (100 KB of text, parsed
-in about 5 ms) are kept parsed in the state folder, the output store's way: under the source
-files' identity (path, size and modification time of each) and Orbital's own sources, signed
-with the store's key (:class:`~orbital.service._outputs.Seal`); anything missing, unreadable
-or not confirmed is parsed from the source again, so the kept copy never decides anything.
+bisects them and the pages it touches are read in. Its exception lists (100 KB of text, about
+30 M instructions to parse) are kept parsed in the state folder, the output store's way: under
+the source files' identity (path, size and modification time of each) and Orbital's own
+sources, signed with the store's key (:class:`~orbital.service._outputs.Seal`); anything
+missing, unreadable or not confirmed is parsed from the source again, so the kept copy never
+decides anything.
 """
 
 from __future__ import annotations
