@@ -59,12 +59,15 @@ from orbital.domain.resemble import wide_meaning
 from orbital.grammar.text import norm
 from orbital.service._meanings import KeptMeaningIndexes
 from orbital.service._outputs import Seal
+from orbital.service._wordnet import Indexing, LoadedWordNet
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "asks" / "data" / "rephrase-dev.jsonl"
 DAY = dt.date(2026, 9, 19)
 GRID = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
 Row = dict[str, object]
 Judge = Callable[[str, str], bool]
+#: The installed WordNet, as the service loads it (the wide reading's senses).
+WORDNET = LoadedWordNet()
 
 
 def load(path: Path) -> list[Row]:
@@ -226,7 +229,7 @@ def timing(rows: list[Row], n: int = 10_000, opens: int = 300, rounds: int = 5) 
         for i, text in enumerate(texts)
     }
     start, cpu_start = time.perf_counter(), time.thread_time()
-    index = index_dropped(asks)
+    index = index_dropped(asks, Indexing(WORDNET))
     index.by_meaning.index()
     built = (time.perf_counter() - start, time.thread_time() - cpu_start)
     start, cpu_start = time.perf_counter(), time.thread_time()
@@ -249,7 +252,7 @@ def timing(rows: list[Row], n: int = 10_000, opens: int = 300, rounds: int = 5) 
         f"ratio {wall / base_wall:.1f}x wall, {cpu / base_cpu:.1f}x CPU"
     )
     with tempfile.TemporaryDirectory() as folder:
-        kept = KeptMeaningIndexes(Path(folder), Seal(lambda: bytes(32)))
+        kept = KeptMeaningIndexes(Path(folder), Seal(lambda: bytes(32)), WORDNET)
         filed = tuple((a.id, a.text) for a in asks.values())
         kept(filed)
         start, cpu_start = time.perf_counter(), time.thread_time()

@@ -19,9 +19,11 @@ from pathlib import Path
 
 from rephrase import DATA, Row, load, timing
 
-from orbital.domain import wordnet
 from orbital.domain.rephrase import same_intent
 from orbital.domain.resemble import resembles
+from orbital.service._wordnet import LoadedWordNet, folder
+
+WORDNET = LoadedWordNet()
 
 FRESH = Path(__file__).resolve().parent / "data" / "rephrase-fresh.jsonl"
 FRESH2 = FRESH.with_name("rephrase-fresh2.jsonl")
@@ -32,7 +34,7 @@ def outcome(row: Row) -> Outcome:
     dropped, candidate = str(row["dropped"]), str(row["candidate"])
     if same_intent(dropped, candidate):
         return "refused"
-    return "held" if resembles(dropped, candidate) else "accepted"
+    return "held" if resembles(dropped, candidate, WORDNET()) else "accepted"
 
 
 def report(path: Path) -> None:
@@ -59,12 +61,12 @@ def report(path: Path) -> None:
 
 
 def install_growth() -> None:
-    folder = wordnet.folder()
-    if folder is None:
+    where = folder()
+    if where is None:
         print("install growth: no WordNet found (held lines rest on abbreviations alone)")
         return
-    size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file())
-    print(f"install growth: WordNet 3.0 at {folder}, {size / 1e6:.1f} MB (wordnet-base)")
+    size = sum(p.stat().st_size for p in where.iterdir() if p.is_file())
+    print(f"install growth: WordNet 3.0 at {where}, {size / 1e6:.1f} MB (wordnet-base)")
 
 
 def main() -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Literal
 
+from orbital.domain.wordnet import NONE, WordNet
+
 if TYPE_CHECKING:
     from orbital.domain.meaning_index import MeaningIndex, Reading
 
@@ -18,22 +20,25 @@ ReadingName = Literal["restates", "resembles"]
 IndexBuilder = Callable[[tuple[tuple[str, str], ...], ReadingName], "MeaningIndex[str]"]
 
 
-def reading_named(name: ReadingName) -> Reading:
+def reading_named(name: ReadingName, wordnet: WordNet = NONE) -> Reading:
+    """The reading ``name`` says (the wide one with ``wordnet``'s senses)."""
     if name == "resembles":
-        from orbital.domain.resemble import RESEMBLES
+        from orbital.domain.resemble import resembling
 
-        return RESEMBLES
+        return resembling(wordnet)
     from orbital.domain.meaning_index import RESTATES
 
     return RESTATES
 
 
 def build_meaning_index(
-    items: tuple[tuple[str, str], ...], reading: ReadingName = "restates"
+    items: tuple[tuple[str, str], ...], reading: ReadingName = "restates", wordnet: WordNet = NONE
 ) -> MeaningIndex[str]:
+    """The index of ``items`` under ``reading`` (the wide one with ``wordnet``: the service
+    binds the one it loaded, :class:`orbital.service._wordnet.Indexing`)."""
     from orbital.domain.meaning_index import MeaningIndex
 
-    return MeaningIndex[str](reading=reading_named(reading)).added(items)
+    return MeaningIndex[str](reading=reading_named(reading, wordnet)).added(items)
 
 
 class LazyMeaningIndex:

@@ -26,6 +26,7 @@ from orbital.domain.rephrase import (
 )
 
 K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -174,13 +175,13 @@ def _filed_keys(term: Term) -> frozenset[str]:
     return term.keys | {"~" + term.word} if term.slips else term.keys
 
 
-#: How a built index is kept: each map merged (the base/overlay split is not kept), each
-#: meaning apart (:class:`_Encoded`).
+#: How a built index is kept: each map merged (the base/overlay split is not kept); read
+#: back, each meaning, posting list and pivot list apart (:class:`_Encoded`).
 _Stored = tuple[
     dict[str, msgspec.Raw],
-    dict[str, tuple[str, ...]],
+    dict[str, msgspec.Raw],
     dict[str, frozenset[str]],
-    dict[str, tuple[str, ...]],
+    dict[str, msgspec.Raw],
 ]
 
 
@@ -199,23 +200,34 @@ def decode_index(data: bytes, reading: Reading = RESTATES) -> MeaningIndex[str]:
     """The index :func:`encode_index` kept (``msgspec.DecodeError`` when it is not one)."""
     meanings, postings, spellings, pivots = msgspec.msgpack.decode(data, type=_Stored)
     return MeaningIndex(
-        Layered(_Encoded(meanings)), Layered(postings), Layered(spellings), Layered(pivots), reading
+        Layered(_Encoded(meanings, _MEANING)),
+        Layered(_Encoded(postings, _ITEMS)),
+        Layered(spellings),
+        Layered(_Encoded(pivots, _ITEMS)),
+        reading,
     )
 
 
-class _Encoded(Mapping[str, Meaning]):
-    """Kept meanings, each decoded the first time it is read: a lookup compares the text
-    with a few of them, and decoding them all cost it more than the rest (10,000 dropped
-    asks: ~50 ms of ~60)."""
+_MEANING = msgspec.msgpack.Decoder(Meaning)
+_ITEMS = msgspec.msgpack.Decoder(tuple[str, ...])
 
-    def __init__(self, encoded: dict[str, msgspec.Raw]) -> None:
-        self._encoded = encoded
-        self._decoded: dict[str, Meaning] = {}
 
-    def __getitem__(self, key: str) -> Meaning:
+class _Encoded(Mapping[str, V]):
+    """Kept meanings or lists of items, each decoded the first time it is read: a lookup
+    compares the text with a few meanings and reads the lists of a few keys, and decoding
+    them all cost it more than the rest (10,000 dropped asks: the meanings ~50 ms of ~60;
+    the wide reading's 190,000 posted items, with WordNet's senses, 85 M instructions)."""
+
+    def __init__(
+        self, encoded: dict[str, msgspec.Raw], decoder: msgspec.msgpack.Decoder[V]
+    ) -> None:
+        self._encoded, self._decoder = encoded, decoder
+        self._decoded: dict[str, V] = {}
+
+    def __getitem__(self, key: str) -> V:
         found = self._decoded.get(key)
         if found is None:
-            found = self._decoded[key] = msgspec.msgpack.decode(self._encoded[key], type=Meaning)
+            found = self._decoded[key] = self._decoder.decode(self._encoded[key])
         return found
 
     def __contains__(self, key: object) -> bool:

@@ -161,12 +161,31 @@ def phrase_table(synonyms: Iterable[str], german: bool) -> Phrases:
     return {k: frozenset(v) for k, v in table.items()}
 
 
-@functools.lru_cache(maxsize=2)
+#: The synonym tables this process stemmed or was handed (:func:`seed_phrases`), by whether
+#: German, with their longest sequence's length.
+_tables: dict[bool, tuple[Phrases, int]] = {}
+
+
+def seed_phrases(tables: Mapping[bool, Phrases]) -> None:
+    """Take the synonym tables another process stemmed from this lexicon with these stemmers
+    (stemming one again is about 100 M instructions, 20 ms, of a write's process)."""
+    for german, table in tables.items():
+        _tables.setdefault(german, (table, max(map(len, table))))
+
+
+def phrases_made() -> dict[bool, Phrases]:
+    """The synonym tables this process has (stemmed, or handed over)."""
+    return {german: table for german, (table, _) in _tables.items()}
+
+
 def _phrases(german: bool) -> tuple[Phrases, int]:
-    """The synonym table, stemmed once per process at the first meaning worked out (about
-    25 ms); the longest sequence's length."""
-    table = phrase_table(lex.SYNONYMS, german)
-    return table, max(map(len, table))
+    """The synonym table, stemmed once per process at the first meaning worked out unless
+    handed over; the longest sequence's length."""
+    found = _tables.get(german)
+    if found is None:
+        table = phrase_table(lex.SYNONYMS, german)
+        found = _tables[german] = (table, max(map(len, table)))
+    return found
 
 
 @functools.lru_cache(maxsize=1)

@@ -5,7 +5,8 @@ with certainty, but a person might.
 It reads a text as the guard does (its terms, typos, order, politeness and negation) and
 lets two terms match on more than a shared stem:
 
-- a sense in common in WordNet (:mod:`orbital.domain.wordnet`): "reserve" / "book",
+- a sense in common in WordNet (:mod:`orbital.domain.wordnet`, the one the shell hands
+  over): "reserve" / "book",
   "purchase" / "buy", "organise" / "plan";
 - a usual sense of one (one met in WordNet's tagged corpus) one level broader than a sense
   of the other: "conference" / "meeting". Two kinds of one thing ("French" / "Italian")
@@ -39,9 +40,9 @@ import itertools
 import re
 
 from orbital.domain import rephrase_lexicon as lex
-from orbital.domain import wordnet
 from orbital.domain.meaning_index import Reading
 from orbital.domain.rephrase import Meaning, Overlap, Term, _typo, meaning
+from orbital.domain.wordnet import WordNet
 
 #: A word met at least this often in WordNet's tagged corpus as a verb, adjective or adverb
 #: (and no less as a noun) is light; two texts have at least this share of both texts' terms
@@ -101,7 +102,7 @@ def _acronyms(terms: tuple[Term, ...]) -> list[set[str]]:
     return found
 
 
-def _light(word: str) -> bool:
+def _light(word: str, wordnet: WordNet) -> bool:
     """A word used mostly as a verb, adjective or adverb, and often: the light words of any
     ask ("find", "make", "bring", "old"). A noun names the object, which a rewording keeps."""
     uses = wordnet.tagged_as(word)
@@ -110,7 +111,7 @@ def _light(word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def wide_meaning(text: str) -> Meaning:
+def wide_meaning(text: str, wordnet: WordNet) -> Meaning:
     """``text`` read as the guard reads it, each term with its wider keys."""
     base = meaning(_LETTERED_NUMBER.sub(r"\1 \2", _CAMEL.sub(" ", text)))
     terms = []
@@ -126,7 +127,7 @@ def wide_meaning(text: str) -> Meaning:
             | {_LONG_KEY + x for x in longs}
             | ({lex.ORDINALS[term.word]} if term.word in lex.ORDINALS else set())
         )
-        light = term.generic or _light(term.word)
+        light = term.generic or _light(term.word, wordnet)
         terms.append(Term(term.stem, keys, term.word, light))
     return Meaning(tuple(terms), base.negated)
 
@@ -209,11 +210,18 @@ def alike(found: Overlap, min_shared: float) -> bool:
     )
 
 
-#: The wide reading: a held line, possibly the same ask.
-RESEMBLES = Reading(wide_meaning, wide_matches, probes, MIN_SHARED, alike, opposed)
+@functools.cache
+def resembling(wordnet: WordNet) -> Reading:
+    """The wide reading, with ``wordnet``'s senses: a held line, possibly the same ask."""
+
+    def read(text: str) -> Meaning:
+        return wide_meaning(text, wordnet)
+
+    return Reading(read, wide_matches, probes, MIN_SHARED, alike, opposed)
 
 
-def resembles(earlier: str, later: str) -> bool:
+def resembles(earlier: str, later: str, wordnet: WordNet) -> bool:
     """Whether ``later`` possibly asks for what ``earlier`` did. Ask the guard first: a
     certain restatement that adds much context may share too little to resemble."""
-    return RESEMBLES.same(RESEMBLES.overlap(wide_meaning(earlier), wide_meaning(later)))
+    wide = resembling(wordnet)
+    return wide.same(wide.overlap(wide.meaning(earlier), wide.meaning(later)))

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import msgspec
 
 from orbital.catalogue import DISPLAY
 from orbital.domain.trust import RESTATE_KEYS, said
 from orbital.domain.trust_fold import retracted_why
+from orbital.domain.wordnet import WordNet
 from orbital.events import Event
 from orbital.events.entries import EntryCreated
 from orbital.events.files import FileLayoutSet, Slot
@@ -47,7 +48,9 @@ def distinct_from(text: str) -> frozenset[str]:
     return frozenset(i for line in _DISTINCT.findall(text) for i in _ID.findall(line))
 
 
-def _repeated(state: FileState, key: str, text: str) -> tuple[Entry, bool] | None:
+def _repeated(
+    state: FileState, key: str, text: str, wordnet: Callable[[], WordNet]
+) -> tuple[Entry, bool] | None:
     """The retracted entry of ``state`` that ``text`` says again, and whether certainly."""
     named = distinct_from(text)
     retracted = {
@@ -65,7 +68,7 @@ def _repeated(state: FileState, key: str, text: str) -> tuple[Entry, bool] | Non
     if certain is not None:
         return state.entries[certain], True
     for entry_id, old in retracted.items():
-        if entry_id not in named and resembles(old, new):
+        if entry_id not in named and resembles(old, new, wordnet()):
             return state.entries[entry_id], False
     return None
 
@@ -86,10 +89,14 @@ def _message(name: str, new: str, old: Entry, held: bool) -> str:
 
 
 def decide_retracted_repeats(
-    files: Mapping[str, FileState], written: Sequence[Event], today: dt.date
+    files: Mapping[str, FileState],
+    written: Sequence[Event],
+    today: dt.date,
+    wordnet: Callable[[], WordNet],
 ) -> Repeats:
     """Take out of an agent's ``written`` events each new entry that says again what the
-    person retracted (see the module docstring)."""
+    person retracted (see the module docstring), reading with the WordNet the shell loads
+    when a retracted entry is first compared (``wordnet``)."""
     audit: list[Event] = []
     warnings: list[str] = []
     held: list[tuple[str, str]] = []
@@ -98,7 +105,7 @@ def decide_retracted_repeats(
         if not isinstance(event, EntryCreated) or event.file not in RESTATE_KEYS:
             continue
         state = files.get(event.file)
-        found = _repeated(state, event.file, event.text) if state is not None else None
+        found = _repeated(state, event.file, event.text, wordnet) if state is not None else None
         if found is None:
             continue
         old, certain = found

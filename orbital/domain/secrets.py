@@ -5,7 +5,8 @@ workspace write, which is no unit, calls it too), whoever wrote it and however i
 agent's file tool through a hook, the CLI, HTTP, MCP, a hand edit taken in from disk). The
 text an event carries (:func:`texts_of`) is read line by line by ``detect-secrets``' own
 plugins and filters, in the process (no subprocess, no network); the package is imported on
-the first text checked, so a process that writes no text never pays for it. A secret the
+the first text checked, so a process that writes no text never pays for it, and without
+``requests`` (:func:`_detector`). A secret the
 memory files hold already is not new and passes (one written before this check is taken out
 with ``orbital purge``). A false positive passes when its line carries detect-secrets' own
 allow marker, ``pragma: allowlist secret`` after a comment sign (``#``, ``//``,
@@ -15,6 +16,10 @@ allow marker, ``pragma: allowlist secret`` after a comment sign (``#``, ``//``,
 from __future__ import annotations
 
 import functools
+import importlib
+import sys
+import threading
+import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
@@ -75,18 +80,54 @@ class _Hit(Protocol):
     secret_value: str | None
 
 
-@functools.cache
-def _plugins() -> tuple[Any, ...]:
-    """detect-secrets' plugins, with its settings made once per process: its verification
-    (a network call per secret found) stays off whatever else configured it."""
-    from detect_secrets.settings import get_plugins, get_settings
+class _RequestsOnUse(types.ModuleType):
+    """``requests`` as detect-secrets' modules hold it: the package is imported on the first
+    name read from it after they are, which only a verification makes (a network call per
+    secret found, which Orbital turns off). Importing it costs more than all the plugins
+    (urllib3, http, ssl, email, ...: half of a hook's whole start). While they are imported, the
+    names they read are the annotations of their verification helpers (``requests.Response``):
+    those read :data:`typing.Any`."""
 
-    settings = get_settings()
-    settings.configure_plugins([{"name": name} for name in PLUGINS])
-    settings.disable_filters(
-        "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
-    )
-    return tuple(get_plugins())
+    def __init__(self) -> None:
+        super().__init__("requests")
+        self.importing = True
+
+    def __getattr__(self, name: str) -> Any:
+        if self.importing:
+            return Any
+        return getattr(importlib.import_module("requests"), name)
+
+
+_IMPORTING = threading.Lock()
+
+
+@functools.cache
+def _detector() -> tuple[tuple[Any, ...], Any, Any, Any]:
+    """detect-secrets' plugins, with its settings made once per process (its verification
+    stays off whatever else configured it), and its line scan, filters and line context.
+    Its modules are imported with ``requests`` stood in for (:class:`_RequestsOnUse`) unless
+    the process imported it already; the stand-in leaves :data:`sys.modules` after."""
+    with _IMPORTING:  # sys.modules is the whole process's: one thread at a time
+        stand_in = _RequestsOnUse() if "requests" not in sys.modules else None
+        if stand_in is not None:
+            sys.modules["requests"] = stand_in
+        try:
+            from detect_secrets.core.scan import _is_filtered_out, _scan_line
+            from detect_secrets.settings import get_filters, get_plugins, get_settings
+            from detect_secrets.util.code_snippet import get_code_snippet
+
+            settings = get_settings()
+            settings.configure_plugins([{"name": name} for name in PLUGINS])
+            settings.disable_filters(
+                "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
+            )
+            plugins = tuple(get_plugins())
+            get_filters()  # imports the filters' modules now, while ``requests`` is stood in for
+        finally:
+            if stand_in is not None:
+                del sys.modules["requests"]
+                stand_in.importing = False
+        return plugins, _scan_line, _is_filtered_out, get_code_snippet
 
 
 def _hits(lines: list[str]) -> Iterator[_Hit]:
@@ -94,10 +135,8 @@ def _hits(lines: list[str]) -> Iterator[_Hit]:
     its filters, the allow marker among them), but with the filters of a whole line run only
     on a line some plugin found a secret on: they cost more than the plugins, and a line
     they pass over yields nothing either way."""
-    from detect_secrets.core.scan import _is_filtered_out, _scan_line
-    from detect_secrets.util.code_snippet import get_code_snippet
-
-    plugins, name = _plugins(), "memory.md"
+    plugins, _scan_line, _is_filtered_out, get_code_snippet = _detector()
+    name = "memory.md"
     for n, full in enumerate(lines, 1):
         line = full.rstrip()
         if not line.strip():

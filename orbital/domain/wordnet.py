@@ -1,33 +1,25 @@
-"""WordNet 3.0, read where an operating-system package installed it: which senses (synsets) a
-word has, for the resemblance check of :mod:`orbital.domain.resemble`.
+"""WordNet 3.0 as the shell hands it over (:mod:`orbital.service._wordnet` finds and reads it):
+which senses (synsets) a word has, for the resemblance check of :mod:`orbital.domain.resemble`.
 
-The database is Princeton's, as Debian's and Ubuntu's ``wordnet-base`` package installs it
-(``/usr/share/wordnet``; Homebrew's ``wordnet`` under its prefix): 28 MB, read only, nothing
-fetched at run time. ``ORBITAL_WORDNET`` names another folder. Its ``index.<pos>`` files are
-sorted by lemma, so a word is found by bisecting the mapped file (as WordNet's own library
-does): no load, no parse of the whole index. Without the database every word has no sense and
-the check falls back to spelling, abbreviations and the rephrasing guard's own synonyms.
+The database is Princeton's, as Debian's and Ubuntu's ``wordnet-base`` package installs it.
+Its ``index.<pos>`` files are sorted by lemma, so a word is found by bisecting the file's bytes
+(the shell maps them: as WordNet's own library does, no load, no parse of the whole index).
+Without the database (:data:`NONE`) every word has no sense and the check falls back to
+spelling, abbreviations and the rephrasing guard's own synonyms.
 
-Inflected forms are reduced as WordNet's *morphy* does: the exception lists, then its
-detachment rules.
+Inflected forms are reduced as WordNet's *morphy* does: the exception lists (``<pos>.exc``,
+parsed by :func:`exceptions_of`), then its detachment rules. The wider reading's finer rules
+read a sense's neighbours (its broader senses, its antonyms) from the ``data.<pos>`` files,
+found by the byte offset a sense key carries (mapped by the shell too).
 """
 
 from __future__ import annotations
 
-import functools
-import mmap
-import os
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Iterator, Mapping
+from typing import Protocol, TypeVar
 
-_POS = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}
-_PLACES = (
-    "/usr/share/wordnet",
-    "/usr/local/share/wordnet",
-    "/opt/homebrew/share/wordnet/dict",
-    "/usr/local/share/wordnet/dict",
-    "/usr/share/wordnet/dict",
-)
+#: The parts of speech, as the files name them, and the letter a sense key starts with.
+POS = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}
 #: Morphy's detachment rules (suffix -> replacement) per part of speech.
 _RULES = {
     "noun": (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
@@ -38,27 +30,158 @@ _RULES = {
     "adv": (),
 }  # fmt: skip
 
-
-@functools.cache
-def folder() -> Path | None:
-    """Where the database is, if installed (``ORBITAL_WORDNET`` first)."""
-    named = os.environ.get("ORBITAL_WORDNET")
-    for place in (named,) if named else _PLACES:
-        if (Path(place) / "index.noun").is_file():
-            return Path(place)
-    return None
+#: Words a :class:`WordNet` remembers the senses (and the tagged count) of.
+REMEMBERED = 1 << 16
+#: An exception list: an inflected form -> its base forms.
+Exceptions = Mapping[str, tuple[str, ...]]
 
 
-@functools.cache
-def _index(pos: str) -> mmap.mmap | None:
-    where = folder()
-    if where is None:
-        return None
-    with open(where / f"index.{pos}", "rb") as f:
-        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+class Index(Protocol):
+    """An ``index.<pos>`` file's bytes (``bytes``, or the file mapped: ``mmap.mmap``)."""
+
+    def find(self, sub: bytes, start: int = ..., end: int = ..., /) -> int: ...
+    def rfind(self, sub: bytes, start: int = ..., end: int = ..., /) -> int: ...
+    def __getitem__(self, part: slice, /) -> bytes: ...
+    def __len__(self) -> int: ...
 
 
-def _line(data: mmap.mmap, lemma: bytes) -> bytes | None:
+def exceptions_of(text: str) -> dict[str, tuple[str, ...]]:
+    """An exception list's rows (``<inflected form> <base form>...``) as a mapping."""
+    found: dict[str, tuple[str, ...]] = {}
+    for row in text.splitlines():
+        if row.strip():
+            word, *bases = row.split()
+            found[word] = tuple(bases)
+    return found
+
+
+class WordNet:
+    """The database's sorted ``index.<pos>`` files and its exception lists parsed, by part of
+    speech (empty: no database); ``identity`` names the files as they are (what a meaning
+    index built with them is kept under). Looked-up words are remembered (the last
+    :data:`REMEMBERED` of each kind)."""
+
+    def __init__(
+        self,
+        indexes: Mapping[str, Index],
+        exceptions: Mapping[str, Exceptions],
+        identity: str = "-",
+        data: Mapping[str, Index] | None = None,
+    ) -> None:
+        self.indexes, self.exceptions, self.identity = indexes, exceptions, identity
+        #: The ``data.<pos>`` files, by part of speech.
+        self.data: Mapping[str, Index] = data or {}
+        self._senses: dict[str, frozenset[str]] = {}
+        self._tagged: dict[str, int] = {}
+        self._usual: dict[str, frozenset[str]] = {}
+        self._tagged_as: dict[str, dict[str, int]] = {}
+        self._pointed: dict[str, tuple[tuple[bytes, str], ...]] = {}
+
+    def senses(self, word: str) -> frozenset[str]:
+        """The synsets of ``word`` (lowercase; several words joined by spaces or hyphens), as
+        ``<pos letter><offset>`` keys, over every part of speech and base form."""
+        found = self._senses.get(word)
+        if found is None:
+            keys: set[str] = set()
+            for letter, fields in self._lines(word):
+                count = int(fields[2])
+                keys.update(letter + offset.decode() for offset in fields[len(fields) - count :])
+            found = self._senses[word] = frozenset(keys)
+            _bound(self._senses)
+        return found
+
+    def tagged(self, word: str) -> int:
+        """How many of ``word``'s senses were met in WordNet's tagged corpus (its index's
+        ``tagsense_cnt``, summed over parts of speech and base forms): high for the light,
+        general words of any sentence ("find", "make", "keep"), low or none for the names of
+        things."""
+        found = self._tagged.get(word)
+        if found is None:
+            found = 0
+            for _, fields in self._lines(word):
+                pointers = int(fields[3])
+                found += int(fields[4 + pointers + 1])
+            self._tagged[word] = found
+            _bound(self._tagged)
+        return found
+
+    def usual_senses(self, word: str) -> frozenset[str]:
+        """The senses of ``word`` met in WordNet's tagged corpus (an index line lists its
+        senses most frequent first, and counts how many of them were met): a rare sense
+        ("staging" as a theatre production) is left out."""
+        found = self._usual.get(word)
+        if found is None:
+            keys: set[str] = set()
+            for letter, fields in self._lines(word):
+                count, pointers = int(fields[2]), int(fields[3])
+                met = int(fields[4 + pointers + 1])
+                offsets = fields[len(fields) - count :][:met]
+                keys.update(letter + offset.decode() for offset in offsets)
+            found = self._usual[word] = frozenset(keys)
+            _bound(self._usual)
+        return found
+
+    def tagged_as(self, word: str) -> dict[str, int]:
+        """:meth:`tagged`, per part of speech letter (``n``, ``v``, ``a``, ``r``)."""
+        found = self._tagged_as.get(word)
+        if found is None:
+            found = {}
+            for letter, fields in self._lines(word):
+                pointers = int(fields[3])
+                found[letter] = found.get(letter, 0) + int(fields[4 + pointers + 1])
+            self._tagged_as[word] = found
+            _bound(self._tagged_as)
+        return found
+
+    def broader(self, sense: str) -> frozenset[str]:
+        """The senses ``sense`` is a kind or an instance of: its hypernyms, one level up
+        ("conference" -> "meeting")."""
+        return frozenset(key for symbol, key in self._pointers(sense) if symbol in (b"@", b"@i"))
+
+    def opposite(self, sense: str) -> frozenset[str]:
+        """The senses WordNet gives as the antonym of one of ``sense``'s words ("raise" /
+        "lower", "enable" / "disable", "import" / "export")."""
+        return frozenset(key for symbol, key in self._pointers(sense) if symbol == b"!")
+
+    def _pointers(self, sense: str) -> tuple[tuple[bytes, str], ...]:
+        """What ``sense`` (a key of :meth:`senses`: its byte offset in its ``data`` file)
+        points to, as (pointer symbol, sense key) pairs."""
+        found = self._pointed.get(sense)
+        if found is None:
+            found = self._pointed[sense] = _pointers_in(self.data.get(_DATA[sense[0]]), sense)
+            _bound(self._pointed)
+        return found
+
+    def _forms(self, word: str, pos: str) -> Iterator[str]:
+        yield word
+        yield from self.exceptions.get(pos, {}).get(word, ())
+        for suffix, replacement in _RULES[pos]:
+            if word.endswith(suffix) and len(word) > len(suffix) + 1:
+                yield word[: len(word) - len(suffix)] + replacement
+
+    def _lines(self, word: str) -> Iterator[tuple[str, list[bytes]]]:
+        """The index lines of ``word``'s base forms, split, with their part of speech's
+        letter."""
+        lemma = word.strip().replace(" ", "_").replace("-", "_")
+        for pos, letter in POS.items():
+            data = self.indexes.get(pos)
+            if data is None:
+                return
+            for form in set(self._forms(lemma, pos)):
+                line = _line(data, form.encode("latin-1", errors="replace"))
+                if line is not None:
+                    yield letter, line.split()
+
+
+V = TypeVar("V")
+
+
+def _bound(remembered: dict[str, V]) -> None:
+    if len(remembered) > REMEMBERED:
+        del remembered[next(iter(remembered))]
+
+
+def _line(data: Index, lemma: bytes) -> bytes | None:
     """The index line of ``lemma``: a bisection over the file's lines (the licence lines at
     its top start with two spaces, which sort before every lemma)."""
     key = lemma + b" "
@@ -78,108 +201,11 @@ def _line(data: mmap.mmap, lemma: bytes) -> bytes | None:
     return None
 
 
-@functools.cache
-def _exceptions(pos: str) -> dict[str, tuple[str, ...]]:
-    where = folder()
-    found: dict[str, tuple[str, ...]] = {}
-    if where is None or not (where / f"{pos}.exc").is_file():
-        return found
-    for row in (where / f"{pos}.exc").read_text(encoding="latin-1").splitlines():
-        word, *bases = row.split()
-        found[word] = tuple(bases)
-    return found
-
-
-def _forms(word: str, pos: str) -> Iterator[str]:
-    yield word
-    yield from _exceptions(pos).get(word, ())
-    for suffix, replacement in _RULES[pos]:
-        if word.endswith(suffix) and len(word) > len(suffix) + 1:
-            yield word[: len(word) - len(suffix)] + replacement
-
-
-def _lines(word: str) -> Iterator[tuple[str, list[bytes]]]:
-    """The index lines of ``word``'s base forms, split, with their part of speech's letter."""
-    lemma = word.strip().replace(" ", "_").replace("-", "_")
-    for pos, letter in _POS.items():
-        data = _index(pos)
-        if data is None:
-            return
-        for form in set(_forms(lemma, pos)):
-            line = _line(data, form.encode("latin-1", errors="replace"))
-            if line is not None:
-                yield letter, line.split()
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def senses(word: str) -> frozenset[str]:
-    """The synsets of ``word`` (lowercase; several words joined by spaces or hyphens), as
-    ``<pos letter><offset>`` keys, over every part of speech and base form."""
-    found: set[str] = set()
-    for letter, fields in _lines(word):
-        count = int(fields[2])
-        found.update(letter + offset.decode() for offset in fields[len(fields) - count :])
-    return frozenset(found)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def tagged(word: str) -> int:
-    """How many of ``word``'s senses were met in WordNet's tagged corpus (its index's
-    ``tagsense_cnt``, summed over parts of speech and base forms): high for the light,
-    general words of any sentence ("find", "make", "keep"), low or none for the names of
-    things."""
-    total = 0
-    for _, fields in _lines(word):
-        pointers = int(fields[3])
-        total += int(fields[4 + pointers + 1])
-    return total
-
-
-# --- For the wider reading's finer rules: a word's usual senses and uses by part of speech
-# (from the index lines above), and a sense's neighbours, read from the ``data.<pos>`` files.
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def usual_senses(word: str) -> frozenset[str]:
-    """The senses of ``word`` met in WordNet's tagged corpus (an index line lists its senses
-    most frequent first, and counts how many of them were met): a rare sense ("staging" as a
-    theatre production) is left out."""
-    found: set[str] = set()
-    for letter, fields in _lines(word):
-        count, pointers = int(fields[2]), int(fields[3])
-        met = int(fields[4 + pointers + 1])
-        offsets = fields[len(fields) - count :][:met]
-        found.update(letter + offset.decode() for offset in offsets)
-    return frozenset(found)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def tagged_as(word: str) -> dict[str, int]:
-    """:func:`tagged`, per part of speech letter (``n``, ``v``, ``a``, ``r``)."""
-    found: dict[str, int] = {}
-    for letter, fields in _lines(word):
-        pointers = int(fields[3])
-        found[letter] = found.get(letter, 0) + int(fields[4 + pointers + 1])
-    return found
-
-
+#: A sense key's letter -> the part of speech of the ``data`` file it is in.
 _DATA = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
 
 
-@functools.cache
-def _data(pos: str) -> mmap.mmap | None:
-    where = folder()
-    if where is None:
-        return None
-    with open(where / f"data.{pos}", "rb") as f:
-        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _pointers(sense: str) -> tuple[tuple[bytes, str], ...]:
-    """What ``sense`` (a key of :func:`senses`: its byte offset in its ``data`` file) points
-    to, as (pointer symbol, sense key) pairs."""
-    data = _data(_DATA[sense[0]])
+def _pointers_in(data: Index | None, sense: str) -> tuple[tuple[bytes, str], ...]:
     if data is None:
         return ()
     start = int(sense[1:])
@@ -188,22 +214,10 @@ def _pointers(sense: str) -> tuple[tuple[bytes, str], ...]:
     found = []
     for i in range(int(fields[at])):
         symbol, offset, pos, _ = fields[at + 1 + 4 * i : at + 5 + 4 * i]
-        found.append((symbol, _letter(pos.decode()) + offset.decode()))
+        letter = "a" if pos == b"s" else pos.decode()  # satellite adjectives are adjectives
+        found.append((symbol, letter + offset.decode()))
     return tuple(found)
 
 
-def broader(sense: str) -> frozenset[str]:
-    """The senses ``sense`` is a kind or an instance of: its hypernyms, one level up
-    ("conference" -> "meeting")."""
-    return frozenset(key for symbol, key in _pointers(sense) if symbol in (b"@", b"@i"))
-
-
-def opposite(sense: str) -> frozenset[str]:
-    """The senses WordNet gives as the antonym of one of ``sense``'s words ("raise" /
-    "lower", "enable" / "disable", "import" / "export")."""
-    return frozenset(key for symbol, key in _pointers(sense) if symbol == b"!")
-
-
-def _letter(pos: str) -> str:
-    """The key letter of a data file's part of speech (satellite adjectives are adjectives)."""
-    return "a" if pos == "s" else pos
+#: No database installed: no word has a sense.
+NONE = WordNet({}, {})

@@ -107,6 +107,8 @@ class AsksService:
         appended is decided from those lines alone (:func:`decide_agent_append`): its cost
         is the size of the addition. ``words``: the user's, to verify quotes against."""
         current, known = u.asks_file, u.asks
+        if u.units.meanings is not None:  # what an earlier process stemmed, for the matcher
+            u.units.meanings.phrases.load()
         added = current.added_by(content)
         check_growth(current, content, added)
         result: Appended
@@ -157,6 +159,8 @@ class AsksService:
             u.warnings += removed
             known = u.asks
             if actor is Actor.AGENT:
+                if u.units.meanings is not None:  # for the matcher, as for a file's write
+                    u.units.meanings.phrases.load()
                 d = decide_agent_open(
                     known.asks,
                     text,

@@ -20,10 +20,12 @@ from orbital.domain.lazy_meanings import IndexBuilder, build_meaning_index
 from orbital.events import RecordedEvent
 from orbital.service._ask_rows import decode_ask, decode_asks, encode_ask, encode_asks
 from orbital.service._context import Context
+from orbital.service._wordnet import Indexing, LoadedWordNet
 from orbital.store import Reader, Reducer, Writer
 from projections.files import render_asks_file
 
 if TYPE_CHECKING:
+    from orbital.domain.wordnet import WordNet
     from orbital.service._kept import KeptAsks
 
 #: Every ask, as of the snapshot's position.
@@ -103,8 +105,10 @@ class AsksState:
         self.ctx = ctx
         self._cache: dict[str, AsksNow] = {}
         self._since_snapshot: dict[str, int] = {}
+        #: The WordNet the wide reading of a held line reads with (loaded when first read).
+        self.wordnet: Callable[[], WordNet] = LoadedWordNet()
         #: Builds the dropped asks' meaning index (a short-lived process keeps built ones).
-        self.build_index: IndexBuilder = build_meaning_index
+        self.build_index: IndexBuilder = Indexing(self.wordnet)
         #: The asks kept for the next process (a short-lived one: a hook, a CLI command).
         self.kept: KeptAsks | None = None
         self._keep_next: dict[str, Callable[[], None]] = {}

@@ -17,17 +17,20 @@ import contextlib
 import gc
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orbital.domain.lazy_meanings import ReadingName, build_meaning_index, reading_named
+from orbital.service._wordnet import Indexing, LoadedWordNet
 
 if TYPE_CHECKING:
     from types import ModuleType
 
     from orbital.domain.meaning_index import MeaningIndex
     from orbital.domain.rephrase import Meaning
+    from orbital.domain.rephrase_lexicon import Phrases
+    from orbital.domain.wordnet import WordNet
     from orbital.service._outputs import Seal
 
 #: Built indexes kept (one per set of dropped asks; a new drop makes a new one).
@@ -37,10 +40,14 @@ KEEP_MEANINGS = 4096
 
 
 class KeptMeaningIndexes:
-    """An index builder (:data:`orbital.domain.asks.IndexBuilder`) over a folder."""
+    """An index builder (:data:`orbital.domain.asks.IndexBuilder`) over a folder; the wide
+    reading reads with the WordNet ``wordnet`` loads."""
 
-    def __init__(self, folder: Path, seal: Seal) -> None:
+    def __init__(
+        self, folder: Path, seal: Seal, wordnet: Callable[[], WordNet] | None = None
+    ) -> None:
         self.folder, self.seal = folder, seal
+        self.indexing = Indexing(wordnet or LoadedWordNet())
 
     def __call__(
         self, items: tuple[tuple[str, str], ...], reading: ReadingName = "restates"
@@ -52,11 +59,13 @@ class KeptMeaningIndexes:
         digest = hashlib.sha256(matcher_stamp())
         digest.update(reading.encode())
         modules: list[ModuleType] = [meaning_index, rephrase, rephrase_lexicon]
+        wordnet = self.indexing.lexicon(reading)
         if reading == "resembles":
-            from orbital.domain import resemble, wordnet
+            from orbital.domain import resemble
+            from orbital.domain import wordnet as lexical
 
-            modules += [resemble, wordnet]
-            digest.update(wordnet_stamp())
+            modules += [resemble, lexical]
+            digest.update(wordnet.identity.encode())
         for module in modules:
             digest.update(Path(module.__file__ or "").read_bytes())
         for ask_id, text in items:
@@ -66,10 +75,10 @@ class KeptMeaningIndexes:
             raw = self.seal.read(path)
             try:
                 if raw is not None:
-                    return meaning_index.decode_index(raw, reading_named(reading))
+                    return meaning_index.decode_index(raw, reading_named(reading, wordnet))
             except (msgspec.DecodeError, ValueError, TypeError):
                 pass
-            index = build_meaning_index(items, reading)
+            index = build_meaning_index(items, reading, wordnet)
         with contextlib.suppress(OSError):  # a cache: the next process builds it again
             self._keep(path, meaning_index.encode_index(index))
         return index
@@ -81,18 +90,65 @@ class KeptMeaningIndexes:
             old.unlink(missing_ok=True)
 
 
-class KeptMeanings:
-    """The meanings of the entries this process's restatement checks compared, in a file the
-    next process seeds the matcher from (:func:`rephrase.seed`), under the stamp of Orbital's
-    sources: a changed matcher never reads them."""
+class KeptPhrases:
+    """The synonym tables stemmed (:func:`rephrase.phrase_table`), in a file the next process
+    hands the matcher (:func:`rephrase.seed_phrases`), under the stamp of Orbital's sources
+    (the lexicon among them) and the stemmers: a changed one never reads them."""
 
     def __init__(self, path: Path, seal: Seal) -> None:
         self.path, self.seal = path, seal
+        self._loaded: dict[bool, Phrases] | None = None
+
+    def load(self) -> None:
+        """Hand the matcher the tables an earlier process kept (once per process)."""
+        if self._loaded is not None:
+            return
+        import msgspec
+
+        from orbital.domain import rephrase
+
+        self._loaded = {}
+        kind = tuple[bytes, list[tuple[bool, list[tuple[tuple[str, ...], frozenset[str]]]]]]
+        raw = self.seal.read(self.path)
+        try:
+            if raw is None:
+                return
+            stamp, tables = msgspec.msgpack.decode(raw, type=kind)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return
+        if stamp == _meanings_stamp():
+            self._loaded = {german: dict(rows) for german, rows in tables}
+            rephrase.seed_phrases(self._loaded)
+
+    def save(self) -> None:
+        """Keep the tables this process stemmed, if it was handed fewer."""
+        from orbital.domain import rephrase
+
+        made = rephrase.phrases_made()
+        if self._loaded is None or made.keys() <= self._loaded.keys():
+            return
+        import msgspec
+
+        tables = [(german, list(table.items())) for german, table in made.items()]
+        with contextlib.suppress(OSError):  # a cache: the next process stems them again
+            self.seal.write(self.path, msgspec.msgpack.encode((_meanings_stamp(), tables)))
+
+
+class KeptMeanings:
+    """The meanings of the entries this process's restatement checks compared, in a file the
+    next process seeds the matcher from (:func:`rephrase.seed`), under the stamp of Orbital's
+    sources: a changed matcher never reads them. The synonym tables are kept beside them
+    (:attr:`phrases`)."""
+
+    def __init__(self, path: Path, seal: Seal) -> None:
+        self.path, self.seal = path, seal
+        self.phrases = KeptPhrases(path.with_name("phrases.msgpack"), seal)
         self._loaded: dict[str, Meaning] | None = None
 
     def load(self) -> None:
         """Seed the matcher with what an earlier process kept (once: a process's first write
         that compares)."""
+        self.phrases.load()
         if self._loaded is not None:
             return
         import msgspec
@@ -113,9 +169,10 @@ class KeptMeanings:
             rephrase.seed(known)
 
     def save(self) -> None:
-        """Keep what this process compared, if any of it is new."""
+        """Keep what this process compared, if any of it is new (and the synonym tables)."""
         from orbital.domain import rephrase
 
+        self.phrases.save()
         if self._loaded is None or rephrase.compared.keys() <= self._loaded.keys():
             return
         import msgspec
@@ -139,17 +196,6 @@ def matcher_stamp() -> bytes:
     stemmers = os.stat(origin.parent) if origin else None
     where = f"{origin}:{stemmers.st_mtime_ns}" if stemmers else "-"
     return f"{sys.version};{unicodedata.unidata_version};{where}".encode()
-
-
-def wordnet_stamp() -> bytes:
-    """Which WordNet the wide reading looks words up in (none, or its folder as it is)."""
-    from orbital.domain import wordnet
-
-    folder = wordnet.folder()
-    if folder is None:
-        return b"-"
-    index = os.stat(folder / "index.noun")
-    return f"{folder}:{index.st_size}:{index.st_mtime_ns}".encode()
 
 
 def _meanings_stamp() -> bytes:

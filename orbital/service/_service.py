@@ -126,14 +126,17 @@ class Orbital(OnFirstUse):
     def keep_caches(self, folder: Path) -> None:
         """Keep what a short-lived process (a hook, a CLI command) would otherwise compute
         again for the next one, in ``folder``: built meaning indexes of dropped asks, token
-        counts, the current asks, and views and files at a head (:mod:`._kept`); each file
+        counts, the current asks, WordNet's exception lists parsed, and views and files at a
+        head (:mod:`._kept`); each file
         signed with the store's key, and one it does not confirm dropped (:class:`Seal`)."""
         from orbital.service._kept import KeptAsks
         from orbital.service._meanings import KeptMeaningIndexes, KeptMeanings
         from orbital.service._outputs import Outputs
+        from orbital.service._wordnet import LoadedWordNet
 
-        seal = self._seal()
-        self.units.asks.build_index = KeptMeaningIndexes(folder / "meanings", seal)
+        seal, asks = self._seal(), self.units.asks
+        asks.wordnet = LoadedWordNet(folder / "wordnet", seal)
+        asks.build_index = KeptMeaningIndexes(folder / "meanings", seal, asks.wordnet)
         self.units.meanings = KeptMeanings(folder / "entry-meanings.msgpack", seal)
         self.units.asks.kept = KeptAsks(folder / "asks", seal)
         self.keep_counts(folder, seal)

@@ -42,7 +42,7 @@ def decide_trust_of_write(
     if u.units.meanings is not None:
         u.units.meanings.load()
     if (actor or u.actor) is Actor.AGENT:
-        repeats = decide_retracted_repeats(files, written, u.today)
+        repeats = decide_retracted_repeats(files, written, u.today, u.units.asks.wordnet)
         written = repeats.written
         u.append(repeats.audit)
         u.warnings += repeats.warnings

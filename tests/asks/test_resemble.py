@@ -1,5 +1,5 @@
 """The wider reading behind a held line (:mod:`orbital.domain.resemble`) and the WordNet it
-reads (:mod:`orbital.domain.wordnet`)."""
+reads (:mod:`orbital.domain.wordnet`, loaded by the service: :data:`WORDNET`)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orbital.domain import wordnet
 from orbital.domain.asks import index_dropped
 from orbital.domain.meaning_index import MeaningIndex
 from orbital.domain.rephrase import same_intent
-from orbital.domain.resemble import RESEMBLES, resembles
+from orbital.domain.resemble import resembles, resembling
+from orbital.domain.wordnet import NONE, WordNet, exceptions_of
 from orbital.events.asks import AskOpened
 from orbital.grammar.asks_md import parse_line, render_event
 from tests.asks.helpers import TODAY, asks_of
-from tests.wordnet_helpers import needs_wordnet
+from tests.wordnet_helpers import WORDNET, needs_wordnet
 
 
 @pytest.mark.parametrize(
@@ -28,7 +28,7 @@ from tests.wordnet_helpers import needs_wordnet
 )
 def test_abbreviations_acronyms_and_identifiers_resemble(earlier: str, later: str) -> None:
     assert not same_intent(earlier, later)
-    assert resembles(earlier, later) and resembles(later, earlier)
+    assert resembles(earlier, later, WORDNET()) and resembles(later, earlier, WORDNET())
 
 
 @pytest.mark.parametrize(
@@ -40,7 +40,7 @@ def test_abbreviations_acronyms_and_identifiers_resemble(earlier: str, later: st
     ],
 )
 def test_a_different_object_or_the_opposite_does_not_resemble(earlier: str, later: str) -> None:
-    assert not resembles(earlier, later)
+    assert not resembles(earlier, later, WORDNET())
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,7 @@ def test_a_different_object_or_the_opposite_does_not_resemble(earlier: str, late
 )
 def test_general_abbreviation_and_spelling_rules_resemble(earlier: str, later: str) -> None:
     assert not same_intent(earlier, later)
-    assert resembles(earlier, later) and resembles(later, earlier)
+    assert resembles(earlier, later, WORDNET()) and resembles(later, earlier, WORDNET())
 
 
 @needs_wordnet
@@ -78,7 +78,7 @@ def test_general_abbreviation_and_spelling_rules_resemble(earlier: str, later: s
     ],
 )
 def test_wordnet_relations_resemble(earlier: str, later: str) -> None:
-    assert resembles(earlier, later) and resembles(later, earlier)
+    assert resembles(earlier, later, WORDNET()) and resembles(later, earlier, WORDNET())
 
 
 @needs_wordnet
@@ -96,11 +96,12 @@ def test_wordnet_relations_resemble(earlier: str, later: str) -> None:
     ],
 )
 def test_near_misses_do_not_resemble(earlier: str, later: str) -> None:
-    assert not resembles(earlier, later) and not resembles(later, earlier)
+    assert not resembles(earlier, later, WORDNET()) and not resembles(later, earlier, WORDNET())
 
 
 @needs_wordnet
 def test_wordnet_usual_senses_broader_and_opposite() -> None:
+    wordnet = WORDNET()
     meeting = wordnet.senses("meeting")
     assert any(wordnet.broader(s) & meeting for s in wordnet.usual_senses("conference"))
     assert wordnet.usual_senses("staging") < wordnet.senses("staging")
@@ -110,11 +111,13 @@ def test_wordnet_usual_senses_broader_and_opposite() -> None:
 
 @needs_wordnet
 def test_wordnet_senses_and_base_forms() -> None:
-    assert wordnet.senses("reserve") & wordnet.senses("book")
-    assert wordnet.senses("databases") == wordnet.senses("database")
-    assert wordnet.senses("set up") and wordnet.senses("zzqx") == frozenset()
-    assert wordnet.tagged("find") > wordnet.tagged("french")
-    assert resembles("Book a meeting room for the retro", "Reserve a meeting room for the retro")
+    assert WORDNET().senses("reserve") & WORDNET().senses("book")
+    assert WORDNET().senses("databases") == WORDNET().senses("database")
+    assert WORDNET().senses("set up") and WORDNET().senses("zzqx") == frozenset()
+    assert WORDNET().tagged("find") > WORDNET().tagged("french")
+    assert resembles(
+        "Book a meeting room for the retro", "Reserve a meeting room for the retro", WORDNET()
+    )
 
 
 @needs_wordnet
@@ -125,7 +128,9 @@ def test_the_index_finds_what_comparing_each_finds() -> None:
         "Translate the pricing page into French",
         "Buy a standing desk for the office",
     ]
-    index = MeaningIndex[str](reading=RESEMBLES).added((str(i), t) for i, t in enumerate(texts))
+    index = MeaningIndex[str](reading=resembling(WORDNET())).added(
+        (str(i), t) for i, t in enumerate(texts)
+    )
     for query in [
         "Reserve a meeting room for the retro",
         "Set up single sign-on with Okta",
@@ -133,7 +138,7 @@ def test_the_index_finds_what_comparing_each_finds() -> None:
         "Translate the pricing page into Italian",
     ]:
         found = set(index.restated_by(query))
-        assert found == {str(i) for i, t in enumerate(texts) if resembles(t, query)}
+        assert found == {str(i) for i, t in enumerate(texts) if resembles(t, query, WORDNET())}
 
 
 def test_distinct_from_round_trips_on_an_open_line() -> None:
@@ -164,13 +169,31 @@ def test_the_wide_index_finds_what_comparing_each_finds(
     texts: list[str], split: int, query: str
 ) -> None:
     items = [(f"{n:06x}", text) for n, text in enumerate(texts)]
-    index = MeaningIndex[str](reading=RESEMBLES).added(items[:split])
+    index = MeaningIndex[str](reading=resembling(WORDNET())).added(items[:split])
     for item in items[split:]:  # grown one by one, as drops come in
         index = index.added([item])
-    wide = RESEMBLES.meaning
+    reading = resembling(WORDNET())
+    wide = reading.meaning
     expected = {
         item: found.strength
         for item, text in items
-        if RESEMBLES.same(found := RESEMBLES.overlap(wide(text), wide(query)))
+        if reading.same(found := reading.overlap(wide(text), wide(query)))
     }
     assert index.restated_by(query) == expected
+
+
+#: A WordNet index file of two lemmas (sorted; the licence lines first, as in the real one).
+TINY_INDEX = b"  licence\nbook n 2 1 @ 2 1 00000001 00000002 \nmouse n 1 0 1 3 00000003 \n"
+
+
+def test_the_core_reads_the_wordnet_it_is_handed() -> None:
+    """The core opens no file: the shell hands it the index files' bytes (mapped) and the
+    exception lists parsed."""
+    tiny = WordNet(
+        {"noun": TINY_INDEX, "verb": b"", "adj": b"", "adv": b""},
+        {"noun": exceptions_of("mice mouse\n\n")},
+    )
+    assert tiny.senses("mice") == tiny.senses("mouse") == frozenset({"n00000003"})
+    assert tiny.senses("books") == frozenset({"n00000001", "n00000002"})
+    assert tiny.tagged("mouse") == 3 and tiny.tagged("book") == 1
+    assert NONE.senses("mouse") == frozenset() and NONE.tagged("mouse") == 0

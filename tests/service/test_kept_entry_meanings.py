@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from orbital.domain import rephrase
+from orbital.domain import rephrase_lexicon as lex
 from orbital.service._meanings import KeptMeanings
 from orbital.service._outputs import Seal
 
@@ -36,6 +37,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     monkeypatch.setattr(rephrase, "_seeded", {})
     monkeypatch.setattr(rephrase, "compared", {})
+    monkeypatch.setattr(rephrase, "_tables", {})
     monkeypatch.setattr(rephrase, "_worked_out", working_out)
     rephrase.meaning.cache_clear()
     yield worked
@@ -45,6 +47,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 def new_process(monkeypatch: pytest.MonkeyPatch, worked: list[str]) -> None:
     monkeypatch.setattr(rephrase, "_seeded", {})
     monkeypatch.setattr(rephrase, "compared", {})
+    monkeypatch.setattr(rephrase, "_tables", {})
     rephrase.meaning.cache_clear()
     worked.clear()
 
@@ -86,3 +89,27 @@ def test_meanings_kept_by_another_orbital_are_not_read(
     new_process(monkeypatch, fresh)
     KeptMeanings(path, SEAL).load()  # unreadable: worked out again, as a cache
     assert rephrase.restated(NEW, FILE) == "d-1" and len(fresh) == 4
+
+
+def test_the_synonym_table_is_stemmed_once_and_handed_to_the_next_process(
+    tmp_path: Path, fresh: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "entry-meanings.msgpack"
+    compared_in_a_process(path)
+    stemmed = rephrase.phrases_made()
+    assert stemmed == {False: rephrase.phrase_table(lex.SYNONYMS, False)}
+
+    def no_stemming(*_args: object) -> lex.Phrases:
+        raise AssertionError("stemmed again")
+
+    new_process(monkeypatch, fresh)
+    with monkeypatch.context() as patched:
+        patched.setattr(rephrase, "phrase_table", no_stemming)
+        assert compared_in_a_process(path) == "d-1"
+    assert rephrase.phrases_made() == stemmed
+
+    new_process(monkeypatch, fresh)  # another Orbital's tables are never handed over
+    monkeypatch.setattr("orbital.service._outputs.code_stamp", lambda: b"another Orbital")
+    KeptMeanings(path, SEAL).load()
+    assert rephrase.phrases_made() == {}
+    assert compared_in_a_process(path) == "d-1" and rephrase.phrases_made() == stemmed

@@ -71,6 +71,26 @@ def test_the_detector_runs_in_the_process_without_the_network(
     assert [f.kind for f in secrets_in(f"aws {KEY}\n{TOKEN}")] == ["AWS Access Key", "GitHub Token"]
 
 
+def test_the_detector_loads_without_requests_and_leaves_it_importable() -> None:
+    """detect-secrets imports ``requests`` only to verify a secret over the network (off
+    here): a new process that checks texts, one with secrets in it, never imports it, and
+    one that imports it afterwards gets the real package."""
+    import subprocess
+    import sys
+
+    text = f"- plain\naws {KEY}\n{TOKEN}"
+    script = (
+        "import sys\n"
+        "from orbital.domain.secrets import secrets_in\n"
+        f"found = secrets_in({text!r})\n"
+        "print([f.kind for f in found], 'requests' in sys.modules)\n"
+        "import requests\n"
+        "print(requests.Session.__module__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout == "['AWS Access Key', 'GitHub Token'] False\nrequests.sessions\n", done
+
+
 def test_a_cli_write_with_a_secret_is_refused_and_the_file_kept(project: Path) -> None:
     lessons = project / "orbital" / "DECISIONS.md"
     before = lessons.read_bytes()
