@@ -10,7 +10,7 @@ from orbital.events.asks import AskClosed, AskReopened
 from orbital.grammar.text import clipped
 
 _KEY_FIELDS = ("ask_id", "entry_id", "file", "kind", "by", "due")
-_TEXT_FIELDS = ("text", "note", "reason", "pointer", "root")
+_TEXT_FIELDS = ("text", "note", "reason", "pointer", "root", "name")
 _CLIP = 80
 
 

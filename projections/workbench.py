@@ -78,12 +78,15 @@ class DistinctClaim(msgspec.Struct, frozen=True):
 
 
 class ProjectInfo(msgspec.Struct, frozen=True):
-    """A project in reach, with its own "today" (the date its asks are counted against)."""
+    """A project in reach, with its own "today" (the date its asks are counted against), its
+    display name and its label among the projects in reach (:func:`project_labels`)."""
 
     project_id: str
     root: str
     timezone: str
     today: dt.date
+    name: str
+    label: str
 
 
 class WorkbenchView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -295,3 +298,29 @@ def entry_row(entry: Entry, history: list[TimelineItem]) -> EntryRow:
         superseded_since=entry.trust.since,
         restates=entry.trust.restates,
     )
+
+
+#: The fewest characters of an id shown to tell two projects of one name apart.
+SHORT_ID = 8
+
+
+def project_labels(names: Mapping[str, str]) -> dict[str, str]:
+    """Each project's label in a list (id -> name): its display name, and where several
+    share a name (case aside), ``name · <short id>``, the id's first characters — at least
+    :data:`SHORT_ID`, more until they differ — so two folders called ``invoicer`` are two
+    distinguishable rows, never one name twice."""
+    groups: dict[str, list[str]] = {}
+    for pid, name in names.items():
+        groups.setdefault(name.casefold(), []).append(pid)
+    labels: dict[str, str] = {}
+    for ids in groups.values():
+        if len(ids) == 1:
+            labels[ids[0]] = names[ids[0]]
+            continue
+        longest = max(SHORT_ID, *map(len, ids))  # whole ids always differ
+        width = next(
+            n for n in range(SHORT_ID, longest + 1) if len({p[:n] for p in ids}) == len(ids)
+        )
+        for pid in ids:
+            labels[pid] = f"{names[pid]} · {pid[:width]}"
+    return labels

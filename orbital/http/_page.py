@@ -280,6 +280,7 @@ def page(
             "conflicts": {p: c for p, c in conflicts.items() if c},
             "previews": previews,
             "projects": reachable,
+            "project_labels": service.names.labels(reachable),
             "lens": viewer.lens,
             "csrf": viewer.session.csrf,
             "notices": viewer.notices.take(viewer.session.session_id),

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from orbital.service._history import History, HistoryQuery, Revision
     from orbital.service._log_files import ImportReport, LogFiles
     from orbital.service._memory import MemoryService
+    from orbital.service._names import ProjectNames
     from orbital.service._page_sessions import PageSessions
     from orbital.service._purge import Purges
     from orbital.service._revert import RevertReport
@@ -43,6 +44,13 @@ class OnFirstUse:
         from orbital.service._credentials import Credentials
 
         return Credentials(self.store, self.clock)
+
+    @functools.cached_property
+    def names(self) -> ProjectNames:
+        """The projects' display names and their renames (:mod:`._names`)."""
+        from orbital.service._names import ProjectNames
+
+        return ProjectNames(self.store)
 
     @functools.cached_property
     def page_sessions(self) -> PageSessions:

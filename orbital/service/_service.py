@@ -171,14 +171,15 @@ class Orbital(OnFirstUse):
         return self.init(root, timezone=timezone).project
 
     def init(
-        self, root: str | Path, *, timezone: str = "", new_project: bool = False
+        self, root: str | Path, *, timezone: str = "", new_project: bool = False, name: str = ""
     ) -> InitReport:
         """Register ``root`` and create its ``orbital/`` directory (idempotent), importing the
         memory files and ASKS.md already there (ids kept; a file not UTF-8 is kept beside as
         a conflict copy). Refused: Orbital's own source tree (memory files would land among
         its modules), and a folder whose committed id this store does not know
-        (:class:`ProjectElsewhere`, a silent fork) unless ``new_project``. The store is
-        recorded as this project's for the user (:func:`orbital.project.remember_store`)."""
+        (:class:`ProjectElsewhere`, a silent fork) unless ``new_project``. A new project's
+        id is random, its display name ``name`` or the folder's. The store is recorded as
+        this project's for the user (:func:`orbital.project.remember_store`)."""
         path = Path(root).expanduser().resolve()
         if not path.is_dir():
             raise InvalidInput(f"{path} is not a directory: create it first or pass --project")
@@ -191,7 +192,7 @@ class Orbital(OnFirstUse):
             self.local.refuse_elsewhere(path)
         with (
             self.store.writing() as w,
-            registering(w, path, timezone, new_project=new_project) as project,
+            registering(w, path, timezone, new_project=new_project, name=name) as project,
             self.units.over(w, project, Actor.SYSTEM) as u,
         ):
             u.refuse_planted()
@@ -477,7 +478,8 @@ class Orbital(OnFirstUse):
         )
         from orbital.service._workbench import workbench_view
 
-        return workbench_view(self._asks, chosen, self.clock.now(), recently_closed)
+        names = {p: n for p, n in self.names.all().items() if caller.reaches(p)}
+        return workbench_view(self._asks, chosen, names, self.clock.now(), recently_closed)
 
     def memory_entries(self, project: str) -> list[EntryRow]:
         """Every durable entry of the project (live first, in file order) with its history,

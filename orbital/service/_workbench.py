@@ -4,7 +4,7 @@ project's asks, with dates counted in that project's timezone."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from orbital.project import Project
 from orbital.service._asks import AsksService
@@ -19,6 +19,7 @@ from projections.workbench import (
     done_asks,
     dropped_asks,
     open_asks,
+    project_labels,
     proposed_reopens,
     recently_closed_asks,
     sort_closed,
@@ -27,10 +28,16 @@ from projections.workbench import (
 
 
 def workbench_view(
-    asks_service: AsksService, projects: Sequence[Project], now: dt.datetime, recently_closed: bool
+    asks_service: AsksService,
+    projects: Sequence[Project],
+    names: Mapping[str, str],
+    now: dt.datetime,
+    recently_closed: bool,
 ) -> WorkbenchView:
     """The asks of ``projects`` sorted for the person: open (overdue first), done, dropped and,
-    when asked for, recently closed."""
+    when asked for, recently closed; each project labelled among ``names`` (every project in
+    the person's reach, id -> display name)."""
+    labels = project_labels(names)
     infos: list[ProjectInfo] = []
     opened: list[tuple[OpenAsk, int]] = []
     done: list[tuple[ClosedAsk, int]] = []
@@ -41,7 +48,9 @@ def workbench_view(
     for found in projects:
         pid, local = found.project_id, now.astimezone(found.tz())
         asks = {a.id: a for a in asks_service.listing(found, "all")}
-        infos.append(ProjectInfo(pid, found.root, found.timezone, local.date()))
+        name = names.get(pid, pid)
+        label = labels.get(pid, name)
+        infos.append(ProjectInfo(pid, found.root, found.timezone, local.date(), name, label))
         opened += open_asks(pid, asks, local)
         done += done_asks(pid, asks, local.date())
         dropped += dropped_asks(pid, asks)

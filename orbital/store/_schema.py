@@ -30,6 +30,9 @@ projects = sa.Table(
     #: ``init`` wrote it for a project from before): how another checkout joins the project.
     sa.Column("identity", sa.String(64), nullable=True),
     sa.Index("ix_projects_identity", "identity", unique=True),
+    #: What people call the project (its folder's name at registration, or as renamed);
+    #: the id is the identity (migration 0012), or a slug of a folder's name before it.
+    sa.Column("name", sa.String(200), nullable=False, server_default=""),
 )
 
 #: The folders a project is projected into, one per machine and path: each has its own
