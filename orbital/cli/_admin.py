@@ -294,7 +294,8 @@ def token_create(ctx: click.Context, audience: str, projects: tuple[str, ...], l
     service = service_of(ctx)
     project_ids = [service.project(ref).project_id for ref in projects]
     issued = service.credentials.create(audience, project_ids, label=label)
-    reach = ", ".join(issued.credential.projects) or "every project"
+    labels = service.names.labels()
+    reach = ", ".join(labels[p] for p in issued.credential.projects) or "every project"
     click.echo(f"token {issued.credential.token_id} ({audience}; {reach}); shown only now:")
     click.echo(issued.token)
 
@@ -315,18 +316,20 @@ def token_revoke(ctx: click.Context, token_id: str) -> None:
 @click.pass_context
 @reports_errors
 def token_list(ctx: click.Context) -> None:
-    """Every token (never the secret): id, audience, projects, label, created, revoked."""
+    """Every token (never the secret): id, audience, projects (by name), label, created,
+    revoked."""
     from rich.console import Console
     from rich.table import Table
 
     service = service_of(ctx)
+    labels = service.names.labels()
     table = Table("id", "audience", "projects", "label", "created", "revoked", box=None)
     for credential in service.credentials.list():
         revoked = credential.revoked_at
         table.add_row(
             credential.token_id,
             credential.audience.value,
-            ", ".join(credential.projects) or "(all)",
+            ", ".join(labels.get(p, p) for p in credential.projects) or "(all)",
             credential.label,
             credential.created_at.strftime("%Y-%m-%dT%H:%MZ"),
             revoked.strftime("%Y-%m-%dT%H:%MZ") if revoked else "",

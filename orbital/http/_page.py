@@ -301,9 +301,12 @@ def open_ask(
     data: URLEncodedBody[AskForm],
 ) -> Redirect:
     target = _reached(viewer, data.project)
+    reachable = [
+        p.project_id for p in service.projects() if viewer.credential.reaches(p.project_id)
+    ]
     return _act(
         viewer,
-        f"Opened “{data.text.strip()}” in {target}.",
+        f"Opened “{data.text.strip()}” in {service.names.labels(reachable)[target]}.",
         lambda: service.ask_open(
             target,
             data.text,

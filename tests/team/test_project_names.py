@@ -135,7 +135,7 @@ def test_a_rename_is_an_event_and_every_list_shows_the_new_name(
     assert events[-1] == ("project.renamed", Actor.AGENT)
     # a person types a name where an id goes: one project of that name is that project
     token = runner.invoke(cli, ["token", "create", "--audience", "agent", "--project", "shop a"])
-    assert token.output.startswith("token ") and f"(agent; {pid})" in token.output
+    assert token.output.startswith("token ") and "(agent; Shop A)" in token.output
     runner.invoke(cli, ["project", "rename", "Shop B", "--project", str(tmp_path / "a/shop")])
     both = runner.invoke(cli, ["token", "create", "--audience", "agent", "--project", "Shop B"])
     ids = ", ".join(sorted([pid, other], key=[p for p, *_ in map(str.split, listed)].index))
