@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 import msgspec
 
 from orbital.domain.asks import Ask, Asks, ask_mark
+from orbital.domain.projects import PROJECT_ID
 from orbital.grammar.model import Entry, FileState
 from projections.asks_view import recently_closed
 
@@ -306,9 +307,9 @@ SHORT_ID = 8
 
 def project_labels(names: Mapping[str, str]) -> dict[str, str]:
     """Each project's label in a list (id -> name): its display name, and where several
-    share a name (case aside), ``name · <short id>``, the id's first characters — at least
-    :data:`SHORT_ID`, more until they differ — so two folders called ``invoicer`` are two
-    distinguishable rows, never one name twice."""
+    share a name (case aside), ``name · <short id>`` — a random id's first characters, at
+    least :data:`SHORT_ID` and more until they differ; an older slug id whole — so two
+    folders called ``invoicer`` are two distinguishable rows, never one name twice."""
     groups: dict[str, list[str]] = {}
     for pid, name in names.items():
         groups.setdefault(name.casefold(), []).append(pid)
@@ -317,10 +318,10 @@ def project_labels(names: Mapping[str, str]) -> dict[str, str]:
         if len(ids) == 1:
             labels[ids[0]] = names[ids[0]]
             continue
-        longest = max(SHORT_ID, *map(len, ids))  # whole ids always differ
-        width = next(
-            n for n in range(SHORT_ID, longest + 1) if len({p[:n] for p in ids}) == len(ids)
-        )
+        for width in range(SHORT_ID, 33):  # at 32 every id is whole, and ids differ
+            short = {p: p[:width] if PROJECT_ID.fullmatch(p) else p for p in ids}
+            if len(set(short.values())) == len(ids):
+                break
         for pid in ids:
-            labels[pid] = f"{names[pid]} · {pid[:width]}"
+            labels[pid] = f"{names[pid]} · {short[pid]}"
     return labels

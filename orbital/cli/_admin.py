@@ -54,7 +54,7 @@ def init(
         click.echo(f"warning: {warning}", err=True)
     pid = report.project.project_id
     called = service.names.of(pid)
-    if name and " ".join(name.split()) != called:
+    if name.strip() and " ".join(name.split()) != called:
         click.echo(
             f"warning: the project is called {called} already: "
             "`orbital project rename NAME` renames it",
@@ -99,7 +99,7 @@ def project_rename(ctx: click.Context, name: str, project_path: Path) -> None:
     pid = project.project_id
     renamed = service.names.rename(pid, name, actor=caller_actor(ctx, service, pid))
     called = service.names.of(pid)
-    click.echo(f"project {pid} {'renamed' if renamed else 'is called'} {called}")
+    click.echo(f"project {pid} is {'now' if renamed else 'already'} called {called}")
 
 
 @cli.group()

@@ -27,6 +27,7 @@ from orbital.project import this_machine
 from orbital.service import Orbital
 from orbital.store._engine import create_write_engine
 from orbital.store._migrate import migrations_dir
+from projections.workbench import project_labels
 from tests.conftest import NOW
 from tests.http.http_helpers import BASE_URL
 from tests.http.test_workbench_page import sign_in
@@ -112,11 +113,16 @@ def test_a_rename_is_an_event_and_every_list_shows_the_new_name(
     renamed = runner.invoke(
         cli, ["project", "rename", "  Shop   A ", "--project", str(tmp_path / "a/shop")]
     )
-    assert (renamed.exit_code, renamed.output) == (0, f"project {pid} renamed Shop A\n")
+    assert (renamed.exit_code, renamed.output) == (0, f"project {pid} is now called Shop A\n")
     again = runner.invoke(
         cli, ["project", "rename", "Shop A", "--project", str(tmp_path / "a/shop")]
     )
-    assert again.output == f"project {pid} is called Shop A\n"
+    assert again.output == f"project {pid} is already called Shop A\n"
+    kept = runner.invoke(cli, ["init", "--name", "Other", "--project", str(tmp_path / "a/shop")])
+    assert (kept.stdout, kept.stderr) == (
+        f"project Shop A at {tmp_path / 'a/shop'} (id {pid})\n",
+        "warning: the project is called Shop A already: `orbital project rename NAME` renames it\n",
+    )
     empty = runner.invoke(cli, ["project", "rename", " \t", "--project", str(tmp_path / "a/shop")])
     assert (empty.exit_code, empty.output) == (
         1,
@@ -215,3 +221,16 @@ def test_a_store_whose_ids_are_slugs_keeps_them_and_each_is_called_by_its_id(
         shutil.copy(folder / "orbital" / "project-id", clone / "orbital" / "project-id")
         elsewhere.import_log(clone, [exported])
         assert elsewhere.names.all() == {"shop": "The shop"}  # as its events name it
+
+
+def test_a_label_adds_a_short_id_only_where_names_clash_and_as_much_as_tells_them_apart() -> None:
+    one, two = "0123456789ab" + "0" * 20, "0123456789ac" + "0" * 20
+    assert project_labels({one: "Shop", two: "shop", "c" * 32: "cart"}) == {
+        one: "Shop · 0123456789ab",
+        two: "shop · 0123456789ac",
+        "c" * 32: "cart",
+    }
+    assert project_labels({"invoicer": "invoicer", "invoicer-2": "invoicer"}) == {
+        "invoicer": "invoicer · invoicer",
+        "invoicer-2": "invoicer · invoicer-2",
+    }
