@@ -98,8 +98,8 @@ FILE_PREFIX = "file:"
 MEMORY_PREFIXES: tuple[str, ...] = (ENTRY_PREFIX, FILE_PREFIX)
 MIGRATION_PREFIX = "migration:"
 #: The store's owner of every workspace's stream (``workspace:<name>``): a reserved row of the
-#: projects registry (migration 0007) that is never listed nor read as a project. A slug of a
-#: project's id is ``[a-z0-9-]`` only, so it never collides.
+#: projects registry (migration 0007) that is never listed nor read as a project. A project's
+#: id is 32 hex digits (a slug's ``[a-z0-9-]`` before issue 31), so it never collides.
 WORKSPACES_OWNER = "_workspaces"
 WORKSPACE_PREFIX = "workspace:"
 

@@ -22,7 +22,7 @@ _KEY_FIELDS = (
     "path",
     "lines",
 )
-_TEXT_FIELDS = ("text", "note", "reason", "pointer", "root", "plan")
+_TEXT_FIELDS = ("text", "note", "reason", "pointer", "root", "plan", "name")
 _CLIP = 80
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 import msgspec
 
 from orbital.domain.asks import Ask, Asks, ask_mark
+from orbital.domain.projects import PROJECT_ID
 from orbital.grammar.model import Entry, FileState
 from projections.asks_view import recently_closed
 from projections.beliefs import moved_citations
@@ -79,12 +80,15 @@ class DistinctClaim(msgspec.Struct, frozen=True):
 
 
 class ProjectInfo(msgspec.Struct, frozen=True):
-    """A project in reach, with its own "today" (the date its asks are counted against)."""
+    """A project in reach, with its own "today" (the date its asks are counted against), its
+    display name and its label among the projects in reach (:func:`project_labels`)."""
 
     project_id: str
     root: str
     timezone: str
     today: dt.date
+    name: str
+    label: str
     #: The newest hand-off an agent's session left (as ``orbital handoff`` shows it), "" none.
     handoff: str = ""
 
@@ -302,3 +306,29 @@ def entry_row(entry: Entry, history: list[TimelineItem]) -> EntryRow:
         restates=entry.trust.restates,
         citations_moved=moved_citations(entry),
     )
+
+
+#: The fewest characters of an id shown to tell two projects of one name apart.
+SHORT_ID = 8
+
+
+def project_labels(names: Mapping[str, str]) -> dict[str, str]:
+    """Each project's label in a list (id -> name): its display name, and where several
+    share a name (case aside), ``name · <short id>`` — a random id's first characters, at
+    least :data:`SHORT_ID` and more until they differ; an older slug id whole — so two
+    folders called ``invoicer`` are two distinguishable rows, never one name twice."""
+    groups: dict[str, list[str]] = {}
+    for pid, name in names.items():
+        groups.setdefault(name.casefold(), []).append(pid)
+    labels: dict[str, str] = {}
+    for ids in groups.values():
+        if len(ids) == 1:
+            labels[ids[0]] = names[ids[0]]
+            continue
+        for width in range(SHORT_ID, 33):  # at 32 every id is whole, and ids differ
+            short = {p: p[:width] if PROJECT_ID.fullmatch(p) else p for p in ids}
+            if len(set(short.values())) == len(ids):
+                break
+        for pid in ids:
+            labels[pid] = f"{names[pid]} · {short[pid]}"
+    return labels

@@ -24,7 +24,8 @@ def test_init_registers_creates_the_memory_dir_and_is_idempotent(
     project.mkdir()
     first = run.invoke(cli, ["init", "--project", str(project)], obj={})
     assert first.exit_code == 0, first.output
-    assert first.output == f"project my-site at {project}\n"
+    pid = (project / "orbital" / "project-id").read_text().strip()
+    assert first.output == f"project My Site at {project} (id {pid})\n"
     assert (project / "orbital").is_dir()
     again = run.invoke(cli, ["init", "--project", str(project)], obj={})
     assert again.output == first.output
@@ -32,7 +33,11 @@ def test_init_registers_creates_the_memory_dir_and_is_idempotent(
     assert listed.exit_code == 0, listed.output
     rows = [json.loads(line) for line in listed.output.splitlines()]
     assert [(r["position"], r["stream"], r["actor"]) for r in rows] == [(1, "project", "system")]
-    assert rows[0]["event"] == {"type": "project.registered", "root": str(project)}
+    assert rows[0]["event"] == {
+        "type": "project.registered",
+        "root": str(project),
+        "name": "My Site",
+    }
     assert rows[0]["recorded_at"] == "2026-11-01T09:30:00Z"
 
 
@@ -136,9 +141,9 @@ def test_bad_stores_and_bad_asks_are_one_line_errors(
     monkeypatch.setenv("ORBITAL_DB", orbital_db)
     run.invoke(cli, ["init", "--project", str(tmp_path)], obj={})
     listed = run.invoke(cli, ["projects"], obj={})
-    project_id, root, zone = listed.stdout.rstrip("\n").split("\t")
-    assert (root, zone) == (str(tmp_path), "local")
-    assert project_id == tmp_path.name.lower().replace("_", "-")
+    project_id, name, root, zone = listed.stdout.rstrip("\n").split("\t")
+    assert (name, root, zone) == (tmp_path.name, str(tmp_path), "local")
+    assert project_id == (tmp_path / "orbital" / "project-id").read_text().strip()
     for text, due, message in [
         ("", None, "error: an ask needs a text\n"),
         (

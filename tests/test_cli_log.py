@@ -61,7 +61,8 @@ def test_export_import_and_revert_from_the_command_line(
     assert again.stdout == f"project p at {clone}: 0 events imported, {events} already here\n"
     assert again.stderr == ""
     listed = run.invoke(cli, [*target, "projects"], obj={})
-    assert listed.stdout == f"p\t{clone}\tEurope/Berlin\n"
+    pid = (clone / "orbital" / "project-id").read_text().strip()
+    assert listed.stdout == f"{pid}\tp\t{clone}\tEurope/Berlin\n"
 
     path = project / "orbital" / "DECISIONS.md"
     before = path.read_bytes()

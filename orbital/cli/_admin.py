@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from orbital.cli._app import cli, project_option, reports_errors, service_of
+from orbital.cli._app import cli, project_of, project_option, reports_errors, service_of
+from orbital.cli._person import caller_actor, person_options
 from orbital.errors import StoreCorrupt
 from orbital.service import Audience
 
@@ -26,10 +27,20 @@ from orbital.service import Audience
     help="A checkout of a project this store does not know becomes a new, separate project "
     "(its orbital/project-id is replaced) instead of being refused.",
 )
+@click.option(
+    "--name",
+    default="",
+    help="A new project's display name (default: the folder's name); its id is random.",
+)
 @click.pass_context
 @reports_errors
 def init(
-    ctx: click.Context, project_path: Path, timezone: str, workspace: str | None, new_project: bool
+    ctx: click.Context,
+    project_path: Path,
+    timezone: str,
+    workspace: str | None,
+    new_project: bool,
+    name: str,
 ) -> None:
     """Register the project and create its orbital/ directory (memory files already there
     are imported; one that cannot be read is kept beside, with a warning); --workspace: and
@@ -38,10 +49,18 @@ def init(
     from orbital.events import Actor
 
     service = service_of(ctx)
-    report = service.init(project_path, timezone=timezone, new_project=new_project)
+    report = service.init(project_path, timezone=timezone, new_project=new_project, name=name)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
-    click.echo(f"project {report.project.project_id} at {report.project.root}")
+    pid = report.project.project_id
+    called = service.names.of(pid)
+    if name.strip() and " ".join(name.split()) != called:
+        click.echo(
+            f"warning: the project is called {called} already: "
+            "`orbital project rename NAME` renames it",
+            err=True,
+        )
+    click.echo(f"project {called} at {report.project.root} (id {pid})")
     if workspace is not None:
         pid = report.project.project_id
         joined = service.workspaces.join(pid, workspace, actor=Actor.AGENT)
@@ -52,13 +71,35 @@ def init(
 @click.pass_context
 @reports_errors
 def projects(ctx: click.Context) -> None:
-    """List the registered projects: the id used in HTTP paths, the directory, the timezone."""
+    """List the registered projects: the id used in HTTP paths, the display name, the
+    directory, the timezone."""
     service = service_of(ctx)
     known = service.projects()
-    for project in known:
-        click.echo(f"{project.project_id}\t{project.root}\t{project.timezone or 'local'}")
+    names = service.names.all()
+    for p in known:
+        click.echo(f"{p.project_id}\t{names[p.project_id]}\t{p.root}\t{p.timezone or 'local'}")
     if not known:
         click.echo("no projects yet: run `orbital init` in a project directory")
+
+
+@cli.group("project")
+def project_group() -> None:
+    """The project's display name (its id, in orbital/project-id, never changes)."""
+
+
+@project_group.command("rename")
+@click.argument("name")
+@project_option
+@person_options
+@click.pass_context
+@reports_errors
+def project_rename(ctx: click.Context, name: str, project_path: Path) -> None:
+    """Call the project NAME in every list (the Workbench, `orbital projects`, HTTP)."""
+    service, project = project_of(ctx, project_path)
+    pid = project.project_id
+    renamed = service.names.rename(pid, name, actor=caller_actor(ctx, service, pid))
+    called = service.names.of(pid)
+    click.echo(f"project {pid} is {'now' if renamed else 'already'} called {called}")
 
 
 @cli.group()
@@ -253,7 +294,8 @@ def token_create(ctx: click.Context, audience: str, projects: tuple[str, ...], l
     service = service_of(ctx)
     project_ids = [service.project(ref).project_id for ref in projects]
     issued = service.credentials.create(audience, project_ids, label=label)
-    reach = ", ".join(issued.credential.projects) or "every project"
+    labels = service.names.labels()
+    reach = ", ".join(labels[p] for p in issued.credential.projects) or "every project"
     click.echo(f"token {issued.credential.token_id} ({audience}; {reach}); shown only now:")
     click.echo(issued.token)
 
@@ -274,18 +316,20 @@ def token_revoke(ctx: click.Context, token_id: str) -> None:
 @click.pass_context
 @reports_errors
 def token_list(ctx: click.Context) -> None:
-    """Every token (never the secret): id, audience, projects, label, created, revoked."""
+    """Every token (never the secret): id, audience, projects (by name), label, created,
+    revoked."""
     from rich.console import Console
     from rich.table import Table
 
     service = service_of(ctx)
+    labels = service.names.labels()
     table = Table("id", "audience", "projects", "label", "created", "revoked", box=None)
     for credential in service.credentials.list():
         revoked = credential.revoked_at
         table.add_row(
             credential.token_id,
             credential.audience.value,
-            ", ".join(credential.projects) or "(all)",
+            ", ".join(labels.get(p, p) for p in credential.projects) or "(all)",
             credential.label,
             credential.created_at.strftime("%Y-%m-%dT%H:%MZ"),
             revoked.strftime("%Y-%m-%dT%H:%MZ") if revoked else "",

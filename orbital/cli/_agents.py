@@ -53,7 +53,8 @@ def _project(ctx: click.Context, project_path: Path) -> Project:
         return service.project(root)
     except UnknownProject:
         project = service.init_project(root)
-        click.echo(f"registered {root} as project {project.project_id}")
+        pid = project.project_id
+        click.echo(f"registered {root} as project {service.names.of(pid)} (id {pid})")
         return project
 
 

@@ -98,7 +98,7 @@ def reports_errors(command: F) -> F:
 
 #: Each top-level command and the module that defines it (``orbital.cli.<module>``).
 COMMAND_MODULES: Mapping[str, str] = {
-    **dict.fromkeys(("init", "projects", "db", "serve", "follow", "token"), "_admin"),
+    **dict.fromkeys(("init", "projects", "project", "db", "serve", "follow", "token"), "_admin"),
     **dict.fromkeys(("install", "uninstall", "hook"), "_agents"),
     **dict.fromkeys(("asks", "ask", "migrate-retractions"), "_asks"),
     "calendar": "_calendar",

@@ -89,8 +89,8 @@ def import_(ctx: click.Context, project_path: Path, file: Path) -> None:
         )
     project = report.project
     click.echo(
-        f"project {project.project_id} at {project.root}: {report.imported} events imported, "
-        f"{report.present} already here"
+        f"project {service.names.of(project.project_id)} at {project.root}: "
+        f"{report.imported} events imported, {report.present} already here"
     )
 
 

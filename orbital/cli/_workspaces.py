@@ -61,9 +61,11 @@ def create(ctx: click.Context, name: str, timezone: str) -> None:
 @click.pass_context
 @reports_errors
 def listing(ctx: click.Context) -> None:
-    """The workspaces: name, time zone, member projects."""
-    for found in service_of(ctx).workspaces.workspaces():
-        members = ", ".join(found.members) or "-"
+    """The workspaces: name, time zone, member projects (by name)."""
+    service = service_of(ctx)
+    labels = service.names.labels()
+    for found in service.workspaces.workspaces():
+        members = ", ".join(labels.get(m, m) for m in found.members) or "-"
         click.echo(f"{found.name}\t{found.timezone or 'project'}\t{members}")
 
 

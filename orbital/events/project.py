@@ -6,10 +6,18 @@ from orbital.events._base import Event
 
 
 class ProjectRegistered(Event, frozen=True, tag="project.registered"):
-    """A project directory was registered; ``timezone`` is an IANA name or "" for local."""
+    """A project directory was registered; ``timezone`` is an IANA name or "" for local;
+    ``name`` what people call it (its folder's name, or as given; "" before names: its id)."""
 
     root: str
     timezone: str = ""
+    name: str = ""
+
+
+class ProjectRenamed(Event, frozen=True, tag="project.renamed"):
+    """The project's display name changed (its id, the committed identity, never does)."""
+
+    name: str
 
 
 class ProjectDescribed(Event, frozen=True, tag="project.described"):
@@ -59,6 +67,7 @@ class InjectionSet(Event, frozen=True, tag="project.injection_set"):
 
 PROJECT_EVENTS: tuple[type[Event], ...] = (
     ProjectRegistered,
+    ProjectRenamed,
     ProjectDescribed,
     ProjectWorkspaceChanged,
     ProjectReverted,

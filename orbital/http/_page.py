@@ -287,6 +287,7 @@ def page(
             "conflicts": {p: c for p, c in conflicts.items() if c},
             "previews": previews,
             "projects": reachable,
+            "project_labels": service.names.labels(reachable),
             "lens": viewer.lens,
             "csrf": viewer.session.csrf,
             "notices": viewer.notices.take(viewer.session.session_id),
@@ -308,9 +309,12 @@ def open_ask(
     data: URLEncodedBody[AskForm],
 ) -> Redirect:
     target = _reached(viewer, data.project)
+    reachable = [
+        p.project_id for p in service.projects() if viewer.credential.reaches(p.project_id)
+    ]
     return _act(
         viewer,
-        f"Opened “{data.text.strip()}” in {target}.",
+        f"Opened “{data.text.strip()}” in {service.names.labels(reachable)[target]}.",
         lambda: service.ask_open(
             target,
             data.text,

@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from orbital.catalogue import MEMORY_DIR, MEMORY_FILES, PROJECT_ID_FILE
-from orbital.errors import ProjectElsewhere
+from orbital.domain.projects import named
+from orbital.errors import ProjectElsewhere, UnknownProject
 from orbital.events import Actor
 from orbital.project import (
     Project,
@@ -34,13 +35,15 @@ from orbital.service._unit import Units
 from orbital.store import EventStore, LogWatch, Reader, Writer
 
 
-def register(w: Writer, path: Path, timezone: str, *, new_project: bool = False) -> Project:
+def register(
+    w: Writer, path: Path, timezone: str, *, new_project: bool = False, name: str | None = None
+) -> Project:
     """The checkout of ``path`` (registered, joined or moved here: see
     ``Writer.register_project``), its ``orbital/`` directory and id file written;
     ``new_project``: the folder's id file is not followed, so an unregistered folder becomes
-    a new project whose own id replaces it."""
+    a new project whose own id replaces it; ``name``: a new project's display name."""
     identity = None if new_project else identity_in(path)
-    project = w.register_project(path, timezone=timezone, identity=identity)
+    project = w.register_project(path, timezone=timezone, identity=identity, name=name)
     (path / MEMORY_DIR).mkdir(exist_ok=True)
     known = w.identity(project.project_id)
     if known is not None and known != identity:
@@ -53,14 +56,14 @@ def register(w: Writer, path: Path, timezone: str, *, new_project: bool = False)
 
 @contextmanager
 def registering(
-    w: Writer, path: Path, timezone: str, *, new_project: bool = False
+    w: Writer, path: Path, timezone: str, *, new_project: bool = False, name: str | None = None
 ) -> Iterator[Project]:
     """:func:`register` for a block that may fail: then its transaction rolls back, so the
     id file it wrote would name a project no store has (and the next ``init`` would refuse
     the folder as another store's); it is put back as it was."""
     id_file = path / MEMORY_DIR / PROJECT_ID_FILE
     before = id_file.read_bytes() if id_file.is_file() else None
-    project = register(w, path, timezone, new_project=new_project)
+    project = register(w, path, timezone, new_project=new_project, name=name)
     try:
         yield project
     except BaseException:
@@ -139,11 +142,19 @@ class Checkouts:
         self.store = units.ctx.store
 
     def find(self, ref: str | Path) -> Project:
-        """A project by id, or by its directory (or any directory inside it) in that
-        folder's checkout, which this process then works in (a folder whose id file names a
-        known project joins it: a clone, or the folder moved)."""
+        """A project by id (or by its display name, when one project has it), or by its
+        directory (or any directory inside it) in that folder's checkout, which this process
+        then works in (a folder whose id file names a known project joins it: a clone, or
+        the folder moved)."""
         if isinstance(ref, str) and "/" not in ref and not Path(ref).exists():
-            return self.store.project(ref)
+            try:
+                return self.store.project(ref)
+            except UnknownProject:
+                with self.store.reader() as r:
+                    pid = named(r.names(), ref)
+                if pid is None:
+                    raise
+                return self.store.project(pid)
         found = checkout_of(self.store, Path(ref).expanduser().resolve())
         self.store.pin(found)
         return found

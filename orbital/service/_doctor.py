@@ -174,11 +174,12 @@ def _project(service: Orbital, folder: Path, url: str) -> tuple[Project | None, 
     recorded = stores_knowing(identity)[:1] if identity else []
     if identity and recorded != [url]:
         names = recorded[0] if recorded else "no store"
+        called = service.names.of(found.project_id)
         problems.append(
             Problem(
                 "warning",
                 "project",
-                f"this user's record names {names} for project {found.project_id}, not {url}: "
+                f"this user's record names {names} for project {called}, not {url}: "
                 "an agent started without ORBITAL_DB will not find its memory",
                 f"ORBITAL_DB={url} orbital init --project {found.root}",
             )
@@ -190,7 +191,7 @@ def _project(service: Orbital, folder: Path, url: str) -> tuple[Project | None, 
             Problem(
                 "warning",
                 "project",
-                f"the memory files of checkout {found.checkout} are {what}",
+                f"the memory files at {found.root} are {what}",
                 f"orbital sync --project {found.root}",
             )
         )

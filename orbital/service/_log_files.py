@@ -36,6 +36,7 @@ from orbital.domain.log_file import (
     encode_lines,
     with_positions,
 )
+from orbital.domain.projects import fold_name
 from orbital.domain.workspaces import decide_join
 from orbital.errors import Refused
 from orbital.events import Actor, Event
@@ -142,6 +143,8 @@ class LogFiles:
         with self.store.writing() as w:
             project = self._registered(w, path, line)
             report = self._append(w, project, line.id, numbered, streams)
+            pid = project.project_id  # its name, as the events it has now give it
+            w.set_name(pid, fold_name(pid, (e.event for e in w.read_stream(pid, PROJECT_STREAM))))
             report.credentials = tuple(
                 c
                 for c in log.credentials

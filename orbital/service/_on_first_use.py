@@ -14,19 +14,21 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from orbital.clock import Clock
     from orbital.events import Actor, RecordedEvent
+    from orbital.project import Project
     from orbital.service._agents import AgentSessions
     from orbital.service._asks import AsksService
     from orbital.service._calendar import CalendarFeeds
     from orbital.service._citations import Citations
     from orbital.service._conflicts import Conflicts
     from orbital.service._context import EventSummary, WriteOutcome
-    from orbital.service._credentials import Credentials
+    from orbital.service._credentials import Credential, Credentials
     from orbital.service._editor import EditorService
     from orbital.service._history import History, HistoryQuery, Revision
     from orbital.service._import_from import ImportFromReport, ImportsFrom
     from orbital.service._injection import InjectionCost
     from orbital.service._log_files import ImportReport, LogFiles
     from orbital.service._memory import MemoryService
+    from orbital.service._names import ProjectNames
     from orbital.service._page_sessions import PageSessions
     from orbital.service._purge import Purges
     from orbital.service._revert import RevertReport
@@ -34,7 +36,9 @@ if TYPE_CHECKING:
     from orbital.service._unit import Units
     from orbital.service._workspaces import Workspaces
     from orbital.store import EventStore
+    from projections.entry_pages import EntryPage, EntryQuery
     from projections.search import SearchHit, SearchQuery
+    from projections.workbench import EntryRow, WorkbenchView
 
 
 class OnFirstUse:
@@ -54,6 +58,8 @@ class OnFirstUse:
         def agents(self) -> AgentSessions: ...
 
         def read_versioned(self, project: str, name: str) -> tuple[str, int]: ...
+
+        def projects(self) -> list[Project]: ...
 
         def write_file(
             self, project: str, name: str, content: bytes, *, actor: Actor, base: int | None
@@ -106,6 +112,13 @@ class OnFirstUse:
         """Remove the live entries import ``batch`` added."""
         found = self.store.project(project)
         return self._imports_from.undo(found, batch, actor=actor, session=session)
+
+    @functools.cached_property
+    def names(self) -> ProjectNames:
+        """The projects' display names and their renames (:mod:`._names`)."""
+        from orbital.service._names import ProjectNames
+
+        return ProjectNames(self.store)
 
     @functools.cached_property
     def page_sessions(self) -> PageSessions:
@@ -246,3 +259,34 @@ class OnFirstUse:
 
         scheduler = EditorScheduler(self.clock)
         return EditorService(self.units, self._memory, self._memory.count, scheduler)
+
+    def workbench(
+        self, caller: Credential, *, project: str | None = None, recently_closed: bool = False
+    ) -> WorkbenchView:
+        """The person's asks across the projects ``caller`` reaches, or only ``project``
+        (out of reach reads as unknown). Each project's dates are counted in its timezone."""
+        if project is not None and not caller.reaches(project):
+            from orbital.errors import UnknownProject
+
+            raise UnknownProject(project)
+        chosen = (
+            [self.store.project(project)]
+            if project is not None
+            else [p for p in self.projects() if caller.reaches(p.project_id)]
+        )
+        from orbital.service._workbench import workbench_view
+
+        names = {p: n for p, n in self.names.all().items() if caller.reaches(p)}
+        return workbench_view(
+            self._asks, chosen, names, self.clock.now(), recently_closed, self.agents
+        )
+
+    def memory_entries(self, project: str) -> list[EntryRow]:
+        """Every durable entry of the project (live first, in file order) with its history,
+        for the person to read, pin, unpin or restore."""
+        return self._history.memory_entries(project)
+
+    def entries_page(self, project: str, query: EntryQuery) -> EntryPage:
+        """A page of the project's entries (a search, a file, a status), each with its
+        history: what the Workbench shows and the API serves."""
+        return self._history.entries_page(project, query)

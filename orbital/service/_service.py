@@ -14,7 +14,7 @@ from orbital.clock import Clock, clock_from_env
 from orbital.domain.asks import Ask, CloseKind
 from orbital.domain.budgets import TokenCounter
 from orbital.domain.entry_actions import EntryAction
-from orbital.errors import InvalidInput, Refused, UnknownProject
+from orbital.errors import InvalidInput, Refused
 from orbital.events import Actor
 from orbital.files import memory_file, projected_file
 from orbital.project import Project
@@ -40,13 +40,10 @@ if TYPE_CHECKING:
     from orbital.service._agents import AgentSessions
     from orbital.service._claude_code import ClaudeCodeHooks
     from orbital.service._conflicts import ConflictPreview
-    from orbital.service._credentials import Credential
     from orbital.service._editor import EditorReport
     from orbital.service._history import ConflictCopy
     from orbital.service._kept import KeptCounter
     from orbital.service._outputs import Seal
-    from projections.entry_pages import EntryPage, EntryQuery
-    from projections.workbench import EntryRow, WorkbenchView
 
 #: Materialised state per stream category, kept by the store in the append transaction.
 REDUCERS = {"ask": ASK_REDUCER, "workspace": WORKSPACE_REDUCER, "handoff": HANDOFF_REDUCER}
@@ -176,14 +173,15 @@ class Orbital(OnFirstUse):
         return self.init(root, timezone=timezone).project
 
     def init(
-        self, root: str | Path, *, timezone: str = "", new_project: bool = False
+        self, root: str | Path, *, timezone: str = "", new_project: bool = False, name: str = ""
     ) -> InitReport:
         """Register ``root`` and create its ``orbital/`` directory (idempotent), importing the
         memory files and ASKS.md already there (ids kept; a file not UTF-8 is kept beside as
         a conflict copy). Refused: Orbital's own source tree (memory files would land among
         its modules), and a folder whose committed id this store does not know
-        (:class:`ProjectElsewhere`, a silent fork) unless ``new_project``. The store is
-        recorded as this project's for the user (:func:`orbital.project.remember_store`)."""
+        (:class:`ProjectElsewhere`, a silent fork) unless ``new_project``. A new project's
+        id is random, its display name ``name`` or the folder's. The store is recorded as
+        this project's for the user (:func:`orbital.project.remember_store`)."""
         path = Path(root).expanduser().resolve()
         if not path.is_dir():
             raise InvalidInput(f"{path} is not a directory: create it first or pass --project")
@@ -196,7 +194,7 @@ class Orbital(OnFirstUse):
             self.local.refuse_elsewhere(path)
         with (
             self.store.writing() as w,
-            registering(w, path, timezone, new_project=new_project) as project,
+            registering(w, path, timezone, new_project=new_project, name=name) as project,
             self.units.over(w, project, Actor.SYSTEM) as u,
         ):
             u.refuse_planted()
@@ -474,29 +472,3 @@ class Orbital(OnFirstUse):
         return self._asks.migrate_retractions(found, path, dry_run=dry_run, progress=progress)
 
     # -- the Workbench (the person's views) -----------------------------------------------
-
-    def workbench(
-        self, caller: Credential, *, project: str | None = None, recently_closed: bool = False
-    ) -> WorkbenchView:
-        """The person's asks across the projects ``caller`` reaches, or only ``project``
-        (out of reach reads as unknown). Each project's dates are counted in its timezone."""
-        if project is not None and not caller.reaches(project):
-            raise UnknownProject(project)
-        chosen = (
-            [self.store.project(project)]
-            if project is not None
-            else [p for p in self.projects() if caller.reaches(p.project_id)]
-        )
-        from orbital.service._workbench import workbench_view
-
-        return workbench_view(self._asks, chosen, self.clock.now(), recently_closed, self.agents)
-
-    def memory_entries(self, project: str) -> list[EntryRow]:
-        """Every durable entry of the project (live first, in file order) with its history,
-        for the person to read, pin, unpin or restore."""
-        return self._history.memory_entries(project)
-
-    def entries_page(self, project: str, query: EntryQuery) -> EntryPage:
-        """A page of the project's entries (a search, a file, a status), each with its
-        history: what the Workbench shows and the API serves."""
-        return self._history.entries_page(project, query)

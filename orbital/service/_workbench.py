@@ -5,7 +5,7 @@ agent session left."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from orbital.project import Project
@@ -21,6 +21,7 @@ from projections.workbench import (
     done_asks,
     dropped_asks,
     open_asks,
+    project_labels,
     proposed_reopens,
     recently_closed_asks,
     sort_closed,
@@ -34,12 +35,15 @@ if TYPE_CHECKING:
 def workbench_view(
     asks_service: AsksService,
     projects: Sequence[Project],
+    names: Mapping[str, str],
     now: dt.datetime,
     recently_closed: bool,
     agents: AgentSessions,
 ) -> WorkbenchView:
     """The asks of ``projects`` sorted for the person: open (overdue first), done, dropped and,
-    when asked for, recently closed; each project with its newest hand-off."""
+    when asked for, recently closed; each project labelled among ``names`` (every project in
+    the person's reach, id -> display name), with its newest hand-off."""
+    labels = project_labels(names)
     infos: list[ProjectInfo] = []
     opened: list[tuple[OpenAsk, int]] = []
     done: list[tuple[ClosedAsk, int]] = []
@@ -51,7 +55,11 @@ def workbench_view(
         pid, local = found.project_id, now.astimezone(found.tz())
         asks = {a.id: a for a in asks_service.listing(found, "all")}
         handoff = agents.handoffs.latest(found)
-        infos.append(ProjectInfo(pid, found.root, found.timezone, local.date(), handoff))
+        name = names.get(pid, pid)
+        label = labels.get(pid, name)
+        infos.append(
+            ProjectInfo(pid, found.root, found.timezone, local.date(), name, label, handoff)
+        )
         opened += open_asks(pid, asks, local)
         done += done_asks(pid, asks, local.date())
         dropped += dropped_asks(pid, asks)

@@ -7,7 +7,7 @@ by it answers a repeated read with no query at all.
 
 PostgreSQL has no such number; there a long-lived process (a server) counts notifications
 instead: every table sends ``NOTIFY orbital_changes`` when a statement changes it (migration
-0014), delivered when its transaction commits, and a thread of :class:`NotifiedChanges`
+0015), delivered when its transaction commits, and a thread of :class:`NotifiedChanges`
 ``LISTEN``s on a connection of its own. Another process's commit reaches the count a moment
 after it is visible (the notification's trip); this process's own commits count at once. A
 short-lived process never listens (the connection would cost more than the reads it saves),
@@ -71,7 +71,7 @@ class ChangeCounter:
             self._conn = None
 
 
-#: The channel every table's statement-level trigger notifies (migration 0014).
+#: The channel every table's statement-level trigger notifies (migration 0015).
 CHANNEL = "orbital_changes"
 
 

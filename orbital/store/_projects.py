@@ -1,15 +1,16 @@
 """The projects registry: a project found by its identity (the committed ``orbital/project-id``
-file), named by a slug of its first folder's name, projected into one checkout per folder and
-machine."""
+file), which is also a new project's id (a project from before issue 31 keeps the slug of its
+first folder's name as its id), with a display name people read and may change, projected into
+one checkout per folder and machine."""
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 import uuid
 from pathlib import Path
 
 from orbital.catalogue import PROJECT_ID_FILE, PROJECT_STREAM, WORKSPACES_OWNER
+from orbital.domain.projects import check_project_id, display_name, folder_name
 from orbital.errors import Refused, UnknownProject
 from orbital.events import Actor, ProjectRegistered
 from orbital.project import Project, check_timezone, identity_in, this_machine
@@ -17,11 +18,6 @@ from orbital.store._appends import Appends
 from orbital.store._base import Transaction, naive_utc
 from orbital.store._first_reads import JOINED, FirstReads, from_row
 from orbital.store._first_reads import resolved as resolved_path
-
-
-def _slug(name: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48]
-    return slug or "project"
 
 
 class ProjectReads(Transaction, FirstReads):
@@ -64,6 +60,14 @@ class ProjectReads(Transaction, FirstReads):
         )
         return [from_row(r) for r in rows]
 
+    def names(self) -> dict[str, str]:
+        """Every registered project's id -> its display name, by id."""
+        rows = self._conn.execute(
+            "SELECT project_id, name FROM projects WHERE project_id != :owner ORDER BY project_id",
+            {"owner": WORKSPACES_OWNER},
+        )
+        return {str(pid): str(name) for pid, name in rows}
+
     def identity(self, project: str) -> str | None:
         found = self._conn.scalar(
             "SELECT identity FROM projects WHERE project_id = :p", {"p": project}
@@ -73,11 +77,18 @@ class ProjectReads(Transaction, FirstReads):
 
 class ProjectWrites(Appends, ProjectReads):
     def register_project(
-        self, root: str | Path, *, timezone: str = "", identity: str | None = None
+        self,
+        root: str | Path,
+        *,
+        timezone: str = "",
+        identity: str | None = None,
+        name: str | None = None,
     ) -> Project:
         """The checkout of ``root`` on this machine: the one registered there, else the
         project of ``identity`` (the folder's id file) joined — a checkout of it on this
-        machine whose folder no longer holds that id moved here — else a new project."""
+        machine whose folder no longer holds that id moved here — else a new project, whose
+        id is ``identity`` (a new random one when None) and whose display name is ``name``
+        (default: the folder's name)."""
         resolved = resolved_path(root)
         check_timezone(timezone)
         found = self.checkout_at(resolved)
@@ -102,7 +113,7 @@ class ProjectWrites(Appends, ProjectReads):
             return unclaimed
         project_id = None if identity is None else self.project_with_identity(identity)
         if project_id is None:
-            return self._new_project(resolved, timezone, identity or uuid.uuid4().hex)
+            return self._new_project(resolved, timezone, identity or uuid.uuid4().hex, name)
         for checkout in self._checkouts_of(project_id):
             if identity_in(checkout.root) != identity:
                 return self._move(checkout, resolved)
@@ -119,7 +130,8 @@ class ProjectWrites(Appends, ProjectReads):
     ) -> Project:
         """A project that comes with its log (an exported file): registered under its own
         id, identity, timezone and registration time, checked out at ``root``; its events,
-        its ``project.registered`` first among them, are the file's to append."""
+        its ``project.registered`` first among them, are the file's to append (and its name
+        their fold's: :meth:`set_name` after them)."""
         resolved = resolved_path(root)
         check_timezone(timezone)
         other = self._conn.scalar(
@@ -130,7 +142,7 @@ class ProjectWrites(Appends, ProjectReads):
                 f"this store already has another project with the id {project_id} (its "
                 f"orbital/{PROJECT_ID_FILE} differs); nothing was imported"
             )
-        self._insert_project(project_id, resolved, timezone, registered_at, identity)
+        self._insert_project(project_id, resolved, timezone, registered_at, identity, project_id)
         return self._add_checkout(project_id, resolved)
 
     def _checkouts_of(self, project_id: str) -> list[Project]:
@@ -184,26 +196,40 @@ class ProjectWrites(Appends, ProjectReads):
         )
         return self.project(checkout_id)
 
-    def _new_project(self, resolved: str, timezone: str, identity: str) -> Project:
-        taken = set(self._conn.scalars("SELECT project_id FROM projects"))
-        base = _slug(Path(resolved).name)
-        project_id, n = base, 1
-        while project_id in taken:
-            n += 1
-            project_id = f"{base}-{n}"
+    def set_name(self, project_id: str, name: str) -> None:
+        """The row's display name, as the project stream's newest ``project.renamed`` gives
+        it (appended in this transaction)."""
+        self._conn.run(
+            "UPDATE projects SET name = :name WHERE project_id = :p",
+            {"name": name, "p": project_id},
+        )
+
+    def _new_project(
+        self, resolved: str, timezone: str, identity: str, name: str | None
+    ) -> Project:
+        """A project whose id is its identity: the folder's name is only its display name,
+        so another folder of that name is another project, never ``<name>-2``."""
+        project_id = check_project_id(identity)
+        shown = display_name(name) if name else folder_name(resolved)
         now = self._store.clock.now()
-        self._insert_project(project_id, resolved, timezone, now, identity)
+        self._insert_project(project_id, resolved, timezone, now, identity, shown)
         self.append(
             project_id,
             PROJECT_STREAM,
-            [ProjectRegistered(root=resolved, timezone=timezone)],
+            [ProjectRegistered(root=resolved, timezone=timezone, name=shown)],
             expected_version=0,
             actor=Actor.SYSTEM,
         )
         return self._add_checkout(project_id, resolved)
 
     def _insert_project(
-        self, project_id: str, resolved: str, timezone: str, at: dt.datetime, identity: str | None
+        self,
+        project_id: str,
+        resolved: str,
+        timezone: str,
+        at: dt.datetime,
+        identity: str | None,
+        name: str,
     ) -> None:
         """The project's row. ``projects.root`` (unique) is the folder a project was first
         registered in; the same path on another machine of a shared store is another folder."""
@@ -211,13 +237,14 @@ class ProjectWrites(Appends, ProjectReads):
             "SELECT project_id FROM projects WHERE root = :root", {"root": resolved}
         )
         self._conn.run(
-            "INSERT INTO projects (project_id, root, timezone, registered_at, identity)"
-            " VALUES (:p, :root, :timezone, :at, :identity)",
+            "INSERT INTO projects (project_id, root, timezone, registered_at, identity, name)"
+            " VALUES (:p, :root, :timezone, :at, :identity, :name)",
             {
                 "p": project_id,
                 "root": resolved if first is None else f"{this_machine()}:{resolved}",
                 "timezone": timezone,
                 "at": naive_utc(at),
                 "identity": identity,
+                "name": name,
             },
         )

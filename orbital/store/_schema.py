@@ -30,6 +30,9 @@ projects = sa.Table(
     #: ``init`` wrote it for a project from before): how another checkout joins the project.
     sa.Column("identity", sa.String(64), nullable=True),
     sa.Index("ix_projects_identity", "identity", unique=True),
+    #: What people call the project (its folder's name at registration, or as renamed);
+    #: the id is the identity (migration 0014), or a slug of a folder's name before it.
+    sa.Column("name", sa.String(200), nullable=False, server_default=""),
 )
 
 #: The folders a project is projected into, one per machine and path: each has its own
@@ -183,7 +186,7 @@ purging = sa.Table(
 #: The search index's texts: an entry as it stands (``doc`` = ``entry:<id>``), each past version
 #: of one (``entry:<id>@<version>``) and each ask (``ask:<id>``), with what a search filters
 #: by. The full-text index over ``item`` and ``text`` is the database's own, ``search_fts``
-#: (FTS5 on SQLite, ``tsvector`` on PostgreSQL), made by migration ``0012`` and left out of
+#: (FTS5 on SQLite, ``tsvector`` on PostgreSQL), made by migration ``0013`` and left out of
 #: these tables (:data:`ENGINE_TABLES`).
 search_docs = sa.Table(
     "search_docs",

@@ -48,11 +48,11 @@ def test_verify_gives_the_actor_from_the_audience(world: World) -> None:
     assert (agent.audience, agent.actor, agent.projects) == (
         Audience.AGENT,
         Actor.AGENT,
-        ("alpha",),
+        (world.alpha,),
     )
     assert (person.audience, person.actor, person.projects) == (Audience.WORKBENCH, Actor.USER, ())
-    assert agent.reaches("alpha") and not agent.reaches("beta")
-    assert person.reaches("alpha") and person.reaches("beta")
+    assert agent.reaches(world.alpha) and not agent.reaches(world.beta)
+    assert person.reaches(world.alpha) and person.reaches(world.beta)
 
 
 @pytest.mark.parametrize(

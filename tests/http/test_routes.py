@@ -37,7 +37,12 @@ def test_history_lists_events_with_actor_session_and_summary(client: Client, wor
         "actor": "system",
         "session": None,
         "summary": f"project.registered: {world.alpha_root}",
-        "data": {"type": "project.registered", "root": str(world.alpha_root), "timezone": "UTC"},
+        "data": {
+            "type": "project.registered",
+            "root": str(world.alpha_root),
+            "timezone": "UTC",
+            "name": "alpha",
+        },
     }
     opened = next(e for e in rest if e["type"] == "ask.opened")
     assert (opened["actor"], opened["session"]) == ("agent", "s-1")

@@ -135,8 +135,8 @@ def test_dispute_retract_and_reaffirm_an_entry_in_a_browser(server: str, world: 
 
     with signed_in(server, world.person) as page:
         page.get_by_role("navigation", name="Projects").get_by_role(
-            "link", name=world.alpha
-        ).click()  # the project's page lists its archived entries too
+            "link", name="alpha"
+        ).click()  # the project's page (by its name) lists its archived entries too
         page.wait_for_url(f"{server}/workbench?project={world.alpha}")
         entry = page.locator(f"#entry-{world.alpha}-ship-on-fridays")
         badge = entry.locator(".badge.trust")

@@ -83,7 +83,11 @@ def _use(orbital_cmd: list[str], tmp_path: Path, store_url: str) -> None:
     assert run([*orbital_cmd, "--version"], project, env).stdout == (
         f"orbital, version {orbital.__version__}\n"
     )
-    assert run([*orbital_cmd, "init"], project, env).stdout == f"project shop at {project}\n"
+    pid = run([*orbital_cmd, "init"], project, env).stdout.removesuffix(")\n").split()[-1]
+    assert pid == (project / "orbital" / "project-id").read_text().strip()
+    assert (
+        run([*orbital_cmd, "projects"], project, env).stdout == f"{pid}\tshop\t{project}\tlocal\n"
+    )
     assert (project / "orbital" / "ASKS.md").is_file()
     opened = run([*orbital_cmd, "ask", "open", "Pick the release date"], project, env).stdout
     ask_id = opened.split()[3].removesuffix(":")

@@ -278,27 +278,28 @@ def test_a_store_export_holds_every_project_and_each_imports_its_own(
         (tmp_path / "b").mkdir()
         b = service.init_project(tmp_path / "b", timezone="Asia/Tokyo").project_id
         service.write_file(b, "DECISIONS.md", DECISIONS, actor=Actor.AGENT)
+        ids = {"a": a, "b": b}
         whole = export(service, None)
-        alone = {n: export(service, n) for n in ("a", "b")}
-        files = {n: (tmp_path / n / "orbital").iterdir() for n in ("a", "b")}
+        alone = {n: export(service, ids[n]) for n in ids}
+        files = {n: (tmp_path / n / "orbital").iterdir() for n in ids}
         disk = {n: {p.name: p.read_bytes() for p in found} for n, found in files.items()}
     lines = [json.loads(line) for line in gzip.decompress(whole).decode().splitlines()]
     assert lines[0]["scope"] == "store"
-    assert [(x["id"], x["timezone"]) for x in lines if x.get("kind") == "project"] == [
-        ("a", "UTC"),
-        ("b", "Asia/Tokyo"),
-    ]
+    assert [(x["id"], x["timezone"]) for x in lines if x.get("kind") == "project"] == sorted(
+        [(a, "UTC"), (b, "Asia/Tokyo")]
+    )
     with Orbital.open(second_url, clock=clock) as target:
         for name in ("b", "a"):
             moved(tmp_path / name, tmp_path / f"{name}2")
             report = target.import_log(tmp_path / f"{name}2", [whole])
-            assert report.project.project_id == name
+            assert report.project.project_id == ids[name]
             copied = {p.name: p.read_bytes() for p in (tmp_path / f"{name}2" / "orbital").iterdir()}
             assert copied == disk[name]
-        assert [p.project_id for p in target.projects()] == ["a", "b"]
+        assert [p.project_id for p in target.projects()] == sorted(ids.values())
+        assert target.names.all() == {a: "a", b: "b"}
         # each project's own file is the same; the store's holds the same lines, each
         # project's in its order (the projects' turns interleave as they were imported)
-        assert {n: export(target, n) for n in ("a", "b")} == alone
+        assert {n: export(target, ids[n]) for n in ids} == alone
         again = gzip.decompress(export(target, None)).decode().splitlines()
         assert sorted(again) == sorted(gzip.decompress(whole).decode().splitlines())
 

@@ -1,6 +1,6 @@
 """The store's commit counter: what lets a long-lived process answer a repeated read with no
 query. SQLite's is ``PRAGMA data_version``; PostgreSQL's counts the notifications every table
-sends (migration 0014) once the process listens."""
+sends (migration 0015) once the process listens."""
 
 from __future__ import annotations
 

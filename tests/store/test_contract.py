@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
@@ -308,18 +309,19 @@ def test_register_project_is_idempotent_and_validates_the_timezone(
     first = register(store, tmp_path / "site", timezone="Europe/Berlin")
     again = register(store, tmp_path / "site")
     assert again == first
-    assert first.project_id == "site"
+    assert re.fullmatch(r"[0-9a-f]{32}", first.project_id)  # random: never the folder's name
     other = register(store, tmp_path / "elsewhere" / "site")
-    assert other.project_id == "site-2"
+    assert other.project_id != first.project_id
     with store.reader() as r:
         assert r.project_for_root(tmp_path / "site") == first
-        assert [p.project_id for p in r.projects()] == ["site", "site-2"]
+        assert [p.project_id for p in r.projects()] == sorted([first.project_id, other.project_id])
+        assert r.names() == {first.project_id: "site", other.project_id: "site"}
     with pytest.raises(InvalidInput, match="unknown timezone 'Mars/Base'"):
         register(store, tmp_path / "x", timezone="Mars/Base")
     with pytest.raises(UnknownProject), store.reader() as r:
         r.project_for_root(tmp_path / "never")
     with store.reader() as r:
-        registered = r.read_stream("site", "project")
+        registered = r.read_stream(first.project_id, "project")
     assert [e.type for e in registered] == ["project.registered"]
     assert registered[0].actor is Actor.SYSTEM
 

@@ -81,7 +81,7 @@ def test_each_seeded_problem_is_named_with_its_fix(
         f"warning: project: this user's record names sqlite:////elsewhere.db for project shop, "
         f"not {store}: an agent started without ORBITAL_DB will not find its memory; fix: "
         f"ORBITAL_DB={store} orbital init --project {project}",
-        "warning: project: the memory files of checkout shop are changed by hand: LESSONS.md; "
+        f"warning: project: the memory files at {project} are changed by hand: LESSONS.md; "
         f"fix: orbital sync --project {project}",
         f"error: agent claude-code: .claude/settings.local.json calls another orbital than {me}; "
         f"fix: orbital install claude-code --project {project}",

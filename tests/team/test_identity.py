@@ -43,7 +43,7 @@ def test_init_writes_a_random_id_and_unrelated_folders_get_their_own(
     ids = [id_file(tmp_path / "one").read_text(), id_file(tmp_path / "two/one").read_text()]
     assert all(re.fullmatch(r"[0-9a-f]{32}\n", text) for text in ids)
     assert ids[0] != ids[1]
-    assert (first.project_id, second.project_id) == ("one", "one-2")
+    assert [first.project_id, second.project_id] == [text.strip() for text in ids]
     assert service.init(tmp_path / "one").project == first  # idempotent, id file unchanged
     assert id_file(tmp_path / "one").read_text() == ids[0]
 
@@ -53,16 +53,17 @@ def test_a_clone_joins_the_project_as_a_checkout_with_its_files_written(
 ) -> None:
     (tmp_path / "a").mkdir()
     a = service.init(tmp_path / "a").project
-    service.ask_open(a.project_id, "review the shared store", actor=Actor.AGENT)
+    pid = a.project_id
+    service.ask_open(pid, "review the shared store", actor=Actor.AGENT)
     b = service.init(clone(tmp_path / "a", tmp_path / "b")).project
-    assert (b.project_id, b.checkout, b.root) == ("a", "a.2", str(tmp_path / "b"))
-    assert [p.checkout for p in service.local.all()] == ["a", "a.2"]
-    assert [p.project_id for p in service.projects()] == ["a"]
+    assert (b.project_id, b.checkout, b.root) == (pid, f"{pid}.2", str(tmp_path / "b"))
+    assert [p.checkout for p in service.local.all()] == [pid, f"{pid}.2"]
+    assert [p.project_id for p in service.projects()] == [pid]
     for name in ("ASKS.md", "DECISIONS.md", "PROJECT_STATE.md"):
         ours = (tmp_path / "b" / "orbital" / name).read_bytes()
         assert ours == (tmp_path / "a" / "orbital" / name).read_bytes()
     assert service.project(tmp_path / "b" / "orbital") == b  # a folder inside: that checkout
-    assert service.project("a") == b  # by id: the checkout this process last worked in
+    assert service.project(pid) == b  # by id: the checkout this process last worked in
 
 
 def test_a_renamed_folder_keeps_its_checkout_and_its_checkpoints(
@@ -70,12 +71,13 @@ def test_a_renamed_folder_keeps_its_checkout_and_its_checkpoints(
 ) -> None:
     (tmp_path / "a").mkdir()
     a = service.init(tmp_path / "a").project
+    pid = a.project_id
     (tmp_path / "a").rename(tmp_path / "renamed")
     moved = service.project(tmp_path / "renamed")
-    assert (moved.project_id, moved.checkout, moved.root) == ("a", "a", str(tmp_path / "renamed"))
+    assert (moved.project_id, moved.checkout, moved.root) == (pid, pid, str(tmp_path / "renamed"))
     assert service.sync(a.project_id).warnings == []  # its files are what was written
     assert len(service.local.all()) == 1
-    assert [e.position for e in service.history("a")] == [1]  # nothing taken in again
+    assert [e.position for e in service.history(pid)] == [1]  # nothing taken in again
 
 
 def test_a_registered_folder_whose_id_file_names_another_project_is_refused(
@@ -84,12 +86,12 @@ def test_a_registered_folder_whose_id_file_names_another_project_is_refused(
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     service.init(tmp_path / "a")
-    service.init(tmp_path / "b")
+    b = service.init(tmp_path / "b").project.project_id
     shutil.copy(id_file(tmp_path / "a"), id_file(tmp_path / "b"))
     with pytest.raises(Refused) as refused:
         service.init(tmp_path / "b")
     assert str(refused.value) == (
-        f"{tmp_path / 'b'} is registered as project b, but its orbital/project-id names "
+        f"{tmp_path / 'b'} is registered as project {b}, but its orbital/project-id names "
         f"another project ({id_file(tmp_path / 'a').read_text().strip()}): restore the file, "
         "or move the folder and run `orbital init` there"
     )
@@ -100,14 +102,14 @@ def test_a_project_from_before_identities_follows_its_machine_to_a_new_host_name
 ) -> None:
     monkeypatch.setenv("ORBITAL_MACHINE", "old-name")
     (tmp_path / "a").mkdir()
-    service.init(tmp_path / "a")
+    pid = service.init(tmp_path / "a").project.project_id
     id_file(tmp_path / "a").unlink()
     with service.store.writing() as w:  # as migration 0006 leaves a project: no identity
-        w._set_identity("a", None)  # type: ignore[arg-type]
+        w._set_identity(pid, None)  # type: ignore[arg-type]
     monkeypatch.setenv("ORBITAL_MACHINE", "new-name")
     found = service.project(tmp_path / "a")
-    assert (found.project_id, found.checkout) == ("a", "a")
-    assert [c.checkout for c in service.local.all()] == ["a"]
+    assert (found.project_id, found.checkout) == (pid, pid)
+    assert [c.checkout for c in service.local.all()] == [pid]
     assert re.fullmatch(r"[0-9a-f]{32}\n", id_file(tmp_path / "a").read_text())
 
 
@@ -122,7 +124,6 @@ def test_unrelated_projects_at_the_same_path_on_two_machines_are_two_projects(
     id_file(folder).unlink()  # bob's repository at the same path is another one
     monkeypatch.setenv("ORBITAL_MACHINE", "bob-box")
     bob = service.init(folder).project
-    assert (alice.project_id, bob.project_id) == ("app", "app-2")
-    assert id_file(folder).read_text() != ""
-    assert [p.project_id for p in service.projects()] == ["app", "app-2"]
-    assert [c.checkout for c in service.local.all()] == ["app-2"]
+    assert bob.project_id == id_file(folder).read_text().strip() != alice.project_id
+    assert service.names.all() == {alice.project_id: "app", bob.project_id: "app"}
+    assert [c.checkout for c in service.local.all()] == [bob.project_id]

@@ -104,7 +104,7 @@ def test_a_clone_whose_store_is_not_this_one_is_refused_not_forked(
     assert f"which the store {other} does not know" in output
     # joining the team's store is `init` pointed at it; here, by the record alone
     code, output = cli_in(["init", "--project", str(mine)])
-    assert (code, output) == (0, f"project shop at {mine}\n")
+    assert (code, output) == (0, f"project shop at {mine} (id {id_of(mine)})\n")
 
 
 def test_a_join_by_any_command_records_the_store(
@@ -126,8 +126,8 @@ def test_no_store_of_yours_knows_the_clone(team: Path, tmp_path: Path, config_di
         assert refused.value.known == ()
         assert str(refused.value).endswith("no store of yours on this machine knows it")
         made = service.init(mine, new_project=True).project
-        assert made.project_id == "mine"
-        assert id_of(mine) != id_of(team)  # a new, separate project has an id of its own
+        assert made.project_id == id_of(mine) != id_of(team)  # a new project's own id
+        assert service.names.all() == {made.project_id: "mine"}
         assert stores_knowing(id_of(mine)) == [f"sqlite:///{tmp_path / 'mine.db'}"]
 
 
