@@ -148,7 +148,8 @@ def test_the_cost_is_the_median_of_what_the_hooks_injected(
     turns = [_hook("prompt", prompt)]
     _another_session_writes(orbital_db, project, clock)
     turns += [_hook("prompt", prompt), _hook("prompt", prompt)]
-    pid = project.name
+    with Orbital.open(orbital_db) as service:
+        pid = service.project(project).project_id
     logged = InjectionLog().sessions(pid)
     assert [kind for kind, _ in logged[0]] == ["start", "turn", "turn", "turn"]
     count = CachedCounter()

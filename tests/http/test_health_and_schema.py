@@ -34,6 +34,7 @@ def test_openapi_is_served_at_schema_with_every_route_and_bearer_auth(
         "/api/v1/projects/{project}/asks",
         "/api/v1/projects/{project}/texts",
         "/api/v1/calendar/{project}/feed.ics",
+        "/api/v1/projects/{project}/search",
         "/api/v1/projects/{project}/workspace/lessons",
         "/api/v1/workbench",
         "/api/v1/workbench/{project}/asks",
