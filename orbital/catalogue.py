@@ -84,6 +84,11 @@ WORKSPACE_LESSONS = "WORKSPACE_LESSONS"
 # -- streams ------------------------------------------------------------------------------
 #: ``project.registered``.
 PROJECT_STREAM = "project"
+#: The event on it that sets how much memory the hooks inject (``InjectionSet``'s tag), and
+#: the environment variable that names a session's own level (:mod:`orbital.domain.injection`):
+#: a hook's first look answers alone only where neither is found (the default, the whole view).
+INJECTION_SET = "project.injection_set"
+INJECT_VARIABLE = "ORBITAL_INJECT"
 #: Ask events about no single ask (refused opens, verbatim lines, replaced bytes).
 ASKS_STREAM = "asks"
 #: The editor's runs and watermark.

@@ -172,6 +172,21 @@ def test_the_prompt_hook_points_at_a_matching_archived_entry(
     assert _hook(root, "where do sessions live? the redis expiry", session="s4") == ""
 
 
+def test_no_pointer_where_the_hooks_inject_less_than_the_whole_view(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prompt = "where do sessions live? the redis expiry looks wrong"
+    assert _context(_hook(root, prompt)) == POINTER  # the index built, the quick lane next
+    monkeypatch.setenv("ORBITAL_INJECT", "asks")  # this session's own level
+    assert _hook(root, prompt, session="s2") == ""
+    monkeypatch.delenv("ORBITAL_INJECT")
+    set_level = CliRunner().invoke(cli, ["context", "--inject", "off", "--project", str(root)])
+    assert set_level.exit_code == 0, set_level.output
+    assert _hook(root, prompt, session="s3") == ""  # the project's level
+    CliRunner().invoke(cli, ["context", "--inject", "full", "--project", str(root)])
+    assert _context(_hook(root, prompt, session="s4")) == POINTER
+
+
 def test_a_retracted_entry_is_found_when_its_state_is_asked_for(
     root: Path, orbital_db: str, clock: FixedClock
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from orbital.catalogue import INJECTION_SET
 from orbital.events._base import Event
 
 
@@ -57,7 +58,7 @@ class HistoryPurged(Event, frozen=True, tag="project.purged"):
     reason: str
 
 
-class InjectionSet(Event, frozen=True, tag="project.injection_set"):
+class InjectionSet(Event, frozen=True, tag=INJECTION_SET):
     """How much of the memory the hooks put in an agent's context in this project: ``full``
     (the view, and what changed each turn), ``asks`` (today's line and the asks only) or
     ``off`` (nothing; the agent still reads memory through its tools)."""

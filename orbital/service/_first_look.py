@@ -25,12 +25,20 @@ from orbital.agents.claude_code_hooks import (
     FILE_TOOLS,
     Json,
     Payload,
+    context_answer,
     memory_target,
     view_day,
     view_position,
     view_zone,
 )
-from orbital.catalogue import HANDOFF_STREAM, MEMORY_DIR, MEMORY_FILES
+from orbital.catalogue import (
+    HANDOFF_STREAM,
+    INJECT_VARIABLE,
+    INJECTION_SET,
+    MEMORY_DIR,
+    MEMORY_FILES,
+    PROJECT_STREAM,
+)
 from orbital.clock import clock_from_env
 from orbital.project import Project
 from orbital.service._cited_files import head_mark, quiet
@@ -153,16 +161,24 @@ class _FirstLook:
 
     def _recalled(self) -> HookResult | None:
         """Nothing moved: nothing to say, unless the prompt recalls archived entries
-        (:mod:`._recall`; those the session was given before left out). Then, as when the
-        search index is behind, the full path answers: it applies the injection level."""
+        (:mod:`._recall`; those the session was given before left out): the pointers are the
+        answer. None (the full path answers) when the search index is behind, or when the
+        session may inject less than the whole view: the level is the full path's to apply
+        (a session's own, or a project's ever set)."""
         pid, session = self.project.project_id, self.p.session_id
         limit = recall_limit()
         if limit and self.p.prompt:
             if self.reads.search_behind(pid) is not None:
                 return None
             mark = self.marks.get(pid, session)
-            if recall_text(self.reads, pid, self.p.prompt, limit, mark.recalled)[1]:
-                return None
+            text, ids = recall_text(self.reads, pid, self.p.prompt, limit, mark.recalled)
+            if ids:
+                if os.environ.get(INJECT_VARIABLE) or self.reads.has_event(
+                    pid, PROJECT_STREAM, INJECTION_SET
+                ):
+                    return None
+                self.marks.put(pid, session, mark._replace(recalled=(*mark.recalled, *ids)))
+                return HookResult(context_answer("UserPromptSubmit", text))
         InjectionLog().add(pid, session, "turn", "")  # a turn that adds nothing
         return NOTHING
 

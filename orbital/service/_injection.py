@@ -14,11 +14,12 @@ from collections.abc import Callable
 
 import msgspec
 
+from orbital.catalogue import INJECT_VARIABLE
 from orbital.domain.injection import checked_level, session_level
 from orbital.service._sessions import KEPT_SESSIONS, InjectionLog
 
 #: The agent's environment names its session's level here (``off``, ``asks``, ``full``).
-SESSION_VARIABLE = "ORBITAL_INJECT"
+SESSION_VARIABLE = INJECT_VARIABLE
 
 
 def session_choice() -> str | None:

@@ -81,6 +81,14 @@ class FirstReads(SearchReads):
         )
         return None if found is None else str(found)
 
+    def has_event(self, project: str, stream: str, type_: str) -> bool:
+        """Whether ``stream`` holds an event of type ``type_``."""
+        found = self._conn.scalar(
+            "SELECT 1 FROM events WHERE project_id = :p AND stream = :s AND type = :t LIMIT 1",
+            {"p": project, "s": stream, "t": type_},
+        )
+        return found is not None
+
     def head(self, project: str | None = None) -> int:
         """The last position (of the project, or of the whole store); 0 when empty: one
         indexed max()."""
