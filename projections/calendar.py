@@ -17,7 +17,7 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from orbital.catalogue import MEMORY_PREFIXES
+from orbital.catalogue import MEMORY_PREFIXES, PROJECT_STREAM
 from projections._contract import Projector
 
 if TYPE_CHECKING:
@@ -33,10 +33,11 @@ class CalendarProjector(Projector):
     """One project's feed: its open asks with a due and its dated PROJECT_STATE facts."""
 
     name = "calendar"
-    reads = ("ask:", *MEMORY_PREFIXES)
+    reads = ("ask:", *MEMORY_PREFIXES, f"{PROJECT_STREAM}:")  # the project's name too
 
     def render(self, project: str, title: str, asks: Iterable[Ask], state: FileState) -> str:
-        """The feed's text (CRLF lines, as RFC 5545 has them)."""
+        """The feed's text (CRLF lines, as RFC 5545 has them); ``title``: the project's
+        display name, what the calendar app calls the feed."""
         from icalendar import Calendar
 
         calendar = Calendar()

@@ -55,5 +55,8 @@ def summarize(event: Event) -> str:
     if mark:
         keys.append(mark)
     texts = [clipped(str(fields[name]), _CLIP) for name in _TEXT_FIELDS if fields.get(name)]
+    meta = fields.get("meta")
+    if isinstance(meta, dict) and meta:  # an entry's fields (where an imported fact came from)
+        texts.append(clipped(" ".join(f"{k}:{v}" for k, v in meta.items()), _CLIP))
     head = " ".join([event_type(type(event)), *keys])
     return f"{head}: {texts[0]}" if texts else head

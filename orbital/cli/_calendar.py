@@ -35,7 +35,8 @@ def calendar_command(
         return
     issued = service.credentials.create("calendar", [project.project_id], label=label)
     click.echo(
-        f"calendar token {issued.credential.token_id} for {project.project_id}; subscribe to "
+        f"calendar token {issued.credential.token_id} for {service.names.of(project.project_id)}; "
+        "subscribe to "
         "this address (shown only now; it reads this project's dated asks and facts, nothing "
         "else):"
     )

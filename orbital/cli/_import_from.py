@@ -47,11 +47,13 @@ def import_from(
     actor = caller_actor(ctx, service, pid)
     session = person_session(actor)
     if undo is not None:
+        if dry_run or paths:
+            raise click.UsageError(
+                "--undo takes a batch back: it goes with no file and no --dry-run"
+            )
         events = service.undo_import(pid, undo, actor=actor, session=session)
         removed = sum(e.type == "entry.retired" for e in events)
-        click.echo(
-            f"import {undo} taken back: {removed} entr{'y' if removed == 1 else 'ies'} removed"
-        )
+        click.echo(f"import {undo} taken back: {_count(removed, 'entry', 'entries')} removed")
         return
     report = service.import_from(
         pid, paths, actor=actor, session=session, dry_run=dry_run, auto_memory=auto_memory
@@ -61,6 +63,7 @@ def import_from(
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     if not report.sources:
         click.echo(
@@ -71,17 +74,23 @@ def import_from(
     table = Table("from", "to", "entry", "text", box=None)
     for fact in report.facts:
         outcome = fact.skipped or fact.entry or "(new)"
-        table.add_row(fact.source, fact.file, outcome, fact.text.split("\n", 1)[0][:70])
-    Console(soft_wrap=not sys.stdout.isatty()).print(table)
+        cells = (fact.source, fact.file, outcome, fact.text.split("\n", 1)[0][:70])
+        table.add_row(*(Text(cell) for cell in cells))  # the words as written: no markup
+    Console(soft_wrap=not sys.stdout.isatty(), emoji=False).print(table)
     added = sum(1 for f in report.facts if not f.skipped)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
+    entries, files = _count(added, "entry", "entries"), _count(len(report.sources), "file")
     if report.dry_run:
-        click.echo(f"dry run: {added} entries would be added from {len(report.sources)} files")
+        click.echo(f"dry run: {entries} would be added from {files}")
     elif added:
         click.echo(
-            f"import {report.batch}: {added} entries added from {len(report.sources)} files; "
+            f"import {report.batch}: {entries} added from {files}; "
             f"`orbital import-from --undo {report.batch}` takes them back"
         )
     else:
-        click.echo("nothing new: every fact is in memory already")
+        click.echo("nothing new: every fact is in memory already, or left out")
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"

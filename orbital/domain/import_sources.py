@@ -206,12 +206,19 @@ class Planned(NamedTuple):
 def plan_import(facts: Sequence[Fact], known: Mapping[str, str]) -> list[Planned]:
     """What importing ``facts`` adds, given ``known``: each normalised text the memory
     holds -> where (an entry id). A fact the memory holds, or one this import already takes
-    (the same words in two sources), adds nothing: importing again adds nothing."""
+    (the same words in two sources), adds nothing: importing again adds nothing. A fact that
+    looks like it holds a secret is left out (the write would refuse it, and with it the
+    whole batch), and the plan says so."""
+    from orbital.domain.secrets import secrets_in
+
     taken: dict[str, str] = {}
     planned = []
     for fact in facts:
         words = normalised(fact.text)
-        if words in known:
+        found = secrets_in(fact.text)
+        if found:
+            planned.append(Planned(fact, "", f"looks like a secret ({found[0].kind}): left out"))
+        elif words in known:
             planned.append(Planned(fact, "", f"already in memory ({known[words]})"))
         elif words in taken:
             planned.append(Planned(fact, "", f"repeats {taken[words]}"))

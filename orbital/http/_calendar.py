@@ -22,7 +22,7 @@ from orbital.service import Audience, Credentials, Orbital
 
 @get(
     "/api/v1/calendar/{project:str}/feed.ics",
-    media_type="text/calendar; charset=utf-8",
+    media_type="text/calendar",
     responses=documented(*AUTHED),
     sync_to_thread=True,
     tags=["calendar"],
@@ -48,4 +48,4 @@ def calendar_feed(
         )
     if not credential.reaches(project):
         raise UnknownProject(project)
-    return Response(service.calendar_feed(project), media_type="text/calendar; charset=utf-8")
+    return Response(service.calendar_feed(project), media_type="text/calendar")

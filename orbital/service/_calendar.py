@@ -26,6 +26,7 @@ class CalendarFeeds:
                 return text
             asks = units.asks.now(r, pid).asks.merged
             state = units.memory.load(r, pid).files["state"]
-        text = CALENDAR_PROJECTOR.render(pid, pid, asks.values(), state)
+            name = r.names().get(pid, pid)
+        text = CALENDAR_PROJECTOR.render(pid, name, asks.values(), state)
         self.memory.outputs.put(key, text)
         return text

@@ -197,9 +197,18 @@ class ImportsFrom:
                     found = True
                     self.memory.decide_write(u, key, _without(state, gone).encode(), remove=gone)
             if not found:
+                came = any(
+                    entry.meta.get("import") == batch
+                    for key in ("decisions", "lessons", "state")
+                    for entry in u.memory.files[key].entries.values()
+                )
                 raise InvalidInput(
                     f"no live entry came in import {batch!r}: it was undone already, or its "
                     "entries were removed since"
+                    if came
+                    else f"no import {batch!r} in this project: the batch id is what "
+                    "`orbital import-from` printed (`orbital history --json` shows it in "
+                    "each imported entry's meta)"
                 )
         return u.events
 

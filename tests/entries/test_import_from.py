@@ -257,3 +257,41 @@ def test_an_auto_memory_index_is_pointers_and_a_topic_type_picks_the_file() -> N
         6,
         "Integration tests hit a real database, not mocks.",
     )
+
+
+def test_a_fact_holding_a_secret_is_left_out_and_the_rest_is_imported(
+    project: Project, store_url: str
+) -> None:
+    service, pid, root, _ = project
+    notes = root / "docs" / "notes.md"
+    notes.parent.mkdir()
+    notes.write_text(
+        "- Deploys use the key AKIAZ3QX7N4PL2HRW5KT in the CI vault.\n"
+        "- We deploy on Tuesdays only, after the review.\n"
+    )
+    plan = service.import_from(pid, [notes], actor=Actor.AGENT, dry_run=True)
+    done = service.import_from(pid, [notes], actor=Actor.AGENT)
+    for report in (plan, done):
+        assert [f.skipped for f in report.facts] == [
+            "looks like a secret (AWS Access Key): left out",
+            "",
+        ]
+    assert done.facts[1].entry
+    assert "AKIA" not in (root / "orbital" / "DECISIONS.md").read_text()
+
+
+def test_an_undo_is_never_a_dry_run_and_names_a_batch_that_never_was(
+    project: Project, store_url: str
+) -> None:
+    service, pid, root, _ = project
+    report = service.import_from(pid, actor=Actor.AGENT)
+    after = _files(root)
+    runner, env = CliRunner(), {"ORBITAL_DB": store_url}
+    args = ["import-from", "--project", str(root), "--undo", report.batch, "--dry-run"]
+    refused = runner.invoke(cli, args, env=env)
+    assert refused.exit_code == 2
+    assert "--undo takes a batch back: it goes with no file and no --dry-run" in refused.output
+    assert _files(root) == after
+    with pytest.raises(InvalidInput) as unknown:
+        service.undo_import(pid, "ffffff", actor=Actor.AGENT)
+    assert str(unknown.value).startswith("no import 'ffffff' in this project: ")

@@ -62,7 +62,8 @@ def test_the_feed_holds_dated_asks_and_facts_and_two_parsers_agree(
     ids = _seed(world)
     response = client.get(_feed_url(world, _calendar_token(world)))
     assert response.status_code == 200
-    assert response.headers["content-type"].startswith("text/calendar")
+    assert response.headers["content-type"] == "text/calendar; charset=utf-8"
+    assert "X-WR-CALNAME:Orbital: alpha\r\n" in response.text  # the project's display name
     text = response.text
     rows = _rows_icalendar(text)
     state_uid = next(uid for uid, _, _ in rows if uid.startswith("state-"))
