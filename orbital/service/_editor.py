@@ -127,7 +127,7 @@ CHECKPOINT_WORDS = {
     "comes with your next reminder",
     "debounced": "a pass started less than 5 minutes ago; its result comes with your next reminder",
     "in_flight": "a pass is running for this project now; its result comes with your next reminder",
-    "not_configured": "no pass: the memory editor has no model",
+    "not_configured": "no pass ran",
 }
 
 

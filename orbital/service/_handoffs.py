@@ -164,6 +164,7 @@ class HandoffService:
         """The newest hand-off as the next session would read it, and who took it."""
         state = self.state(project)
         text = handoff_block(state.latest, state.kept_at, self.memory.count)
-        if text and state.taken_by:
-            text += f"\n(taken by session {state.taken_by})"
+        if text:
+            took = f"taken by session {state.taken_by}" if state.taken_by else "not taken yet"
+            text += f"\n({took})"
         return text

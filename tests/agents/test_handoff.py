@@ -123,9 +123,10 @@ def test_the_next_codex_session_gets_the_hand_off_once_after_todays_date(
     assert "Decide whether parse_expr stays public" in shown
     assert "Orbital memory changed" not in shown  # injected, not the person's
 
+    assert shown.endswith("\n(not taken yet)\n")
     first = _start("codex", root, "codex-1")
     assert first.index("Today is ") < first.index("[Hand-off]") < first.index("Open asks (1):")
-    block = shown.rstrip("\n")
+    block = shown.removesuffix("\n(not taken yet)\n")
     assert block in first
 
     assert "[Hand-off]" not in _start("codex", root, "codex-2")  # once

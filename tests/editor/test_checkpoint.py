@@ -160,7 +160,7 @@ def test_a_checkpoint_without_a_model_or_a_reason(env: Env) -> None:
     env.orbital.editor.start = lambda url, project, reason: started.append(reason)
     report = env.orbital.editor.checkpoint(env.project, REASON)
     assert report.status == "not_configured"
-    assert report.line().startswith("not_configured: no pass: the memory editor has no model (")
+    assert report.line().startswith("not_configured: no pass ran (the memory editor has no model: ")
     with pytest.raises(InvalidInput, match="a checkpoint needs a reason"):
         env.orbital.editor.checkpoint(env.project, " \n ")
     assert started == [] and env.records() == []
