@@ -48,11 +48,13 @@ class InjectionCost(msgspec.Struct, frozen=True):
     start_median: int | None
     turns: int
     turn_median: int | None
+    #: The project's display name ("": its id is shown).
+    name: str = ""
 
     def lines(self) -> list[str]:
         """The report as the CLI and the Workbench say it."""
         said = [
-            f"injection: {self.level} in project {self.project}"
+            f"injection: {self.level} in project {self.name or self.project}"
             + (
                 f" ({SESSION_VARIABLE}={self.session_level} in this shell)"
                 if self.session_level != self.level

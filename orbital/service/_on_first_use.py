@@ -11,6 +11,8 @@ from collections.abc import Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 if TYPE_CHECKING:
     from orbital.clock import Clock
     from orbital.events import Actor, RecordedEvent
@@ -218,7 +220,8 @@ class OnFirstUse:
         mine = self.workspaces.injection(project)
         day, _zone, shown = self.workspaces.today(found)
         now = self.agents.injected(found, mine, day, shown)
-        return injection_cost(project, mine, now, self._memory.count)
+        cost = injection_cost(found.project_id, mine, now, self._memory.count)
+        return msgspec.structs.replace(cost, name=self.names.of(found.project_id))
 
     @functools.cached_property
     def citations(self) -> Citations:

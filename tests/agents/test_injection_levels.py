@@ -160,7 +160,7 @@ def test_the_cost_is_the_median_of_what_the_hooks_injected(
     with Orbital.open(orbital_db) as service:
         now = round(count(service.agents.view(service.project(project))))
     assert _orbital("context", "--cost", "--project", str(project)).splitlines() == [
-        f"injection: full in project {pid}",
+        f"injection: full in project {project.name}",  # its display name
         f"a session starting now: {now} tokens",
         f"session start: median {round(count(loaded))} tokens over the last 1 session",
         "per turn: median 0 tokens added over 3 prompts",
