@@ -39,7 +39,7 @@ def test_the_levels_reach_the_model_and_the_cost_is_counted(
     del setup.env["ORBITAL_INJECT"]
 
     cost = setup.orbital("context", "--cost", "--project", str(setup.root)).splitlines()
-    assert cost[0] == f"injection: asks in project {pid}"
+    assert cost[0] == f"injection: asks in project {setup.root.name}"  # its display name
     assert cost[2].startswith("session start: median ") and cost[2].endswith(
         "over the last 1 session"
     )
