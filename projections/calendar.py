@@ -80,9 +80,11 @@ class CalendarProjector(Projector):
 def _start(due: str) -> dt.date | dt.datetime:
     """A due (the grammar checked it is a real day) as the event's start: a day (an all-day
     event) or a local time, floating: the project's people read a due in their own day."""
-    if "T" in due:
-        return dt.datetime.strptime(due, "%Y-%m-%dT%H:%M")
-    return dt.date.fromisoformat(due)
+    from orbital.grammar.asks_md import due_value
+
+    start = due_value(due)
+    assert start is not None  # an ask's due and a dated fact's are checked when read
+    return start
 
 
 def _event(uid: str, summary: str, due: str, changed: dt.date, description: str) -> Event:

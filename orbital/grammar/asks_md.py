@@ -91,19 +91,25 @@ class AskLine(msgspec.Struct, frozen=True):
     distinct_from: tuple[str, ...] = ()
 
 
-def valid_due(value: str) -> bool:
-    """Whether ``value`` is a due an ask can carry: a real ``YYYY-MM-DD`` day, optionally
-    with ``THH:MM`` (views compare dues as dates, so anything else would be read as text)."""
+def due_value(value: str) -> dt.date | dt.datetime | None:
+    """The day (or the local time of a day) ``value`` names when it is a due a line can
+    carry: a real ``YYYY-MM-DD`` day, optionally with ``THH:MM``; else None."""
     found = _DUE_VALUE.fullmatch(value)
     if found is None:
-        return False
+        return None
     try:
-        dt.date.fromisoformat(found[1])
-        if found[2]:
-            dt.time.fromisoformat(found[2][1:])
+        day = dt.date.fromisoformat(found[1])
+        if not found[2]:
+            return day
+        return dt.datetime.combine(day, dt.time.fromisoformat(found[2][1:]))
     except ValueError:
-        return False
-    return True
+        return None
+
+
+def valid_due(value: str) -> bool:
+    """Whether ``value`` is a due an ask can carry (:func:`due_value`; views compare dues as
+    dates, so anything else would be read as text)."""
+    return due_value(value) is not None
 
 
 def due_warning(value: str, text: str, where: str = "ASKS.md") -> str:

@@ -175,8 +175,8 @@ def malformed_dues(text: str) -> list[str]:
         tag = _LEADING_TAG.match(line[marker.end() :]) if marker else None
         if tag is None:
             continue
-        for token in re.split(r"[\s,;]+", tag.group(1)):
-            if token.lower().startswith("due:") and not valid_due(token[4:]):
+        for due in _dues_in(tag.group(1)):
+            if not valid_due(due):
                 warnings.append(
                     f'PROJECT_STATE.md: malformed due "[{tag.group(1)}]" in "{line.strip()[:60]}"'
                     " — write [due:YYYY-MM-DD] (a real day); the line is kept as written."
@@ -193,10 +193,15 @@ def dated_fact(text: str) -> tuple[str, str] | None:
     tag = _LEADING_TAG.match(rest)
     if tag is None:
         return None
-    for token in re.split(r"[\s,;]+", tag.group(1)):
-        if token.lower().startswith("due:") and valid_due(token[4:]):
-            return token[4:], " ".join(rest[tag.end() :].split())
+    for due in _dues_in(tag.group(1)):
+        if valid_due(due):
+            return due, " ".join(rest[tag.end() :].split())
     return None
+
+
+def _dues_in(tag: str) -> list[str]:
+    """The values of a leading tag's ``due:`` tokens (``[due:2026-12-24, user]``)."""
+    return [t[4:] for t in re.split(r"[\s,;]+", tag) if t.lower().startswith("due:")]
 
 
 def strip_mem_comments(text: str) -> str:

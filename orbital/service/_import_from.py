@@ -44,6 +44,8 @@ from projections.files import render_memory_file
 _RULE_FILES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", ".cursorrules")
 _RULE_FOLDERS = ((".claude/rules", "*.md"), (".cursor/rules", "*.mdc"))
 _CLINE_FOLDER = "memory-bank"
+#: The memory files an import writes entries into (INDEX.md is a map, never a fact's place).
+_ENTRY_FILES = ("decisions", "lessons", "state")
 #: Orbital's own rule for Cursor: written by ``orbital install cursor``, never imported.
 _OWN_FILES = frozenset({".cursor/rules/orbital.mdc"})
 
@@ -154,7 +156,7 @@ class ImportsFrom:
     def _add(self, u: Unit, batch: str, planned: Sequence[Planned]) -> dict[str, str]:
         """Append each file's new blocks in one write, then name each new entry's origin."""
         made: dict[str, str] = {}
-        for key in ("decisions", "lessons", "state"):
+        for key in _ENTRY_FILES:
             adds = [p for p in planned if p.block and p.fact.file == key]
             if not adds:
                 continue
@@ -190,7 +192,7 @@ class ImportsFrom:
             )
         with self.memory.units.begin(project, actor, session=session) as u:
             found = False
-            for key in ("decisions", "lessons", "state"):
+            for key in _ENTRY_FILES:
                 state = u.memory.files[key]
                 gone = {i for i in state.live_ids() if state.entries[i].meta.get("import") == batch}
                 if gone:
@@ -199,7 +201,7 @@ class ImportsFrom:
             if not found:
                 came = any(
                     entry.meta.get("import") == batch
-                    for key in ("decisions", "lessons", "state")
+                    for key in _ENTRY_FILES
                     for entry in u.memory.files[key].entries.values()
                 )
                 raise InvalidInput(
