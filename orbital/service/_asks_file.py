@@ -301,7 +301,9 @@ class AsksFile:
         """ASKS.md as Orbital renders it now, or as of position ``at``.
 
         The log is append-only and renders one line per event in position order, so the file
-        as of any position is a prefix of today's: count the lines, cut, no replay."""
+        as of any position is a prefix of today's: count the lines, cut, no replay. The cut
+        starts from the byte size kept with the nearest asks snapshot (every 1,000 ask
+        events), so it never scans the file from its start."""
         pid, files = project.project_id, self.ctx.files(project)
         head = r.prefix_head(pid, ASKS_PREFIX)
         checkpoint = r.checkpoint(project, ASKS_FILE)
@@ -312,11 +314,15 @@ class AsksFile:
             and stat == (checkpoint.size, checkpoint.mtime_ns)
         )
         raw = files.read_bytes(ASKS_FILE) if clean else None
-        text = raw.decode("utf-8") if raw is not None else self.state.render(r, pid)
+        if raw is None:
+            raw = self.state.render(r, pid).encode()
         if at is None or at >= head:
-            return text
-        lines = self.state.lines_at(r, pid, at)
-        return "".join(text.splitlines(keepends=True)[: lines + 1])
+            return raw.decode("utf-8")
+        lines, known = self.state.extent_at(r, pid, at)
+        end = known.size
+        for _ in range(lines - known.lines):
+            end = raw.index(b"\n", end) + 1
+        return raw[:end].decode("utf-8")
 
     def unmerged(self, r: Reader, project: Project) -> bool:
         """Whether the file on disk differs from what Orbital wrote."""

@@ -4,7 +4,7 @@ changed) and as of a position (nearest snapshot plus the events after it)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import (
@@ -18,6 +18,7 @@ from orbital.domain.asks import (
 from orbital.domain.layered import Layered
 from orbital.domain.lazy_meanings import IndexBuilder, build_meaning_index
 from orbital.events import RecordedEvent
+from orbital.grammar.asks_md import FORMAT_HEADER, render_lines
 from orbital.service._ask_rows import decode_ask, decode_asks, encode_ask, encode_asks
 from orbital.service._context import Context
 from orbital.service._wordnet import Indexing, LoadedWordNet
@@ -39,6 +40,27 @@ ASKS_SNAPSHOT_EVERY = 1000
 RENDERED_TYPES = ("ask.opened", "ask.closed", "ask.reopened", "ask.file_line")
 #: Stream prefix covering ``ask:<id>`` and the log-level ``asks`` stream.
 ASKS_PREFIX = "ask"
+
+
+class Extent(NamedTuple):
+    """How far ASKS.md reaches: its ``lines`` after the header and its ``size`` in bytes
+    up to the end of them (0: not known)."""
+
+    lines: int
+    size: int
+
+
+#: ASKS.md with no lines: its header line.
+HEADER_EXTENT = Extent(0, len(FORMAT_HEADER.encode()) + 1)
+
+
+def _kept_extent(raw: bytes | None) -> Extent:
+    """A lines snapshot read back: ``b"<lines> <bytes>"``, or ``b"<lines>"`` as kept before
+    sizes were (size 0: unknown)."""
+    if raw is None:
+        return Extent(0, 0)
+    lines, _, size = raw.decode().partition(" ")
+    return Extent(int(lines), int(size or 0))
 
 
 def fold_ask_stream(state: Ask | None, recorded: RecordedEvent) -> Ask | None:
@@ -235,8 +257,8 @@ class AsksState:
                 delta = w.states(project, ASK_PREFIX, after=previous).values()
                 states = [ask for ask in delta if ask is not None]
                 w.save_snapshot(project, ASKS_DELTA, head, encode_asks(states))
-            lines = self.lines_at(w, project, head)
-            w.save_snapshot(project, LINES_SNAPSHOT, head, str(lines).encode())
+            extent = self._extent_now(w, project, head)
+            w.save_snapshot(project, LINES_SNAPSHOT, head, f"{extent.lines} {extent.size}".encode())
             since = 0
         counted = since
         w.on_commit(lambda: self._since_snapshot.__setitem__(project, counted))
@@ -247,18 +269,35 @@ class AsksState:
         found = (r.snapshot_position(project, name, position) for name in SNAPSHOTS)
         return max((p for p in found if p is not None), default=0)
 
-    def lines_at(self, r: Reader, project: str, position: int) -> int:
-        """How many lines ASKS.md had (header aside) as of ``position``: the count kept with
-        the nearest snapshot plus the rendered events since."""
+    def extent_at(self, r: Reader, project: str, position: int) -> tuple[int, Extent]:
+        """How many lines ASKS.md had (header aside) as of ``position``, and the nearest
+        extent at or before it whose size is known (a snapshot's, else the header's), from
+        which a cut of today's file counts newlines."""
         snap = r.snapshot(project, LINES_SNAPSHOT, position)
-        after, lines = (snap[0], int(snap[1])) if snap is not None else (0, 0)
-        return lines + r.count(
+        kept = _kept_extent(None if snap is None else snap[1])
+        lines = kept.lines + r.count(
             project,
             ASKS_PREFIX,
-            after_position=after,
+            after_position=0 if snap is None else snap[0],
             until_position=position,
             types=RENDERED_TYPES,
         )
+        return lines, kept if kept.size else HEADER_EXTENT
+
+    def _extent_now(self, w: Writer, project: str, head: int) -> Extent:
+        """ASKS.md's lines and bytes as of ``head`` (a snapshot's): the previous snapshot's
+        plus the lines rendered since; the whole log's once, where the previous snapshot
+        kept no size (a store from before sizes were kept)."""
+        snap = w.snapshot(project, LINES_SNAPSHOT, head)
+        kept = _kept_extent(None if snap is None else snap[1])
+        start = kept if kept.size else HEADER_EXTENT
+        after = 0 if snap is None or not kept.size else snap[0]
+        events = w.read_project(
+            project, from_position=after, until_position=head, stream_prefix=ASKS_PREFIX
+        )
+        lines = render_lines(e.event for e in events)
+        size = sum(len(line.encode()) + 1 for line in lines)
+        return Extent(start.lines + len(lines), start.size + size)
 
     @staticmethod
     def render(r: Reader, project: str) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import zlib
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from orbital.clock import FixedClock
 from orbital.errors import InvalidEncoding, TooLarge, UnknownAsk
@@ -15,6 +17,7 @@ from orbital.events import Actor
 from orbital.grammar.asks_md import FORMAT_HEADER, render_file, synthetic_id
 from orbital.service import Orbital, WriteOutcome
 from orbital.service._asks_file import OnDisk
+from orbital.store._engine import create_write_engine
 from tests.service.conftest import TODAY, Env
 
 HEADER = FORMAT_HEADER + "\n"
@@ -312,6 +315,67 @@ def test_a_write_whose_transaction_fails_puts_the_file_back(
     outcome = write(env, before.decode() + "- open Pick a date\n")
     assert env.file("ASKS.md").decode().endswith("Pick a date\n")
     assert [e.type for e in outcome.events] == ["ask.opened"]
+
+
+def _replayed(env: Env, position: int) -> str:
+    with env.orbital.store.reader() as r:
+        events = r.read_project(env.project, stream_prefix="ask", until_position=position)
+        return render_file(e.event for e in events)
+
+
+def _append(env: Env, lines: list[str]) -> None:
+    write(env, env.file("ASKS.md").decode() + "".join(f"- open {line}\n" for line in lines))
+
+
+def test_asks_as_of_cuts_by_the_bytes_kept_with_each_snapshot(env: Env) -> None:
+    """Lines of several bytes per character across three snapshots: each lines snapshot
+    keeps the rendered file's size in bytes, and a cut from it equals a replay."""
+    for chunk in range(9):
+        _append(env, [f"Café «{chunk}» — naïve ask {i} ✓" for i in range(450)])
+    head = env.orbital.head(env.project)
+    with env.orbital.store.reader() as r:
+        kept = [r.snapshot(env.project, "asks-lines", at) for at in (1400, 2800, head)]
+    sizes = {found[0]: found[1] for found in kept if found is not None}
+    assert len(sizes) == 3
+    for at, raw in sizes.items():
+        lines, size = raw.decode().split()
+        expected = _replayed(env, at).encode()
+        assert (int(lines), int(size)) == (expected.count(b"\n") - 1, len(expected))
+    for position in (1, 2, 999, 1351, 1352, 2700, 2701, 2702, 3001, 4050, head - 1, head):
+        as_of = env.orbital.read_file(env.project, "ASKS.md", as_of=position)
+        assert as_of == _replayed(env, position)
+
+
+def test_asks_as_of_cuts_right_from_a_snapshot_kept_before_sizes(env: Env) -> None:
+    """A store whose lines snapshot holds a line count only (kept before sizes were) cuts
+    from the header, and its next snapshot keeps the whole file's size again."""
+    for chunk in range(3):
+        _append(env, [f"é {chunk} {i}" for i in range(400)])
+    with env.orbital.store.reader() as r:
+        found = r.snapshot(env.project, "asks-lines", env.orbital.head(env.project))
+    assert found is not None
+    engine = create_write_engine(env.orbital.store.url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text("UPDATE snapshots SET state = :v WHERE project_id = :p AND name = :n"),
+                {"v": zlib.compress(found[1].split()[0]), "p": env.project, "n": "asks-lines"},
+            )
+    finally:
+        engine.dispose()
+    with Orbital.open(env.orbital.store.url, clock=FixedClock(TODAY)) as fresh:
+        for position in (1001, 1100, 1201):
+            assert fresh.read_file(env.project, "ASKS.md", as_of=position) == _replayed(
+                env, position
+            )
+        _append(env, [f"later {i}" for i in range(1000)])
+        with env.orbital.store.reader() as r:
+            newest = r.snapshot(env.project, "asks-lines", env.orbital.head(env.project))
+        assert newest is not None and newest[0] > found[0]
+        assert int(newest[1].split()[1]) == len(_replayed(env, newest[0]).encode())
+        _append(env, ["one more"])
+        after = newest[0] + 1
+        assert fresh.read_file(env.project, "ASKS.md", as_of=after) == _replayed(env, after)
 
 
 def test_asks_as_of_any_position_equals_a_replay_across_snapshots(env: Env) -> None:
