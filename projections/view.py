@@ -172,7 +172,9 @@ class ViewProjector(Projector):
 
     def mentioned(self, state: ViewState, today: dt.date, memo: ViewMemo) -> list[str]:
         """The view's texts that may mention something, in the order pointers are listed."""
-        parts = self._parts(state, today, "", memo)
+        return self._mentioned_in(self._parts(state, today, "", memo), state, memo)
+
+    def _mentioned_in(self, parts: ViewParts, state: ViewState, memo: ViewMemo) -> list[str]:
         texts = [parts.workspace_context, parts.description]
         if self.audience != "subagent":
             mentions: dict[Mention, None] = {}
@@ -203,7 +205,7 @@ class ViewProjector(Projector):
         from projections.views import memory_block
 
         parts = self._parts(state, facts.today, facts.zone, memo)
-        texts = self.mentioned(state, facts.today, memo)
+        texts = self._mentioned_in(parts, state, memo)
         found = pointers(texts, state.files, state.asks, dict(facts.files))
         handoff = ""
         if state.handoffs is not None and self.audience != "subagent":
