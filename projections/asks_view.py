@@ -16,11 +16,12 @@ not listed again under the dropped ones.
 from __future__ import annotations
 
 import datetime as dt
-import heapq
+import itertools
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from orbital.domain.asks import Ask, Asks
+from orbital.domain.layered import Ordered
 from orbital.grammar.text import clipped
 
 OPEN_CAP = 10
@@ -38,28 +39,96 @@ SETTLED_HEADER = (
 _QUOTE_MARKS = "\"'\u201c\u201d\u2018\u2019\u300c\u300d\u300e\u300f"
 
 
-#: The sort keys, read in C rather than by a Python function per ask.
-_DUE_KEY = operator.attrgetter("due", "seq")
-_NEWEST_KEY = operator.attrgetter("opened", "seq")
-_UPDATED_KEY = operator.attrgetter("updated", "seq")
+class ViewAsks(Mapping[str, Ask]):
+    """The asks (read like the mapping they are) in the orders the view reads them: open
+    ones with a due by due date, open ones without by when they were opened, the others by
+    when they last changed (each then by ``seq``). Built once with a sort, then kept up to
+    date by the asks a change touched (:meth:`changed`), so the view after a write reads its
+    first open asks and its newest closes, never the rest of a long log."""
+
+    __slots__ = ("_asks", "_orders")
+
+    def __init__(self, asks: Asks, orders: tuple[Ordered[Ask], Ordered[Ask], Ordered[Ask]]) -> None:
+        self._asks, self._orders = asks, orders
+
+    @classmethod
+    def of(cls, asks: Asks) -> ViewAsks:
+        """``asks`` in the view's orders (themselves when they are a :class:`ViewAsks`)."""
+        if isinstance(asks, ViewAsks):
+            return asks
+        placed: tuple[list[Ask], list[Ask], list[Ask]] = ([], [], [])
+        for a in asks.values():
+            placed[_order_of(a)].append(a)
+        dated, undated, closed = (Ordered.of(placed[n], _KEYS[n]) for n in range(3))
+        return cls(asks, (dated, undated, closed))
+
+    def changed(self, asks: Asks, changed: Iterable[Ask]) -> ViewAsks:
+        """The view's orders of ``asks``: these once ``changed`` hold their new states."""
+        remove: tuple[list[Ask], list[Ask], list[Ask]] = ([], [], [])
+        add: tuple[list[Ask], list[Ask], list[Ask]] = ([], [], [])
+        for a in changed:
+            before = self._asks.get(a.id)
+            if before is not None:
+                remove[_order_of(before)].append(before)
+            add[_order_of(a)].append(a)
+        dated, undated, closed = (
+            order.updated(out, into)
+            for order, out, into in zip(self._orders, remove, add, strict=True)
+        )
+        return ViewAsks(asks, (dated, undated, closed))
+
+    @property
+    def open_count(self) -> int:
+        return len(self._orders[0]) + len(self._orders[1])
+
+    def open_first(self, first: int) -> list[Ask]:
+        """The first ``first`` open asks in the view's order: dated ones soonest due first,
+        then undated ones newest first."""
+        dated, undated = self._orders[0], self._orders[1]
+        found = list(itertools.islice(dated.ascending(), first))
+        return found + list(itertools.islice(undated.descending(), max(first - len(found), 0)))
+
+    def newest_closed(self, first: int, since: dt.date, chosen: Callable[[Ask], bool]) -> list[Ask]:
+        """The newest ``first`` asks not open that ``chosen`` keeps, changed on ``since`` or
+        later, newest first."""
+        found: list[Ask] = []
+        for ask in self._orders[2].descending():
+            if ask.updated < since or len(found) == first:
+                break
+            if chosen(ask):
+                found.append(ask)
+        return found
+
+    def __getitem__(self, key: str) -> Ask:
+        return self._asks[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._asks
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._asks)
+
+    def __len__(self) -> int:
+        return len(self._asks)
 
 
-def open_in_order(dated: list[Ask], undated: list[Ask], first: int) -> list[Ask]:
-    """The first ``first`` open asks in the view's order: dated ones soonest due first, then
-    undated ones newest first (a heap instead of a full sort of a long list)."""
-    head = heapq.nsmallest(first, dated, key=_DUE_KEY)
-    return head + heapq.nlargest(first - len(head), undated, key=_NEWEST_KEY)
+#: The keys of a :class:`ViewAsks`' orders: dated open asks, undated open asks, the others.
+_KEYS = (
+    operator.attrgetter("due", "seq"),
+    operator.attrgetter("opened", "seq"),
+    operator.attrgetter("updated", "seq"),
+)
 
 
-def _is_recent_dropped(a: Ask, since: dt.date) -> bool:
-    return a.state == "dropped" and a.updated >= since
+def _order_of(a: Ask) -> int:
+    """Which of a :class:`ViewAsks`' orders holds ``a``."""
+    return 2 if a.state != "open" else 0 if a.due else 1
 
 
 def recent_dropped(asks: Asks, today: dt.date) -> list[Ask]:
     """Asks dropped (by anyone) in the last 60 days, newest first, at most 15."""
     since = today - dt.timedelta(days=DROPPED_DAYS)
-    dropped = (a for a in asks.values() if _is_recent_dropped(a, since))
-    return heapq.nlargest(DROPPED_CAP, dropped, key=_UPDATED_KEY)
+    return ViewAsks.of(asks).newest_closed(DROPPED_CAP, since, lambda a: a.state == "dropped")
 
 
 def dropped_texts(asks: Asks, today: dt.date, recent: bool = True) -> list[str]:
@@ -95,39 +164,27 @@ def runtime_block(asks: Asks, today: dt.date, empty_cue: bool) -> str:
     """The asks block of the per-call runtime text; ``""`` when there is nothing to show.
 
     ``empty_cue`` (a real project with an ``orbital/`` directory) shows "none" when no ask is
-    open, so the agent knows where asks live. The asks are read once (the view is built again
-    after every ask change): the open ones, and the closed ones each selection may show.
+    open, so the agent knows where asks live. The asks are read in the view's orders
+    (:class:`ViewAsks`; built here from a plain mapping): the first open ones, and the newest
+    closes each selection may show.
     """
-    settled_since = today - dt.timedelta(days=SETTLED_DAYS)
-    dropped_since = today - dt.timedelta(days=DROPPED_DAYS)
-    dated: list[Ask] = []
-    undated: list[Ask] = []
-    settled: list[Ask] = []
-    dropped: list[Ask] = []
-    for a in asks.values():
-        if a.state == "open":
-            (dated if a.due else undated).append(a)
-            continue
-        if a.closed_by == "user" and a.updated >= settled_since:
-            settled.append(a)
-        if _is_recent_dropped(a, dropped_since):
-            dropped.append(a)
+    view = ViewAsks.of(asks)
     sections: list[str] = []
-    total = len(dated) + len(undated)
+    total = view.open_count
     if total:
         lines = [f"Open asks ({total}):"]
-        lines += [_open_line(a, today) for a in open_in_order(dated, undated, OPEN_CAP)]
+        lines += [_open_line(a, today) for a in view.open_first(OPEN_CAP)]
         if total > OPEN_CAP:
             lines.append(f"…and {total - OPEN_CAP} more in orbital/ASKS.md")
         sections.append("\n".join(lines))
     elif empty_cue:
         sections.append(EMPTY_CUE)
-    settled = heapq.nlargest(SETTLED_CAP, settled, key=_UPDATED_KEY)
+    since = today - dt.timedelta(days=SETTLED_DAYS)
+    settled = view.newest_closed(SETTLED_CAP, since, lambda a: a.closed_by == "user")
     if settled:
         sections.append("\n".join([SETTLED_HEADER, *(_settled_line(a) for a in settled)]))
     shown = {a.id for a in settled}
-    newest = heapq.nlargest(DROPPED_CAP, dropped, key=_UPDATED_KEY)
-    dropped = [a for a in newest if a.id not in shown]
+    dropped = [a for a in recent_dropped(view, today) if a.id not in shown]
     if dropped:
         sections.append(
             "\n".join([DROPPED_HEADER, *(f"- {clipped(a.text, CLIP)}" for a in dropped)])

@@ -1,4 +1,4 @@
-"""An immutable mapping that is cheap to update a few entries at a time.
+"""An immutable mapping, and a sorted collection, each cheap to update a few entries at a time.
 
 The asks of a large project and their indexes change by one or two entries per write; copying
 the whole dict for each new version would make every write cost the size of the project. A
@@ -9,12 +9,19 @@ base once it grows past ``max_delta`` (so the copying averages out to a few entr
 
 from __future__ import annotations
 
+import bisect
 import functools
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Generic, TypeVar
+import heapq
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison
 
 K = TypeVar("K")
 V = TypeVar("V")
+#: An item of an :class:`Ordered`.
+T = TypeVar("T", bound="Hashable")
 
 #: Changed entries kept apart from the base before the two are merged.
 MAX_DELTA = 512
@@ -63,3 +70,63 @@ class Layered(Mapping[K, V], Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self.merged)
+
+
+class Ordered(Generic[T]):
+    """An immutable sorted collection that is cheap to update a few items at a time, as
+    :class:`Layered` is for a mapping: a base list sorted by ``key``, shared by successive
+    versions and never changed, under a small delta (items added, kept sorted; base items
+    removed), folded into a new base once it grows past ``max_delta``. Items are hashable and
+    their keys distinct; the items themselves are held, so it costs a pointer per item.
+
+    Read it from either end lazily (:meth:`ascending`, :meth:`descending`): taking the first
+    few costs a few steps, whatever the length."""
+
+    __slots__ = ("_added", "_base", "_key", "_max_delta", "_removed")
+
+    def __init__(
+        self,
+        base: list[T],
+        key: Callable[[T], SupportsRichComparison],
+        added: list[T] | None = None,
+        removed: frozenset[T] = frozenset(),
+        max_delta: int = MAX_DELTA,
+    ) -> None:
+        self._base, self._key, self._added, self._removed = base, key, added or [], removed
+        self._max_delta = max_delta
+
+    @classmethod
+    def of(
+        cls,
+        items: Iterable[T],
+        key: Callable[[T], SupportsRichComparison],
+        max_delta: int = MAX_DELTA,
+    ) -> Ordered[T]:
+        return cls(sorted(items, key=key), key, max_delta=max_delta)
+
+    def updated(self, remove: Iterable[T], add: Iterable[T]) -> Ordered[T]:
+        """A new version without ``remove`` (each present) and with ``add`` (each absent)."""
+        key, added, removed = self._key, list(self._added), set(self._removed)
+        for item in remove:
+            at = bisect.bisect_left(added, key(item), key=key)
+            if at < len(added) and added[at] == item:
+                del added[at]
+            else:
+                removed.add(item)
+        for item in add:
+            bisect.insort(added, item, key=key)
+        if len(added) + len(removed) > self._max_delta:
+            merged = Ordered(self._base, key, added, frozenset(removed))
+            return Ordered(list(merged.ascending()), key, max_delta=self._max_delta)
+        return Ordered(self._base, key, added, frozenset(removed), self._max_delta)
+
+    def ascending(self) -> Iterator[T]:
+        base = (item for item in self._base if item not in self._removed)
+        return heapq.merge(base, self._added, key=self._key)
+
+    def descending(self) -> Iterator[T]:
+        base = (item for item in reversed(self._base) if item not in self._removed)
+        return heapq.merge(base, reversed(self._added), key=self._key, reverse=True)
+
+    def __len__(self) -> int:
+        return len(self._base) - len(self._removed) + len(self._added)

@@ -237,7 +237,7 @@ class AgentSessions:
 
         pid = project.project_id
         with self.store.reader() as r:
-            asks = self.units.asks.now(r, pid).asks.merged
+            asks = self.units.asks.now(r, pid).view
         parts = (today_line(day, shown), runtime_block(asks, day, empty_cue=True))
         return "\n\n".join(p for p in parts if p)
 

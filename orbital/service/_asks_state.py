@@ -23,6 +23,7 @@ from orbital.service._ask_rows import decode_ask, decode_asks, encode_ask, encod
 from orbital.service._context import Context
 from orbital.service._wordnet import Indexing, LoadedWordNet
 from orbital.store import Reader, Reducer, Writer
+from projections.asks_view import ViewAsks
 from projections.files import render_asks_file
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class AsksNow:
     and 14,000 dropped). A write updates the built ones by the asks it changed, copying none
     of the rest; one not built yet is built from the asks of the version that needs it."""
 
-    __slots__ = ("_build", "_dropped", "_opened", "asks", "head")
+    __slots__ = ("_build", "_dropped", "_opened", "_view", "asks", "head")
 
     def __init__(
         self,
@@ -89,9 +90,10 @@ class AsksNow:
         build: IndexBuilder = build_meaning_index,
         opened: OpenIndex | None = None,
         dropped: DroppedIndex | None = None,
+        view: ViewAsks | None = None,
     ) -> None:
         self.head, self.asks, self._build = head, asks, build
-        self._opened, self._dropped = opened, dropped
+        self._opened, self._dropped, self._view = opened, dropped, view
 
     @classmethod
     def of(
@@ -113,11 +115,19 @@ class AsksNow:
             self._dropped = index_dropped(self.asks, self._build)
         return self._dropped
 
+    @property
+    def view(self) -> ViewAsks:
+        """The asks in the view's orders (a view after a write reads a few of them)."""
+        if self._view is None:
+            self._view = ViewAsks.of(self.asks)
+        return self._view
+
     def after(self, head: int, changed: list[Ask]) -> AsksNow:
         asks = self.asks.updated((ask.id, ask) for ask in changed)
         opened = None if self._opened is None else self._opened.changed(changed)
         dropped = None if self._dropped is None else self._dropped.changed(changed)
-        return AsksNow(head, asks, self._build, opened, dropped)
+        view = None if self._view is None else self._view.changed(asks, changed)
+        return AsksNow(head, asks, self._build, opened, dropped, view)
 
 
 class AsksState:

@@ -228,7 +228,7 @@ class MemoryService:
             instant = at[1]
             with self.units.ctx.store.reader() as r:
                 memory = self.units.memory.load(r, pid, at=at[0])
-                asks = self.units.asks.at(r, pid, at[0])
+                asks: Mapping[str, Ask] = self.units.asks.at(r, pid, at[0])
                 texts = view_texts(r, pid, at[0])
         else:
             instant = self.units.ctx.clock.now()
@@ -241,7 +241,7 @@ class MemoryService:
                 return found
             with self.units.ctx.store.reader() as r:
                 memory = self.units.memory.load(r, pid, head=heads.of(*MEMORY_PREFIXES))
-                asks = self.units.asks.now(r, pid, head=heads.of(ASKS_PREFIX)).asks.merged
+                asks = self.units.asks.now(r, pid, head=heads.of(ASKS_PREFIX)).view
                 # The project stream is the only one of its category.
                 texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
                 handoffs = r.state(pid, HANDOFF_STREAM)
