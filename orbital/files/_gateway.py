@@ -87,10 +87,11 @@ class Gateway:
         with self._dir(create=True):
             pass
 
-    def read_bytes(self, name: str) -> bytes | None:
-        return self._read(projected_file(name).name, shared=True)
+    def read_bytes(self, name: str, limit: int = -1) -> bytes | None:
+        """The file's bytes, the first ``limit`` of them when it is not -1."""
+        return self._read(projected_file(name).name, shared=True, limit=limit)
 
-    def _read(self, filename: str, *, shared: bool) -> bytes | None:
+    def _read(self, filename: str, *, shared: bool, limit: int = -1) -> bytes | None:
         """The file's bytes (None when missing); ``shared``: a file with other hard links is
         read too (a memory file the person linked elsewhere is still the project's)."""
         try:
@@ -103,7 +104,7 @@ class Gateway:
                 raise UnsafePath(
                     str(self.directory / filename), "the file has other hard links; not read"
                 )
-            return handle.read()
+            return handle.read(limit)
 
     def stat(self, name: str) -> tuple[int, int] | None:
         """``(size, mtime_ns)`` or None when the file is missing."""

@@ -14,7 +14,7 @@ import msgspec
 from orbital.files import ABSENT, FileGateway, decode_utf8, sha256
 from orbital.grammar.asks_md import append_lines, line_block
 from orbital.project import Project
-from orbital.service._asks_state import ASKS_PREFIX, AsksState
+from orbital.service._asks_state import ASKS_PREFIX, AsksState, Extent
 from orbital.service._context import Context
 from orbital.service._held import asks_not_landed
 from orbital.store import Checkpoint, Reader, Writer
@@ -22,6 +22,11 @@ from orbital.store import Checkpoint, Reader, Writer
 ASKS_FILE = "ASKS.md"
 #: How far a format line is looked for (a longer first line is not one).
 _LONGEST_FORMAT_LINE = 4096
+
+#: Bytes of ASKS.md read past the size kept with the nearest asks snapshot for a cut as of a
+#: past position: the lines of the (at most 1,000) ask events after it, unless they are very
+#: long, when the whole file is read.
+CUT_SLACK = 1 << 20
 
 
 class OnDisk:
@@ -313,16 +318,21 @@ class AsksFile:
             and checkpoint.position == head
             and stat == (checkpoint.size, checkpoint.mtime_ns)
         )
-        raw = files.read_bytes(ASKS_FILE) if clean else None
-        if raw is None:
-            raw = self.state.render(r, pid).encode()
         if at is None or at >= head:
-            return raw.decode("utf-8")
+            raw = files.read_bytes(ASKS_FILE) if clean else None
+            return self.state.render(r, pid) if raw is None else raw.decode("utf-8")
         lines, known = self.state.extent_at(r, pid, at)
-        end = known.size
-        for _ in range(lines - known.lines):
-            end = raw.index(b"\n", end) + 1
-        return raw[:end].decode("utf-8")
+        # The cut is within the lines of one snapshot's span after the known size.
+        start = files.read_bytes(ASKS_FILE, limit=known.size + CUT_SLACK) if clean else None
+        end = None if start is None else _cut(start, known, lines)
+        if start is not None and end is not None:
+            return str(memoryview(start)[:end], "utf-8")
+        # Not clean, or its lines ran past what was read.
+        whole = files.read_bytes(ASKS_FILE) if clean else None
+        raw = self.state.render(r, pid).encode() if whole is None else whole
+        end = _cut(raw, known, lines)
+        assert end is not None, "a past ASKS.md is a prefix of today's"
+        return str(memoryview(raw)[:end], "utf-8")
 
     def unmerged(self, r: Reader, project: Project) -> bool:
         """Whether the file on disk differs from what Orbital wrote."""
@@ -337,6 +347,18 @@ class AsksFile:
             return False
         raw, expected = raw or b"", self.state.render(r, pid)
         return raw != expected.encode() and not asks_not_landed(checkpoint, raw, expected)
+
+
+def _cut(raw: bytes, known: Extent, lines: int) -> int | None:
+    """Where ``raw`` (ASKS.md, or the start of it) ends after ``lines`` lines, counting
+    newlines from ``known`` (a point of it whose size is known); None: ``raw`` ends first."""
+    end = known.size
+    for _ in range(lines - known.lines):
+        found = raw.find(b"\n", end)
+        if found < 0:
+            return None
+        end = found + 1
+    return end
 
 
 def _holds_checkpoint(raw: bytes, checkpoint: Checkpoint | None, head: int) -> bool:

@@ -327,9 +327,12 @@ def _append(env: Env, lines: list[str]) -> None:
     write(env, env.file("ASKS.md").decode() + "".join(f"- open {line}\n" for line in lines))
 
 
-def test_asks_as_of_cuts_by_the_bytes_kept_with_each_snapshot(env: Env) -> None:
+def test_asks_as_of_cuts_by_the_bytes_kept_with_each_snapshot(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Lines of several bytes per character across three snapshots: each lines snapshot
-    keeps the rendered file's size in bytes, and a cut from it equals a replay."""
+    keeps the rendered file's size in bytes, and a cut from it equals a replay (reading
+    only the start of the file, or all of it when the lines run past what was read)."""
     for chunk in range(9):
         _append(env, [f"Café «{chunk}» — naïve ask {i} ✓" for i in range(450)])
     head = env.orbital.head(env.project)
@@ -341,9 +344,11 @@ def test_asks_as_of_cuts_by_the_bytes_kept_with_each_snapshot(env: Env) -> None:
         lines, size = raw.decode().split()
         expected = _replayed(env, at).encode()
         assert (int(lines), int(size)) == (expected.count(b"\n") - 1, len(expected))
-    for position in (1, 2, 999, 1351, 1352, 2700, 2701, 2702, 3001, 4050, head - 1, head):
-        as_of = env.orbital.read_file(env.project, "ASKS.md", as_of=position)
-        assert as_of == _replayed(env, position)
+    for slack in (1 << 20, 1):
+        monkeypatch.setattr("orbital.service._asks_file.CUT_SLACK", slack)
+        for position in (1, 2, 999, 1351, 1352, 2700, 2701, 2702, 3001, 4050, head - 1, head):
+            as_of = env.orbital.read_file(env.project, "ASKS.md", as_of=position)
+            assert as_of == _replayed(env, position)
 
 
 def test_asks_as_of_cuts_right_from_a_snapshot_kept_before_sizes(env: Env) -> None:
