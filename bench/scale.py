@@ -99,9 +99,8 @@ def measure(keep: Path, total: int, rounds: int) -> dict[str, float]:
             text = f"Scale round {stamp} {i} new process"
             base = wall(bare, env, root)
             cold = wall([orbital, "ask", "open", text, "--project", str(root)], env, root)
-            opened = in_ms(
-                lambda: orb.ask_open(project, f"Scale round {stamp} {i} here", actor=Actor.AGENT)
-            )
+            mine = f"Scale round {stamp} {i} here"
+            opened = in_ms(lambda: orb.ask_open(project, mine, actor=Actor.AGENT))  # noqa: B023
             view = in_ms(lambda: orb.context_view(project))
             if i < 0:
                 continue
