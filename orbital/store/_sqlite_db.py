@@ -38,13 +38,15 @@ if TYPE_CHECKING:
 _KEEP = 5
 
 
+def _value(value: Any) -> Any:
+    """A value as bound: an instant as its text."""
+    return value.isoformat(" ", "microseconds") if isinstance(value, dt.datetime) else value
+
+
 def _bound(params: Params | None) -> Params:
     if not params:
         return {}
-    return {
-        k: v.isoformat(" ", "microseconds") if isinstance(v, dt.datetime) else v
-        for k, v in params.items()
-    }
+    return {k: _value(v) for k, v in params.items()}
 
 
 class SqliteConn:
@@ -77,6 +79,15 @@ class SqliteConn:
 
     def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         self._c.executemany(sql, [_bound(row) for row in rows])
+
+    def insert_rows(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        marks = ", ".join("?" for _ in columns)
+        self._c.executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
+            [tuple(map(_value, row)) for row in rows],
+        )
 
     def stream(self, sql: str, params: Params | None = None) -> Iterator[Sequence[Any]]:
         cursor = self._c.execute(sql, _bound(params))
