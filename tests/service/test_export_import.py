@@ -76,24 +76,6 @@ def pg_url() -> Iterator[str]:
         admin.dispose()
 
 
-@pytest.fixture
-def second_url(backend: str, tmp_path: Path) -> Iterator[str]:
-    """A second empty store on the same backend as ``store_url``."""
-    if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'target.db'}"
-        return
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(PG_URL.replace("postgresql://", "postgresql+psycopg://", 1))
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        yield _schema_url(schema)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-
 def build_history(service: Orbital, project: str, clock: Clock, root: Path) -> str:
     """Eleven days of a project: decisions and lessons, a supersession, a dispute, a
     retraction, an editor archive, a hand-edit conflict kept beside, asks opened and closed,
