@@ -72,6 +72,8 @@ class LoggedAppends:
         self._next = 0
         self._pending: list[_Pending] = []
         self._streams: dict[tuple[str, str], _Stream] = {}
+        #: Per project: whether it had no stream when the import began.
+        self._new: dict[str, bool] = {}
 
     def append(
         self,
@@ -130,26 +132,38 @@ class LoggedAppends:
                 stream.state = folded(stream.reducer, stream.state, events)
 
     def _load(self, keys: set[tuple[str, str]]) -> None:
-        """The rows of streams not read yet (none: a new stream, version 0)."""
-        conn = self._tx._conn
+        """The streams not read yet (none stored: a new stream, version 0)."""
         reducers = self._tx._store.reducers
         for project in sorted({project for project, _ in keys}):
             names = sorted(stream for owner, stream in keys if owner == project)
-            for start in range(0, len(names), _CHUNK):
-                listed, params = in_list("s", names[start : start + _CHUNK])
-                found = {
-                    str(stream): (int(version), state)
-                    for stream, version, state in conn.execute(
-                        "SELECT stream, version, state FROM streams"
-                        f" WHERE project_id = :p AND stream IN {listed}",
-                        params | {"p": project},
-                    )
-                }
-                for name in names[start : start + _CHUNK]:
-                    reducer = reducers.get(category(name))
-                    version, raw = found.get(name, (0, None))
-                    state = None if reducer is None else loaded(reducer, raw)
-                    self._streams[project, name] = _Stream(reducer, version, state, name in found)
+            found = {} if self._is_new(project) else self._stored(project, names)
+            for name in names:
+                reducer = reducers.get(category(name))
+                version, raw = found.get(name, (0, None))
+                state = None if reducer is None else loaded(reducer, raw)
+                self._streams[project, name] = _Stream(reducer, version, state, name in found)
+
+    def _is_new(self, project: str) -> bool:
+        """Whether ``project`` had no stream when the import began (a new project: none of
+        its streams is stored until the import is done)."""
+        if project not in self._new:
+            self._new[project] = not self._tx._conn.first(
+                "SELECT 1 FROM streams WHERE project_id = :p LIMIT 1", {"p": project}
+            )
+        return self._new[project]
+
+    def _stored(self, project: str, names: Sequence[str]) -> dict[str, tuple[int, str | None]]:
+        """The version and state text of each of ``names`` the store has."""
+        found = {}
+        for start in range(0, len(names), _CHUNK):
+            listed, params = in_list("s", names[start : start + _CHUNK])
+            for stream, version, state in self._tx._conn.execute(
+                f"SELECT stream, version, state FROM streams WHERE project_id = :p"
+                f" AND stream IN {listed}",
+                params | {"p": project},
+            ):
+                found[str(stream)] = (int(version), state)
+        return found
 
     def _finish(self) -> None:
         """The last rows, then each stream's row and each category's head, once."""

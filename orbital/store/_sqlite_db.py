@@ -43,6 +43,23 @@ def _value(value: Any) -> Any:
     return value.isoformat(" ", "microseconds") if isinstance(value, dt.datetime) else value
 
 
+def _bound_rows(rows: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
+    """``rows`` as bound: the instants of a column of instants as their text (a column holds
+    one type, so its first value that is not NULL says which it is)."""
+    width = len(rows[0]) if rows else 0
+    firsts = [next((row[i] for row in rows if row[i] is not None), None) for i in range(width)]
+    dated = [i for i, first in enumerate(firsts) if isinstance(first, dt.datetime)]
+    if not dated:
+        return rows
+    bound = []
+    for row in rows:
+        values = list(row)
+        for i in dated:
+            values[i] = _value(values[i])
+        bound.append(values)
+    return bound
+
+
 def _bound(params: Params | None) -> Params:
     if not params:
         return {}
@@ -85,8 +102,7 @@ class SqliteConn:
     ) -> None:
         marks = ", ".join("?" for _ in columns)
         self._c.executemany(
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
-            [tuple(map(_value, row)) for row in rows],
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", _bound_rows(rows)
         )
 
     def stream(self, sql: str, params: Params | None = None) -> Iterator[Sequence[Any]]:
