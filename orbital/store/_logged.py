@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
+from orbital.errors import InvalidInput
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.store._appends import (
     EVENT_COLUMNS,
@@ -104,6 +105,8 @@ class LoggedAppends:
     def _flush(self) -> None:
         """The pending events' rows written and folded into their streams' states."""
         pending, self._pending = self._pending, []
+        if not pending:
+            return
         self._load({(p.project, p.stream) for p in pending} - self._streams.keys())
         rows = []
         by_stream: dict[tuple[str, str], list[RecordedEvent]] = {}
@@ -124,8 +127,13 @@ class LoggedAppends:
             )
             rows.append(event_row(recorded))
             by_stream.setdefault((p.project, p.stream), []).append(recorded)
-        if rows:
+        try:
             self._tx._conn.insert_rows("events", EVENT_COLUMNS, rows)
+        except self._tx._store.integrity_errors:
+            raise InvalidInput(
+                "the log file holds an event twice, or one this store has in another project "
+                "(an event's id is its own in a store): nothing was imported"
+            ) from None
         for key, events in by_stream.items():
             stream = self._streams[key]
             if stream.reducer is not None:
