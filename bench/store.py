@@ -1,6 +1,7 @@
 """Event-store benchmark: the store against raw sqlite3 on the same machine and pragmas.
 
-Run: ``python bench/store.py`` (``--quick`` for a smaller run). Prints medians and ratios:
+Run: ``python bench/store.py [--pg URL]`` (``--quick`` for a smaller run). Prints medians
+and ratios:
 
 1. one durable append (its own transaction) through the store vs a raw INSERT + COMMIT
    loop on the same SQLite library (pysqlite3's: its build syncs with ``fsync`` where
@@ -14,27 +15,37 @@ Run: ``python bench/store.py`` (``--quick`` for a smaller run). Prints medians a
 4. the store's size: ``bench/history.py``'s project of 100,000 events (quick: 10,000; memory
    writes through the service, ask events in bulk with the asks snapshot hook), bytes per
    event and where they go, per table and index (SQLite's ``dbstat``; target <= 500 bytes
-   per event at 100k).
+   per event at 100k);
+5. importing that project's exported log into a new store (``Orbital.import_log``, the whole
+   of ``orbital import``: the events, the files written, the search index), events/s per
+   round, on SQLite and, with ``--pg URL`` (default: ``ORBITAL_TEST_PG_URL``), on PostgreSQL
+   in a schema of its own; beside the raw ``executemany`` rate of 10,000 rows on the same
+   database in the same run (SQLite: row 2's; target >= 50,000 events/s on both).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import datetime as dt
 import os
+import shutil
 import sqlite3
 import statistics
 import tempfile
+import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pysqlite3.dbapi2 as pysqlite3
-from timing import median_ms, quick_run, timed
+from timing import median_ms, timed
 
 from orbital.catalogue import ASK_PREFIX, ask_stream
 from orbital.events import Actor, AskOpened, RecordedEvent, encode_event
+from orbital.service import Orbital
 from orbital.store import EventStore, Reducer
 
 DAY = dt.date(2026, 9, 19)
@@ -205,27 +216,120 @@ def bench_state(tmp: Path, total: int, repeat: int) -> tuple[float, float, float
     return one, every, replayed
 
 
-def bench_size(tmp: Path, total: int) -> tuple[int, int, list[tuple[str, int]]]:
-    """Events, bytes and bytes per table or index of a history-like project's store."""
+def bench_size(tmp: Path, total: int) -> tuple[int, int, list[tuple[str, int]], bytes]:
+    """Events, bytes and bytes per table or index of a history-like project's store, and its
+    exported log (row 5's file)."""
     from history import build  # bench/history.py's project, built the same way
 
     built = build(tmp, total, seed=total)
     events = built.events
+    exported = b"".join(built.orbital.export_log(built.project))
     built.orbital.close()
     path = tmp / f"history{total}.db"
     with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
         rows = conn.execute(  # Python's SQLite has the dbstat table; pysqlite3's does not
             "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"
         ).fetchall()
-    return events, sum(size for _, size in rows), rows
+    return events, sum(size for _, size in rows), rows, exported
+
+
+def raw_pg_rate(url: str, size: int, repeat: int) -> float:
+    """Raw ``executemany`` of ``size`` rows (row 2's) into a table like the raw one, in a
+    schema of its own, through psycopg (pipelined): events/s, median of ``repeat``."""
+    import psycopg
+    import sqlalchemy as sa
+
+    plain = sa.make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    schema = f"bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+        try:
+            conn.execute(
+                f"CREATE TABLE {schema}.events (position BIGSERIAL PRIMARY KEY,"
+                " project_id TEXT NOT NULL, stream TEXT NOT NULL, version INTEGER NOT NULL,"
+                " type TEXT NOT NULL, data TEXT NOT NULL, actor TEXT NOT NULL, session TEXT,"
+                " recorded_at TEXT NOT NULL, event_id TEXT NOT NULL UNIQUE,"
+                " UNIQUE (project_id, stream, version))"
+            )
+            rounds = iter(range(10**9))
+
+            def raw_batch() -> None:
+                r = next(rounds)
+                rows = [raw_row(i, r * size + i + 1) for i in range(size)]
+                with conn.transaction(), conn.cursor() as cursor:
+                    cursor.executemany(
+                        INSERT.replace("events", f"{schema}.events").replace("?", "%s"), rows
+                    )
+
+            return size / statistics.median(timed(raw_batch, repeat))
+        finally:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@contextlib.contextmanager
+def pg_store(url: str) -> Iterator[str]:
+    """A new store in a schema of its own on ``url``'s server (dropped afterwards)."""
+    import sqlalchemy as sa
+
+    schema = f"bench_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(url)
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        options = {"options": f"-csearch_path={schema}"}
+        yield sa.make_url(url).update_query_dict(options).render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def bench_import(tmp: Path, checkout: Path, exported: bytes, urls: Iterator[str]) -> list[float]:
+    """Events/s of importing ``exported`` into each new store ``urls`` yields, each into a
+    copy of the project's checkout (its committed files, as a clone has them)."""
+    rates = []
+    for n, url in enumerate(urls):
+        clone = tmp / f"import{n}"
+        shutil.copytree(checkout, clone)
+        with Orbital.open(url) as target:
+            start = time.perf_counter()
+            imported = target.import_log(clone, [exported]).imported
+            rates.append(imported / (time.perf_counter() - start))
+    return rates
+
+
+def import_rounds(
+    tmp: Path, exported: bytes, checkout: Path, rounds: int, pg: str
+) -> dict[str, list[float]]:
+    """Row 5's rates per backend (PostgreSQL only with a URL)."""
+    sqlite_urls = (f"sqlite:///{tmp / f'import{n}.db'}" for n in range(rounds))
+    rates = {"SQLite": bench_import(tmp, checkout, exported, sqlite_urls)}
+    if pg:
+
+        def pg_urls() -> Iterator[str]:
+            for _ in range(rounds):
+                with pg_store(pg) as url:
+                    yield url
+
+        rates["PostgreSQL"] = bench_import(tmp / "pg", checkout, exported, pg_urls())
+    return rates
 
 
 def main() -> None:
-    quick = quick_run(__doc__, "fewer samples, smaller logs")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer samples, smaller logs")
+    parser.add_argument(
+        "--pg",
+        default=os.environ.get("ORBITAL_TEST_PG_URL", ""),
+        help="a PostgreSQL server for row 5 (a schema of its own is made and dropped)",
+    )
+    args = parser.parse_args()
+    quick = args.quick
     n_single = 100 if quick else 400
     single_rounds = 3 if quick else 5
     batch_repeat = 3 if quick else 7
     sizes = (1_000, 10_000) if quick else (1_000, 100_000)
+    import_rounds_n = 2 if quick else 3
     with tempfile.TemporaryDirectory(prefix="orbital-bench-") as name:
         tmp = Path(name)
         print(
@@ -272,11 +376,29 @@ def main() -> None:
             f"all streams {large[1] / small[1]:.2f}x (target: flat, ~1x); "
             f"replay {large[2] / small[2]:.0f}x"
         )
-        events, size, parts = bench_size(tmp, sizes[1])
+        events, size, parts, exported = bench_size(tmp, sizes[1])
         print(f"\n4. store size, bench/history.py's project of {events:,} events:")
         print(f"   {size:,} bytes = {size / events:,.0f} bytes per event   (target <= 500)")
         for name, part in parts[:9]:
             print(f"   {name:38} {part / events:7.1f} bytes/event  {part / size:6.1%}")
+        checkout = tmp / f"project{sizes[1]}"
+        rates = import_rounds(tmp, exported, checkout, import_rounds_n, args.pg)
+        raws = {"SQLite": raw_rate}
+        if args.pg:
+            raws["PostgreSQL"] = raw_pg_rate(args.pg, 10_000, batch_repeat)
+        print(
+            f"\n5. import of that project's exported log ({events:,} events) into a new store,"
+            f" {import_rounds_n} rounds (target >= 50,000 events/s):"
+        )
+        for backend, found in rates.items():
+            found.sort()
+            print(
+                f"   {backend:10} import {statistics.median(found):9,.0f} events/s "
+                f"(rounds {found[0]:,.0f}-{found[-1]:,.0f}); raw executemany "
+                f"{raws[backend]:9,.0f} events/s: {statistics.median(found) / raws[backend]:4.0%}"
+            )
+        if not args.pg:
+            print("   PostgreSQL: skipped (no --pg URL and no ORBITAL_TEST_PG_URL)")
 
 
 if __name__ == "__main__":

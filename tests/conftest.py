@@ -16,6 +16,7 @@ import os
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -96,11 +97,11 @@ def backend(request: pytest.FixtureRequest) -> str:
     return name
 
 
-@pytest.fixture
-def store_url(backend: str, tmp_path: Path) -> Iterator[str]:
-    """A database URL for an empty store, once per backend."""
+@contextmanager
+def _empty_store(backend: str, file: Path) -> Iterator[str]:
+    """The URL of an empty store: a SQLite ``file``, or a PostgreSQL schema of its own."""
     if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'orbital.db'}"
+        yield f"sqlite:///{file}"
         return
     schema = f"t_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(PG_URL.replace("postgresql://", "postgresql+psycopg://", 1))
@@ -112,6 +113,20 @@ def store_url(backend: str, tmp_path: Path) -> Iterator[str]:
         with admin.begin() as conn:
             conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@pytest.fixture
+def store_url(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A database URL for an empty store, once per backend."""
+    with _empty_store(backend, tmp_path / "orbital.db") as url:
+        yield url
+
+
+@pytest.fixture
+def second_url(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A second empty store on the same backend as ``store_url``."""
+    with _empty_store(backend, tmp_path / "target.db") as url:
+        yield url
 
 
 @pytest.fixture

@@ -210,25 +210,26 @@ class LogFiles:
             at = bisect.bisect_right(lines, number)
             return positions[at - 1] if at else 0
 
-        for number, e in numbered:
-            found = present.get(e.event_id) if e.project == filed_as else shared.get(e.event_id)
-            if found is None and e.stream not in skipped:
-                owner = pid if e.project == filed_as else WORKSPACES_OWNER
-                found = w.append(
-                    owner,
-                    e.stream,
-                    [with_positions(e.event, position_of)],
-                    expected_version=None,
-                    actor=e.actor,
-                    session=e.session,
-                    kept=(e.event_id, e.recorded_at),
-                ).positions[0]
-                report.imported += 1
-            elif found is not None:
-                report.present += 1
-            if found is not None:
-                lines.append(number)
-                positions.append(found)
+        with w.appending_logged() as log:
+            for number, e in numbered:
+                own = e.project == filed_as
+                found = present.get(e.event_id) if own else shared.get(e.event_id)
+                if found is None and e.stream not in skipped:
+                    found = log.append(
+                        pid if own else WORKSPACES_OWNER,
+                        e.stream,
+                        with_positions(e.event, position_of),
+                        actor=e.actor,
+                        session=e.session,
+                        event_id=e.event_id,
+                        recorded_at=e.recorded_at,
+                    )
+                    report.imported += 1
+                elif found is not None:
+                    report.present += 1
+                if found is not None:
+                    lines.append(number)
+                    positions.append(found)
         for stream in sorted(skipped):  # the project joins this store's workspace instead
             states = w.states(WORKSPACES_OWNER, WORKSPACE_PREFIX).values()
             known = {state.name: state for state in states if state is not None}

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from orbital.catalogue import ASK_PREFIX, ENTRY_PREFIX
+from orbital.events import RecordedEvent
 from orbital.service._recall import recall_text
 from orbital.store import EventStore, Writer
 from projections.search import (
@@ -87,14 +89,27 @@ def _shown(text: str) -> str:
 
 
 def catch_up(w: Writer, project: str) -> None:
-    """Project again the streams that moved since the index's position, inside ``w``."""
+    """Project again the streams that moved since the index's position, inside ``w``.
+
+    With nothing projected yet (a new index, one an import or a purge emptied) every stream
+    it reads moved: their events are read in one pass over the log, and there are no rows to
+    replace."""
     head = w.search_behind(project)
     if head is None:
         return
-    streams = w.search_moved(project, w.search_position(project))
+    position = w.search_position(project)
+    streams = w.search_moved(project, position)
     docs = []
+    if not position:
+        events: dict[str, list[RecordedEvent]] = {stream: [] for stream in streams}
+        for recorded in w.read_project(project, stream_prefix=(ENTRY_PREFIX, ASK_PREFIX)):
+            events[recorded.stream].append(recorded)
+        for stream, found in events.items():
+            docs += stream_docs(stream, found)
+        w.index_search(project, (), docs, head)
+        return
     for start in range(0, len(streams), _CHUNK):
         chunk = streams[start : start + _CHUNK]
-        for stream, events in w.read_streams(project, chunk).items():
-            docs += stream_docs(stream, events)
+        for stream, found in w.read_streams(project, chunk).items():
+            docs += stream_docs(stream, found)
     w.index_search(project, streams, docs, head)

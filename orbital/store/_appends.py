@@ -14,7 +14,7 @@ from orbital.errors import InvalidInput, VersionConflict
 from orbital.events import Actor, Event, RecordedEvent
 from orbital.events import encode_payload as _encode
 from orbital.events import event_type as _event_type
-from orbital.store._base import Transaction, category, naive_utc
+from orbital.store._base import Reducer, Transaction, category, naive_utc
 from orbital.store._db import instant
 
 _READ_HEADS = (
@@ -25,21 +25,34 @@ _READ_HEADS = (
     " FROM (SELECT 1 AS one) AS one"
     " LEFT JOIN streams ON streams.project_id = :p AND streams.stream = :s"
 )
+#: An event's row, in column order (:func:`event_row`).
+EVENT_COLUMNS = (
+    "position",
+    "project_id",
+    "stream",
+    "version",
+    "type",
+    "data",
+    "actor",
+    "session",
+    "recorded_at",
+    "event_id",
+)
+STREAM_COLUMNS = ("project_id", "stream", "version", "last_position", "state")
 _INSERT_EVENTS = (
-    "INSERT INTO events (position, project_id, stream, version, type, data, actor, session,"
-    " recorded_at, event_id) VALUES (:position, :project_id, :stream, :version, :type, :data,"
-    " :actor, :session, :recorded_at, :event_id)"
+    f"INSERT INTO events ({', '.join(EVENT_COLUMNS)})"
+    f" VALUES ({', '.join(f':{name}' for name in EVENT_COLUMNS)})"
 )
 _INSERT_STREAM = (
     "INSERT INTO streams (project_id, stream, version, last_position, state)"
     " VALUES (:p, :s, :v, :last, :state)"
 )
-_UPDATE_STREAM = (
+UPDATE_STREAM = (
     "UPDATE streams SET version = :v, last_position = :last, state = :state"
     " WHERE project_id = :p AND stream = :s"
 )
 #: One statement per append (not per event) keeps the category's last position.
-_UPSERT_HEAD = (
+UPSERT_HEAD = (
     "INSERT INTO heads (project_id, category, last_position) VALUES (:p, :c, :last)"
     " ON CONFLICT (project_id, category) DO UPDATE SET last_position = excluded.last_position"
 )
@@ -49,6 +62,42 @@ class AppendResult(msgspec.Struct, frozen=True):
     positions: tuple[int, ...]
     #: The stream's version after the append.
     version: int
+
+
+def check_stream(stream: str) -> None:
+    if not stream or len(stream) > 200:
+        raise InvalidInput(f"stream name {stream!r} must be 1 to 200 characters")
+
+
+def event_row(recorded: RecordedEvent) -> tuple[Any, ...]:
+    """The ``events`` row of an event, in :data:`EVENT_COLUMNS` order."""
+    return (
+        recorded.position,
+        recorded.project,
+        recorded.stream,
+        recorded.version,
+        _event_type(type(recorded.event)),
+        _encode(recorded.event).decode(),
+        recorded.actor.value,
+        recorded.session,
+        naive_utc(recorded.recorded_at),
+        recorded.event_id,
+    )
+
+
+def loaded(reducer: Reducer, raw: str | None) -> Any:
+    return None if raw is None else reducer.load(raw)
+
+
+def dumped(reducer: Reducer, state: Any) -> str | None:
+    return None if state is None else reducer.dump(state)
+
+
+def folded(reducer: Reducer, state: Any, events: Sequence[RecordedEvent]) -> Any:
+    """``state`` (None: the stream's first) with ``events`` folded in, in order."""
+    for recorded in events:
+        state = reducer.fold(state, recorded)
+    return state
 
 
 class Appends(Transaction):
@@ -61,24 +110,18 @@ class Appends(Transaction):
         expected_version: int | None,
         actor: Actor,
         session: str | None = None,
-        kept: tuple[str, dt.datetime] | None = None,
     ) -> AppendResult:
         """Append ``batch`` to ``stream`` of ``project``, all or nothing.
 
         ``expected_version`` is the stream version the caller decided against (0: the stream
         must not exist yet; ``None``: no check, which is safe for a decision made inside this
         write transaction, under the lock). A mismatch raises :class:`VersionConflict` and nothing
-        is written. ``kept``: the id and time an event of an imported log already has (a
-        batch of one), kept instead of new ones.
+        is written.
         """
-        if kept is not None and len(batch) != 1:
-            raise InvalidInput("an event keeps its id and time only in a batch of one")
         if not batch:
             raise InvalidInput("append needs at least one event")
-        if not stream or len(stream) > 200:
-            raise InvalidInput(f"stream name {stream!r} must be 1 to 200 characters")
+        check_stream(stream)
         actor = Actor(actor)
-        payloads = [_encode(event) for event in batch]
         conn = self._conn
         self._require_project(project)
         found = conn.first(_READ_HEADS, {"p": project, "s": stream})
@@ -90,77 +133,54 @@ class Appends(Transaction):
         if expected_version is not None and expected_version != current:
             raise VersionConflict(stream, expected_version, current)
         first = (head or 0) + 1
-        recorded_at = naive_utc(self._store.clock.now() if kept is None else kept[1])
-        if kept is None and last_time is not None and last_time > recorded_at:
+        recorded_at = naive_utc(self._store.clock.now())
+        if last_time is not None and last_time > recorded_at:
             # Time never runs backwards along positions (a clock stepped back records the
             # last instant again; after an import kept older times, the project's own last
             # instant too), so "as of T" is always a prefix of a project's log.
             self._store.clock_behind(recorded_at, last_time)
             recorded_at = last_time
-        rows = [
-            {
-                "position": first + i,
-                "project_id": project,
-                "stream": stream,
-                "version": current + 1 + i,
-                "type": _event_type(type(event)),
-                "data": payload.decode(),
-                "actor": actor.value,
-                "session": session,
-                "recorded_at": recorded_at,
-                "event_id": uuid.uuid4().hex if kept is None else kept[0],
-            }
-            for i, (event, payload) in enumerate(zip(batch, payloads, strict=True))
+        at = recorded_at.replace(tzinfo=dt.UTC)
+        recorded = [
+            RecordedEvent(
+                position=first + i,
+                project=project,
+                stream=stream,
+                version=current + 1 + i,
+                event=event,
+                actor=actor,
+                session=session,
+                recorded_at=at,
+                event_id=uuid.uuid4().hex,
+            )
+            for i, event in enumerate(batch)
         ]
         try:
-            conn.executemany(_INSERT_EVENTS, rows)
+            conn.executemany(
+                _INSERT_EVENTS,
+                [dict(zip(EVENT_COLUMNS, event_row(r), strict=True)) for r in recorded],
+            )
         except self._store.integrity_errors:
             raise VersionConflict(stream, current, current + 1) from None
         new_version = current + len(batch)
         last_position = first + len(batch) - 1
+        reducer = self._store.reducers.get(category(stream))
+        if reducer is not None:
+            state = dumped(reducer, folded(reducer, loaded(reducer, state), recorded))
+        else:
+            state = None
         values = {
             "p": project,
             "s": stream,
             "v": new_version,
             "last": last_position,
-            "state": self._fold_state(project, stream, state, batch, rows, recorded_at, actor),
+            "state": state,
         }
-        conn.run(_UPDATE_STREAM if current else _INSERT_STREAM, values)
-        conn.run(_UPSERT_HEAD, {"p": project, "c": category(stream), "last": last_position})
+        conn.run(UPDATE_STREAM if current else _INSERT_STREAM, values)
+        conn.run(UPSERT_HEAD, {"p": project, "c": category(stream), "last": last_position})
         self._appended(project, stream, last_position)
         return AppendResult(tuple(range(first, last_position + 1)), new_version)
 
     def _appended(self, project: str, stream: str, last_position: int) -> None:
         """After each append, inside the transaction: a write transaction that remembers
         what it read (:class:`~orbital.store._writer.Writer`) updates it here."""
-
-    def _fold_state(
-        self,
-        project: str,
-        stream: str,
-        previous_state: str | None,
-        batch: Sequence[Event],
-        rows: list[dict[str, Any]],
-        recorded_at: dt.datetime,
-        actor: Actor,
-    ) -> str | None:
-        reducer = self._store.reducers.get(category(stream))
-        if reducer is None:
-            return None
-        state = None
-        if previous_state is not None:
-            state = reducer.load(previous_state)
-        for event, values in zip(batch, rows, strict=True):
-            recorded = RecordedEvent(
-                position=values["position"],
-                project=project,
-                stream=stream,
-                version=values["version"],
-                event=event,
-                actor=actor,
-                session=values["session"],
-                recorded_at=recorded_at.replace(tzinfo=dt.UTC),
-                event_id=values["event_id"],
-            )
-            state = reducer.fold(state, recorded)
-        return None if state is None else reducer.dump(state)

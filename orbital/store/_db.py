@@ -55,6 +55,13 @@ class Conn(Protocol):
 
     def executemany(self, sql: str, rows: Sequence[Params]) -> None: ...
 
+    def insert_rows(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        """Many rows into ``table`` in one statement's time (PostgreSQL: ``COPY``), each a
+        tuple in ``columns`` order."""
+        ...
+
     def stream(self, sql: str, params: Params | None = None) -> Iterator[Sequence[Any]]:
         """Rows fetched in batches while the iterator is consumed (inside the transaction)."""
         ...

@@ -44,6 +44,25 @@ class PgConn:
     def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         self._c.execute(_text(sql), [dict(row) for row in rows])
 
+    def insert_rows(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        """``COPY``: one statement streaming every row (an ``INSERT`` per row is a round trip
+        each, or a pipelined statement each, at half ``COPY``'s rate). On psycopg's own
+        connection, in this transaction; its error is raised as SQLAlchemy raises the
+        others', so the store reads it alike."""
+        import psycopg
+
+        sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
+        driver = self._c.connection.driver_connection
+        assert isinstance(driver, psycopg.Connection)
+        try:
+            with driver.cursor() as cursor, cursor.copy(sql) as copy:
+                for row in rows:
+                    copy.write_row(row)
+        except psycopg.Error as exc:
+            raise sa.exc.DBAPIError.instance(sql, None, exc, psycopg.Error) from exc
+
     def stream(self, sql: str, params: Params | None = None) -> Iterator[Sequence[Any]]:
         result = self._c.execute(
             _text(sql), dict(params or {}), execution_options={"yield_per": 2000}

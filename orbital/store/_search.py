@@ -172,6 +172,39 @@ def moved_streams(conn: Conn, project: str, after: int) -> list[str]:
     ]
 
 
+_DOC_COLUMNS = (
+    "project_id",
+    "doc",
+    "kind",
+    "item",
+    "file",
+    "status",
+    "trust",
+    "actor",
+    "at",
+    "position",
+    "text",
+)
+
+
+def _doc_row(project: str, d: SearchDoc) -> tuple[Any, ...]:
+    """A ``search_docs`` row, in :data:`_DOC_COLUMNS` order."""
+    at = _naive(d.at)
+    return (
+        project,
+        d.doc,
+        d.kind,
+        d.item,
+        d.file,
+        d.status,
+        d.trust,
+        d.actor,
+        at,
+        d.position,
+        d.text,
+    )
+
+
 def replace_docs(
     conn: Conn, project: str, streams: Sequence[str], docs: Sequence[SearchDoc], position: int
 ) -> None:
@@ -189,15 +222,10 @@ def replace_docs(
             _drop(conn, project, f"d.item IN ({listed}) AND d.kind IN {kinds}", params)
     if docs:
         before = int(conn.scalar("SELECT coalesce(max(id), 0) FROM search_docs") or 0)
-        conn.executemany(
-            "INSERT INTO search_docs (project_id, doc, kind, item, file, status, trust, actor,"
-            " at, position, text) VALUES (:p, :doc, :kind, :item, :file, :status, :trust,"
-            " :actor, :at, :position, :text)",
-            [
-                {"p": project, **{f: getattr(d, f) for f in d.__struct_fields__}}
-                | {"at": _naive(d.at)}
-                for d in docs
-            ],
+        conn.insert_rows(
+            "search_docs",
+            _DOC_COLUMNS,
+            [_doc_row(project, d) for d in docs],
         )
         if conn.dialect == "sqlite":
             conn.run(

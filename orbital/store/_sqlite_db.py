@@ -38,13 +38,32 @@ if TYPE_CHECKING:
 _KEEP = 5
 
 
+def _value(value: Any) -> Any:
+    """A value as bound: an instant as its text."""
+    return value.isoformat(" ", "microseconds") if isinstance(value, dt.datetime) else value
+
+
+def _bound_rows(rows: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
+    """``rows`` as bound: the instants of a column of instants as their text (a column holds
+    one type, so its first value that is not NULL says which it is)."""
+    width = len(rows[0]) if rows else 0
+    firsts = [next((row[i] for row in rows if row[i] is not None), None) for i in range(width)]
+    dated = [i for i, first in enumerate(firsts) if isinstance(first, dt.datetime)]
+    if not dated:
+        return rows
+    bound = []
+    for row in rows:
+        values = list(row)
+        for i in dated:
+            values[i] = _value(values[i])
+        bound.append(values)
+    return bound
+
+
 def _bound(params: Params | None) -> Params:
     if not params:
         return {}
-    return {
-        k: v.isoformat(" ", "microseconds") if isinstance(v, dt.datetime) else v
-        for k, v in params.items()
-    }
+    return {k: _value(v) for k, v in params.items()}
 
 
 class SqliteConn:
@@ -77,6 +96,14 @@ class SqliteConn:
 
     def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         self._c.executemany(sql, [_bound(row) for row in rows])
+
+    def insert_rows(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        marks = ", ".join("?" for _ in columns)
+        self._c.executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", _bound_rows(rows)
+        )
 
     def stream(self, sql: str, params: Params | None = None) -> Iterator[Sequence[Any]]:
         cursor = self._c.execute(sql, _bound(params))

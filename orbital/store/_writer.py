@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from orbital.store._base import Host, category
 from orbital.store._credentials import CredentialWrites
 from orbital.store._db import Conn
+from orbital.store._logged import LoggedWrites
 from orbital.store._projects import ProjectWrites
 from orbital.store._purge import PurgeWrites
 from orbital.store._reads import Reader
@@ -18,7 +19,15 @@ if TYPE_CHECKING:
     from orbital.project import Project
 
 
-class Writer(ProjectWrites, SnapshotWrites, CredentialWrites, PurgeWrites, SearchWrites, Reader):
+class Writer(
+    ProjectWrites,
+    LoggedWrites,
+    SnapshotWrites,
+    CredentialWrites,
+    PurgeWrites,
+    SearchWrites,
+    Reader,
+):
     """One write transaction: reads inside it see a stable state, appends commit together.
 
     Obtained from :meth:`EventStore.writing`; on SQLite it holds the write lock from its first

@@ -76,24 +76,6 @@ def pg_url() -> Iterator[str]:
         admin.dispose()
 
 
-@pytest.fixture
-def second_url(backend: str, tmp_path: Path) -> Iterator[str]:
-    """A second empty store on the same backend as ``store_url``."""
-    if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'target.db'}"
-        return
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(PG_URL.replace("postgresql://", "postgresql+psycopg://", 1))
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        yield _schema_url(schema)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-
 def build_history(service: Orbital, project: str, clock: Clock, root: Path) -> str:
     """Eleven days of a project: decisions and lessons, a supersession, a dispute, a
     retraction, an editor archive, a hand-edit conflict kept beside, asks opened and closed,
@@ -357,6 +339,25 @@ def test_refusals_name_the_reason_and_import_nothing(
             "registered here anew. Nothing was imported"
         )
         assert target.head() == head
+
+
+def test_a_file_holding_an_event_twice_is_refused_and_imports_nothing(
+    store_url: str, second_url: str, tmp_path: Path
+) -> None:
+    clock = Clock(day(1))
+    root = tmp_path / "p"
+    with seeded_project(store_url, root, clock) as (service, project):
+        service.write_file(project, "LESSONS.md", LESSONS, actor=Actor.AGENT)
+        lines = gzip.decompress(export(service, project)).splitlines()
+    doubled = gzip.compress(b"\n".join([*lines, lines[-1]]))
+    with Orbital.open(second_url, clock=clock) as target:
+        with pytest.raises(InvalidInput) as twice:
+            target.import_log(root, [doubled])
+        assert str(twice.value) == (
+            "the log file holds an event twice, or one this store has in another project (an "
+            "event's id is its own in a store): nothing was imported"
+        )
+        assert target.projects() == [] and target.head() == 0
 
 
 def test_a_workspace_the_store_has_of_its_own_is_joined_not_overwritten(

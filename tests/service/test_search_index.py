@@ -11,7 +11,7 @@ from orbital.events import Actor
 from orbital.service import Orbital
 from projections.search import search_query
 from tests.archived import LESSON_ID, archive_the_lesson
-from tests.service.test_export_import import export, moved, second_url  # noqa: F401
+from tests.service.test_export_import import export, moved
 
 
 def _ids(service: Orbital, project: str, words: str) -> list[str]:
@@ -39,7 +39,7 @@ def test_the_index_catches_up_from_its_position(
 
 def test_an_import_rebuilds_the_index_from_the_log(
     store_url: str,
-    second_url: str,  # noqa: F811  (the fixture imported above)
+    second_url: str,
     tmp_path: Path,
     clock: FixedClock,
 ) -> None:
