@@ -198,7 +198,8 @@ def _matched_durable(
 ) -> list[Event]:
     events: list[Event] = []
     eid = entry.entry_id
-    if p.shape.rstrip() != old.shape.rstrip():  # whitespace between entries is no revision
+    # Whitespace between entries is no revision (an equal shape, the most common, is one test).
+    if p.shape != old.shape and p.shape.rstrip() != old.shape.rstrip():
         if p.body != old.body:
             events.append(EntryRevised(entry_id=eid, text=p.text, touched=today))
         elif p.title != old.title:
@@ -223,6 +224,8 @@ def _spacing(entry: Entry, p: ParsedEntry, events: list[Event]) -> str | None:
     entry's text after ``events`` (recorded in the layout, not as a revision)."""
     revised = any(isinstance(e, EntryRevised | EntryRetitled) for e in events)
     after = p.text if revised else entry.text
+    if p.text == after:  # the entry as it was (most of a whole-file write): its own end
+        return None
     return None if _trailing(p.text) == _trailing(after) else _trailing(p.text)
 
 

@@ -12,7 +12,14 @@ from collections.abc import Mapping
 
 MARKERS: dict[str, str] = {"decisions": r"^##\s+", "lessons": r"^\d+\.\s+"}
 _MARKER_RE: dict[str, re.Pattern[str]] = {k: re.compile(v, re.M) for k, v in MARKERS.items()}
-_SPLIT_RE: dict[str, re.Pattern[str]] = {k: re.compile(f"({v})", re.M) for k, v in MARKERS.items()}
+#: The markers as ``split`` finds them. DECISIONS' is the same rule with the line start
+#: checked after its ``##`` (looking back: no other character before it on its line): a
+#: pattern led by literal text is searched for that text, about 10x faster over a whole file
+#: than ``^`` tried at every position. LESSONS' lead is any digit, which that gains nothing.
+_SPLIT_RE: dict[str, re.Pattern[str]] = {
+    "decisions": re.compile(r"(##(?<![^\n]##)\s+)"),
+    "lessons": re.compile(f"({MARKERS['lessons']})", re.M),
+}
 _TITLE_COMMENT = re.compile(r"\s*<!--\s*mem\s+(?P<body>.*?)\s*-->\s*$")
 _DATE_PREFIX = re.compile(r"^\d{4}-\d{2}(-\d{2})?:?\s*")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")

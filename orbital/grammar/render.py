@@ -6,6 +6,10 @@ DECISIONS/LESSONS on the title line, PROJECT_STATE on the line under the bullet.
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
+from collections.abc import Mapping
+
 from orbital.catalogue import ARCHIVE_FILES
 from orbital.events.files import Slot
 from orbital.grammar.durable import render_title_comment, renumber
@@ -17,22 +21,47 @@ from orbital.grammar.state_blocks import parse_blocks, render_block
 
 def comment_fields(entry: Entry) -> dict[str, str]:
     """The entry's id-comment fields (render order is the grammar's business)."""
-    return {
-        "id": entry.entry_id,
-        **entry.meta,
-        "created": entry.created.isoformat(),
-        "touched": entry.touched.isoformat(),
-    }
+    return _fields(entry.entry_id, entry.meta, entry.created, entry.touched)
+
+
+def _fields(
+    entry_id: str, meta: Mapping[str, str], created: dt.date, touched: dt.date
+) -> dict[str, str]:
+    return {"id": entry_id, **meta, "created": created.isoformat(), "touched": touched.isoformat()}
 
 
 def render_entry(entry: Entry, key: str, number: int | None = None) -> str:
     """The entry as it stands in the live file (LESSONS numbered ``number`` when given)."""
+    return _rendered(
+        entry.text,
+        key,
+        number if key == "lessons" else None,
+        entry.entry_id,
+        entry.created,
+        entry.touched,
+        tuple(entry.meta.items()),
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _rendered(
+    text: str,
+    key: str,
+    number: int | None,
+    entry_id: str,
+    created: dt.date,
+    touched: dt.date,
+    meta: tuple[tuple[str, str], ...],
+) -> str:
+    """:func:`render_entry` of everything it reads, kept by it: a whole-file write renders
+    every entry of the file again, nearly all of them as the last write rendered them."""
+    fields = _fields(entry_id, dict(meta), created, touched)
     if key == "state":
-        return render_block(entry.text, comment_fields(entry))
-    first, newline, rest = entry.text.partition("\n")
-    if key == "lessons" and number is not None:
+        return render_block(text, fields)
+    first, newline, rest = text.partition("\n")
+    if number is not None:
         first = renumber(first, number)
-    return f"{first} {render_title_comment(comment_fields(entry))}{newline}{rest}"
+    return f"{first} {render_title_comment(fields)}{newline}{rest}"
 
 
 def render_pointer_slot(entry: Entry, key: str) -> str:

@@ -250,7 +250,9 @@ class MemoryService:
             outputs,
             project,
             heads,
-            self._state(pid, memory, asks, texts)._replace(handoffs=handoffs),
+            self._state(pid, memory, asks, texts)._replace(
+                handoffs=handoffs, asks_head=None if heads is None else heads.newest(ASKS_PREFIX)
+            ),
             texts.zone_setting(project),
             instant,
             count=self.count,

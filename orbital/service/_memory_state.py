@@ -192,7 +192,10 @@ class MemoryFiles:
             archive_name = ARCHIVE_FILES.get(key)
             if archive_name is not None:
                 text = render_archive_file(after.files[key])
-                changed = text != render_archive_file(before.files[key])
+                # A file's state left as it was renders as it did: rendered once, not twice.
+                changed = after.files[key] is not before.files[key] and text != (
+                    render_archive_file(before.files[key])
+                )
                 # An empty archive is never written, so its checkpoint is not even read.
                 if text and (
                     changed or _behind(w.checkpoint(project, archive_name), after.changed_at[key])

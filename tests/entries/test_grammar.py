@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from orbital.grammar.durable import (
+    MARKERS,
     normalized_title,
     parse_title_line,
     render_title_comment,
@@ -46,6 +50,24 @@ def test_split_is_lossless_and_markers_are_exact() -> None:
     assert preamble + "".join(entries) == text
     assert split_entries("1) no\n- nope\n", "lessons") is None
     assert split_entries("12. yes\n", "lessons") == ("", ["12. yes\n"])
+
+
+@given(
+    st.lists(
+        st.sampled_from(["## ", "##", "#", "##\t", "\n", "\r", " ", "x", "1. ", "é", "\n## A\n"])
+    ).map("".join)
+)
+def test_split_finds_each_marker_where_it_starts_a_line(text: str) -> None:
+    """The split's own spelling of a marker finds exactly what the marker (``^`` under
+    ``re.M``) finds."""
+    for key, marker in MARKERS.items():
+        parts = re.split(f"({marker})", text, flags=re.M)
+        expected = (
+            None
+            if len(parts) < 3
+            else (parts[0], [parts[i] + parts[i + 1] for i in range(1, len(parts), 2)])
+        )
+        assert split_entries(text, key) == expected
 
 
 def test_title_comment_parse_and_render() -> None:
