@@ -50,9 +50,6 @@ class ViewState(NamedTuple):
     workspace: WorkspaceState | None = None
     #: The project's hand-off stream folded (None: not read, as for a view as of a past time).
     handoffs: Handoffs | None = None
-    #: The newest ask event (position and id) folded into ``asks`` (None: not known, as for
-    #: a view as of a past time: then the asks block is not kept).
-    asks_head: tuple[int, str] | None = None
 
 
 class ViewFacts(NamedTuple):
@@ -78,8 +75,6 @@ class ViewMemo:
         self.views: dict[tuple[str, float, str], str] = {}
         #: Per what the memory block depends on: the block.
         self.blocks: dict[Key, list[str]] = {}
-        #: Per (project, ask head, today): the asks block.
-        self.asks: dict[tuple[str, tuple[int, str], dt.date], str] = {}
 
 
 class ZoneProjector(Projector):
@@ -158,7 +153,7 @@ class ViewProjector(Projector):
         return found
 
     def _parts(self, state: ViewState, today: dt.date, zone: str, memo: ViewMemo) -> ViewParts:
-        from projections.asks_view import subagent_dropped_line
+        from projections.asks_view import runtime_block, subagent_dropped_line
         from projections.view_order import ViewParts
 
         workspace = state.workspace
@@ -169,7 +164,7 @@ class ViewProjector(Projector):
             workspace=workspace.name if workspace else "",
             workspace_context=workspace.context if workspace else "",
             description=state.description,
-            asks_block=_asks_block(state, today, memo),
+            asks_block=runtime_block(state.asks, today, empty_cue=True),
             dropped_line=subagent_dropped_line(state.asks, today) if subagent else "",
             files={} if subagent else self.rendered(state, memo),
             workspace_lessons=workspace.lessons if workspace and not subagent else "",
@@ -243,24 +238,6 @@ class ViewProjector(Projector):
                 memo.blocks.clear()
             memo.blocks[key] = block
         return assemble(parts, count, window=window, memory=block)
-
-
-def _asks_block(state: ViewState, today: dt.date, memo: ViewMemo) -> str:
-    """:func:`projections.asks_view.runtime_block`, kept per the ask head it is of: a view's
-    render wants it for its mentions, its parts and its pointers (reading every ask each
-    time), and a write of a memory file keeps it."""
-    from projections.asks_view import runtime_block
-
-    if state.asks_head is None:
-        return runtime_block(state.asks, today, empty_cue=True)
-    key = (state.project, state.asks_head, today)
-    found = memo.asks.get(key)
-    if found is None:
-        found = runtime_block(state.asks, today, empty_cue=True)
-        if len(memo.asks) >= _KEEP:
-            del memo.asks[next(iter(memo.asks))]
-        memo.asks[key] = found
-    return found
 
 
 def _file_view(memo: ViewMemo, key: str, text: str, hard: float, count: TokenCounter) -> str:

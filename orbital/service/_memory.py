@@ -250,9 +250,7 @@ class MemoryService:
             outputs,
             project,
             heads,
-            self._state(pid, memory, asks, texts)._replace(
-                handoffs=handoffs, asks_head=None if heads is None else heads.newest(ASKS_PREFIX)
-            ),
+            self._state(pid, memory, asks, texts)._replace(handoffs=handoffs),
             texts.zone_setting(project),
             instant,
             count=self.count,

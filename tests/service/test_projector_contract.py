@@ -253,38 +253,3 @@ def test_over_generated_histories_outputs_render_pure_and_read_back_alike(
     )
     for output, (kept, own) in json.loads(done.stdout).items():
         assert kept == own, output
-
-
-def test_the_asks_block_kept_by_its_ask_head_is_the_fresh_one_and_a_new_head_misses(
-    store_url: str, tmp_path: Path
-) -> None:
-    """The view keeps its asks block per (project, ask head, day): a render that finds it
-    gives what a render from nothing gives, and an ask's change (a new head) or a new day
-    renders it again."""
-    with Orbital.open(store_url, clock=FixedClock(NOW)) as service:
-        pid = service.init_project(tmp_path, timezone="UTC").project_id
-        service.ask_open(pid, "Pick the queue library", actor=Actor.USER)
-        count, memo = CachedCounter(), ViewMemo()
-        facts = ViewFacts(NOW.date(), "UTC")
-
-        def state_now() -> ViewState:
-            state, _ = _state(service, pid)
-            with service.store.reader() as r:
-                head = Heads(r.category_heads(pid)).newest("ask:")
-            return state._replace(asks_head=head)
-
-        def both(state: ViewState, facts: ViewFacts) -> tuple[str, str]:
-            kept = VIEWS["agent"].render(state, facts, count, None, memo)
-            return kept, VIEWS["agent"].render(state, facts, count, None, ViewMemo())
-
-        first = state_now()
-        kept, fresh = both(first, facts)
-        assert kept == fresh and "Pick the queue library" in kept
-        assert len(memo.asks) == 1
-        assert both(first, facts) == (kept, kept) and len(memo.asks) == 1  # found, not redone
-        service.ask_open(pid, "Pick the cache size", actor=Actor.USER)
-        kept, fresh = both(state_now(), facts)
-        assert kept == fresh and "Pick the cache size" in kept
-        tomorrow = facts._replace(today=NOW.date() + dt.timedelta(days=1))
-        kept, fresh = both(state_now(), tomorrow)
-        assert kept == fresh and len(memo.asks) == 3
