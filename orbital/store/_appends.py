@@ -112,10 +112,6 @@ class Appends(Transaction):
             }
             for i, (event, payload) in enumerate(zip(batch, payloads, strict=True))
         ]
-        try:
-            conn.executemany(_INSERT_EVENTS, rows)
-        except self._store.integrity_errors:
-            raise VersionConflict(stream, current, current + 1) from None
         new_version = current + len(batch)
         last_position = first + len(batch) - 1
         values = {
@@ -125,8 +121,17 @@ class Appends(Transaction):
             "last": last_position,
             "state": self._fold_state(project, stream, state, batch, rows, recorded_at, actor),
         }
-        conn.run(_UPDATE_STREAM if current else _INSERT_STREAM, values)
-        conn.run(_UPSERT_HEAD, {"p": project, "c": category(stream), "last": last_position})
+        head = {"p": project, "c": category(stream), "last": last_position}
+        try:  # the events, the stream's state and its category's head, sent together
+            conn.write_all(
+                [
+                    (_INSERT_EVENTS, rows),
+                    (_UPDATE_STREAM if current else _INSERT_STREAM, [values]),
+                    (_UPSERT_HEAD, [head]),
+                ]
+            )
+        except self._store.integrity_errors:
+            raise VersionConflict(stream, current, current + 1) from None
         self._appended(project, stream, last_position)
         return AppendResult(tuple(range(first, last_position + 1)), new_version)
 

@@ -1,6 +1,6 @@
-"""SQLAlchemy engines: the PostgreSQL store's (:mod:`orbital.store._pg_db`), and Alembic's on
-both backends (migrations, and ``alembic`` run by hand). A SQLite store's runtime does not use
-them (:mod:`orbital.store._sqlite_db`); the engine here gives Alembic the same SQLite library
+"""SQLAlchemy engines for Alembic on both backends (migrations, and ``alembic`` run by hand).
+A store's runtime does not use them (:mod:`orbital.store._sqlite_db`,
+:mod:`orbital.store._pg_db`); the engine here gives Alembic the same SQLite library
 and pragmas, with ``BEGIN IMMEDIATE`` for writes emitted in SQLAlchemy's ``begin`` event (its
 documented recipe, pysqlite's own transaction handling disabled on connect).
 """
@@ -41,13 +41,6 @@ def parse_url(url: str) -> sa.URL:
         raise InvalidInput(
             f"{url!r} is not a database URL: use sqlite:///PATH or postgresql+psycopg://…"
         ) from None
-
-
-def libpq_dsn(url: str) -> str:
-    """A PostgreSQL URL as libpq takes it, for a connection of one's own that only LISTENs
-    (the channels are the database's, so a ``search_path`` option does not matter)."""
-    plain = parse_url(url).set(drivername="postgresql").difference_update_query(["options"])
-    return plain.render_as_string(hide_password=False)
 
 
 def create_engine(url: str, *, immediate: bool, timeout_ms: int | None) -> Engine:

@@ -43,7 +43,8 @@ def sqlite_path(url: str) -> Path | None:
 def open_database(
     url: str, *, immediate: bool, timeout_ms: int, immutable: bool = False
 ) -> Database:
-    """The store at ``url``: ``immediate`` writers take SQLite's write lock at ``BEGIN``;
+    """The store at ``url``: ``immediate`` writers take the store's write lock as they begin
+    (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's exclusive lock on ``events``);
     ``immutable``: a SQLite store on a read-only filesystem, read without a ``-shm``."""
     found = sqlite_database(url)
     if found is not None:
@@ -60,7 +61,7 @@ def open_database(
         )
     from orbital.store._pg_db import PgDatabase
 
-    return PgDatabase(url, timeout_ms=timeout_ms)
+    return PgDatabase(url, immediate=immediate, timeout_ms=timeout_ms)
 
 
 def display_url(url: str) -> str:

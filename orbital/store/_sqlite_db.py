@@ -78,6 +78,10 @@ class SqliteConn:
     def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         self._c.executemany(sql, [_bound(row) for row in rows])
 
+    def write_all(self, writes: Sequence[tuple[str, Sequence[Params]]]) -> None:
+        for sql, rows in writes:
+            self.executemany(sql, rows)
+
     def stream(self, sql: str, params: Params | None = None) -> Iterator[Sequence[Any]]:
         cursor = self._c.execute(sql, _bound(params))
         try:
