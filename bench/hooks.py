@@ -28,7 +28,7 @@ file <= 300 ms, p50.
 
 ``--pg URL`` (a PostgreSQL server) runs every round on a PostgreSQL store too (a schema of its
 own), right after the SQLite one, and prints each step's p50 on both and their ratio (target,
-issue 30: PostgreSQL <= 2x SQLite).
+issue 30: PostgreSQL <= 2x SQLite), in wall time and in the CPU time of the hook's process.
 
 ``--cli`` adds the cold CLI commands of issue 17 to each round (``orbital context``, ``orbital
 show DECISIONS.md``, both once right after the round's writes and once more with nothing
@@ -42,6 +42,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shlex
 import statistics
 import subprocess
@@ -124,6 +125,10 @@ class Runner:
         self.root = root
         self.env = dict(env)
         self.samples: dict[str, list[float]] = {}
+        #: Each step's CPU seconds (user + system) of the processes it waited for: the hook's
+        #: own work, which the machine's load does not stretch (a database server's is not
+        #: in it).
+        self.cpu: dict[str, list[float]] = {}
         self.timing = True
         #: Each hook's installed command line, by Claude Code's event name.
         self.hooks: dict[str, str] = {}
@@ -132,19 +137,27 @@ class Runner:
         self, step: str, command: str, payload: Json | None = None, stdin: bytes = b""
     ) -> Json | None:
         data = stdin if payload is None else json.dumps(payload).encode()
+        used = _children_cpu()
         start = time.perf_counter()
         done = subprocess.run(
             command, shell=True, input=data, capture_output=True, cwd=self.root, env=self.env
         )
         elapsed = time.perf_counter() - start
+        used = _children_cpu() - used
         if done.returncode != 0 or b"orbital hook:" in done.stderr:
             raise SystemExit(f"{step} failed ({done.returncode}): {done.stderr.decode()}")
         if self.timing:
             self.samples.setdefault(step, []).append(elapsed)
+            self.cpu.setdefault(step, []).append(used)
         out = done.stdout.strip()
         if payload is None:
             return {"stdout": out.decode()}
         return json.loads(out) if out else None
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def context_of(answer: Json | None) -> str:
@@ -273,15 +286,23 @@ def report(samples: Mapping[str, list[float]], rounds: int) -> None:
 
 def report_backends(runs: Mapping[str, Runner], rounds: int) -> None:
     """Each step's p50 on SQLite and on PostgreSQL, measured in the same rounds, and their
-    ratio (target, issue 30: PostgreSQL <= 2x SQLite)."""
-    sqlite, pg = runs["sqlite"].samples, runs["postgresql"].samples
-    print(f"\n{rounds} rounds, both backends in each; p50 wall time per process, ms")
-    print(f"{'step':48} {'SQLite':>8} {'Postgres':>9} {'PG/SQLite':>10}")
-    for step, values in sqlite.items():
-        if step not in pg:
+    ratio (target, issue 30: PostgreSQL <= 2x SQLite): wall time, and the CPU time of the
+    hook's own process (PostgreSQL's server process not in it)."""
+    sqlite, pg = runs["sqlite"], runs["postgresql"]
+    print(f"\n{rounds} rounds, both backends in each; p50 per process, ms")
+    print(
+        f"{'step':44} {'SQLite':>7} {'Postgres':>8} {'PG/SQLite':>9}   "
+        f"{'cpu SQLite':>10} {'Postgres':>8} {'PG/SQLite':>9}"
+    )
+    for step, values in sqlite.samples.items():
+        if step not in pg.samples:
             continue
-        a, b = statistics.median(values), statistics.median(pg[step])
-        print(f"{step:48} {a * 1000:8.1f} {b * 1000:9.1f} {b / a:9.2f}x")
+        a, b = statistics.median(values), statistics.median(pg.samples[step])
+        c, d = statistics.median(sqlite.cpu[step]), statistics.median(pg.cpu[step])
+        print(
+            f"{step:44} {a * 1000:7.1f} {b * 1000:8.1f} {b / a:8.2f}x   "
+            f"{c * 1000:10.1f} {d * 1000:8.1f} {d / c:8.2f}x"
+        )
 
 
 def prepared(tmp: Path, db_url: str, ask_events: int, orbital: str) -> Runner:
