@@ -124,6 +124,12 @@ def busy_timeout_ms() -> int:
     return int(raw) if raw.isdigit() else DEFAULT_BUSY_TIMEOUT_MS
 
 
+def postgresql_url(url: str) -> bool:
+    """Whether ``url`` names a PostgreSQL store (``postgresql://`` or
+    ``postgresql+psycopg://``), read without SQLAlchemy."""
+    return url.partition("://")[0].split("+", 1)[0] == "postgresql"
+
+
 def plain_sqlite_file(url: str) -> Path | None:
     """The file of a plain ``sqlite:///PATH`` URL (no query, escape or ``~``, no URI, not in
     memory), read without SQLAlchemy; None for any other URL."""

@@ -7,7 +7,7 @@ documented recipe, pysqlite's own transaction handling disabled on connect).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import pysqlite3.dbapi2 as sqlite_dbapi
 import sqlalchemy as sa
@@ -60,17 +60,17 @@ def create_engine(url: str, *, immediate: bool, timeout_ms: int | None) -> Engin
             parsed = parsed.set(drivername="postgresql+psycopg")
         given = parsed.query.get("options", "")
         options = " ".join([*([given] if isinstance(given, str) else given), "-c"])
-        try:
-            import psycopg  # noqa: F401  (the driver SQLAlchemy will load)
-        except ImportError:
-            raise InvalidInput(
-                "PostgreSQL needs the psycopg driver: pip install 'orbital-memory[postgres]'"
-            ) from None
         return sa.create_engine(
             parsed.difference_update_query(["options"]),
             pool_pre_ping=True,
             connect_args={"options": f"{options} lock_timeout={int(timeout)}".strip()},
         )
+    refuse(url)
+
+
+def refuse(url: str) -> NoReturn:
+    """A URL of no backend Orbital runs on: said as the person typed it."""
+    parse_url(url)  # not a URL at all: said so first
     raise InvalidInput(
         f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql+psycopg://…"
     )

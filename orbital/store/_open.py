@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orbital.store._db import Database, plain_sqlite_file
+from orbital.store._db import Database, plain_sqlite_file, postgresql_url
 
 
 def sqlite_database(url: str) -> tuple[str, bool] | None:
@@ -59,6 +59,10 @@ def open_database(
             timeout_ms=timeout_ms,
             immutable=immutable,
         )
+    if not postgresql_url(url):
+        from orbital.store._engine import refuse
+
+        refuse(url)
     from orbital.store._pg_db import PgDatabase
 
     return PgDatabase(url, immediate=immediate, timeout_ms=timeout_ms)

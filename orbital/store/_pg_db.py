@@ -25,10 +25,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-import psycopg
-from psycopg import pq
-
+from orbital.errors import InvalidInput
 from orbital.store._db import Params
+
+try:
+    import psycopg
+    from psycopg import pq
+except ImportError:  # installed without the ``postgres`` extra
+    raise InvalidInput(
+        "PostgreSQL needs the psycopg driver: pip install 'orbital-memory[postgres]'"
+    ) from None
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection

@@ -23,7 +23,7 @@ from types import TracebackType
 
 from orbital.errors import OrbitalError
 from orbital.project import Project, locate
-from orbital.store._db import Database, default_url, plain_sqlite_file
+from orbital.store._db import Database, default_url, plain_sqlite_file, postgresql_url
 from orbital.store._first_reads import FirstReads
 from orbital.store._migrate import at_newest_revision
 
@@ -74,7 +74,7 @@ def quick_reader(url: str | None = None, timeout_ms: int = 5000) -> QuickReader 
 
 def _database(url: str, timeout_ms: int) -> Database | None:
     """The store's database, when it is one a quick reader reads (no connection opened yet)."""
-    if url.startswith("postgresql"):
+    if postgresql_url(url):
         from orbital.store._pg_db import PgDatabase
 
         return PgDatabase(url, immediate=False, timeout_ms=timeout_ms)
