@@ -26,6 +26,10 @@ Prints p50 and p90 per step and the ratio of each p50 to ``-c pass``'s. Targets 
 session start <= 250 ms, a prompt when nothing changed <= 100 ms, a Write/Edit of a memory
 file <= 300 ms, p50.
 
+``--pg URL`` (a PostgreSQL server) runs every round on a PostgreSQL store too (a schema of its
+own), right after the SQLite one, and prints each step's p50 on both and their ratio (target,
+issue 30: PostgreSQL <= 2x SQLite), in wall time and in the CPU time of the hook's process.
+
 ``--cli`` adds the cold CLI commands of issue 17 to each round (``orbital context``, ``orbital
 show DECISIONS.md``, both once right after the round's writes and once more with nothing
 written since, ``orbital ask open``, ``orbital write DECISIONS.md``; targets: reads <= 5x,
@@ -38,6 +42,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shlex
 import statistics
 import subprocess
@@ -45,10 +50,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping
+from contextlib import ExitStack
 from pathlib import Path
 
 from asks import asks_log, new_line
 from context import TECH, WORDS, decision, fill, index_part, lesson, sentence, state_line
+from timing import pg_schema
 
 from orbital.agents.claude_code import VIEW_FILE
 from orbital.agents.claude_code_hooks import view_position
@@ -118,25 +125,39 @@ class Runner:
         self.root = root
         self.env = dict(env)
         self.samples: dict[str, list[float]] = {}
+        #: Each step's CPU seconds (user + system) of the processes it waited for: the hook's
+        #: own work, which the machine's load does not stretch (a database server's is not
+        #: in it).
+        self.cpu: dict[str, list[float]] = {}
         self.timing = True
+        #: Each hook's installed command line, by Claude Code's event name.
+        self.hooks: dict[str, str] = {}
 
     def run(
         self, step: str, command: str, payload: Json | None = None, stdin: bytes = b""
     ) -> Json | None:
         data = stdin if payload is None else json.dumps(payload).encode()
+        used = _children_cpu()
         start = time.perf_counter()
         done = subprocess.run(
             command, shell=True, input=data, capture_output=True, cwd=self.root, env=self.env
         )
         elapsed = time.perf_counter() - start
+        used = _children_cpu() - used
         if done.returncode != 0 or b"orbital hook:" in done.stderr:
             raise SystemExit(f"{step} failed ({done.returncode}): {done.stderr.decode()}")
         if self.timing:
             self.samples.setdefault(step, []).append(elapsed)
+            self.cpu.setdefault(step, []).append(used)
         out = done.stdout.strip()
         if payload is None:
             return {"stdout": out.decode()}
         return json.loads(out) if out else None
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def context_of(answer: Json | None) -> str:
@@ -263,48 +284,87 @@ def report(samples: Mapping[str, list[float]], rounds: int) -> None:
         )
 
 
+def report_backends(runs: Mapping[str, Runner], rounds: int) -> None:
+    """Each step's p50 on SQLite and on PostgreSQL, measured in the same rounds, and their
+    ratio (target, issue 30: PostgreSQL <= 2x SQLite): wall time, and the CPU time of the
+    hook's own process (PostgreSQL's server process not in it)."""
+    sqlite, pg = runs["sqlite"], runs["postgresql"]
+    print(f"\n{rounds} rounds, both backends in each; p50 per process, ms")
+    print(
+        f"{'step':44} {'SQLite':>7} {'Postgres':>8} {'PG/SQLite':>9}   "
+        f"{'cpu SQLite':>10} {'Postgres':>8} {'PG/SQLite':>9}"
+    )
+    for step, values in sqlite.samples.items():
+        if step not in pg.samples:
+            continue
+        a, b = statistics.median(values), statistics.median(pg.samples[step])
+        c, d = statistics.median(sqlite.cpu[step]), statistics.median(pg.cpu[step])
+        print(
+            f"{step:44} {a * 1000:7.1f} {b * 1000:8.1f} {b / a:8.2f}x   "
+            f"{c * 1000:10.1f} {d * 1000:8.1f} {d / c:8.2f}x"
+        )
+
+
+def prepared(tmp: Path, db_url: str, ask_events: int, orbital: str) -> Runner:
+    """A project built in ``tmp`` on the store at ``db_url``, with the hooks installed."""
+    env = {**os.environ, "ORBITAL_DB": db_url, "ORBITAL_STATE_DIR": str(tmp / "state")}
+    env.pop("ORBITAL_NOW", None)
+    # Bytecode cached as an installed package has it (pip compiles it), kept out of the
+    # source tree; without it every process would compile every module it imports.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(tmp.parent / "pycache")
+    started = time.perf_counter()
+    root = build_project(tmp, db_url, ask_events)
+    run = Runner(root, env)
+    run.hooks = installed_commands(root, orbital, env)
+    with Orbital.open(db_url) as orb:
+        events = orb.head(orb.project(root).project_id)
+    print(
+        f"Project on {db_url.split(':', 1)[0]}: 4 memory files near their hard budgets, "
+        f"{ask_events:,} ask events ({events:,} events in all), built in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 rounds instead of 21")
     parser.add_argument("--rounds", type=int, default=None, help="how many rounds")
     parser.add_argument("--cli", action="store_true", help="also the cold CLI commands")
     parser.add_argument("--ask-events", type=int, default=ASK_EVENTS, help="events in ASKS.md")
+    parser.add_argument(
+        "--pg",
+        default="",
+        help="a PostgreSQL server's URL: the same rounds also on a PostgreSQL store (a schema "
+        "of its own), each step's p50 beside SQLite's",
+    )
     args = parser.parse_args()
     rounds = args.rounds or (5 if args.quick else 21)
     orbital = str(Path(sys.executable).parent / "orbital")
     baseline = f"{shlex.quote(sys.executable)} -c pass"
-    with tempfile.TemporaryDirectory(prefix="orbital-hooks-") as name:
+    with tempfile.TemporaryDirectory(prefix="orbital-hooks-") as name, ExitStack() as stack:
         tmp = Path(name)
-        db_url = f"sqlite:///{tmp / 'orbital.db'}"
-        env = {**os.environ, "ORBITAL_DB": db_url, "ORBITAL_STATE_DIR": str(tmp / "state")}
-        env.pop("ORBITAL_NOW", None)
-        # Bytecode cached as an installed package has it (pip compiles it), kept out of the
-        # source tree; without it every process would compile every module it imports.
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-        started = time.perf_counter()
-        root = build_project(tmp, db_url, args.ask_events)
-        hooks = installed_commands(root, orbital, env)
-        with Orbital.open(db_url) as orb:
-            pid = orb.project(root).project_id
-            events = orb.head(pid)
-        print(
-            f"Project: 4 memory files near their hard budgets, {args.ask_events:,} ask events "
-            f"({events:,} events in all), built in {time.perf_counter() - started:.1f} s"
-        )
-        print(f"Hook command: {hooks['UserPromptSubmit']}")
+        urls = {"sqlite": f"sqlite:///{tmp / 'sqlite' / 'orbital.db'}"}
+        if args.pg:
+            urls["postgresql"] = stack.enter_context(pg_schema(args.pg))
+        runs = {}
+        for backend, url in urls.items():
+            (tmp / backend).mkdir()
+            runs[backend] = prepared(tmp / backend, url, args.ask_events, orbital)
+        print(f"Hook command: {runs['sqlite'].hooks['UserPromptSubmit']}")
         print(f"Load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
-        run = Runner(root, env)
-        run.timing = False  # one warm-up round: session A seen, the OS file cache warm
-        one_round(run, hooks, -1, baseline)
-        if args.cli:
-            cli_round(run, hooks, shlex.quote(orbital), -1)
-        run.timing = True
-        for i in range(rounds):
-            one_round(run, hooks, i, baseline)
-            if args.cli:
-                cli_round(run, hooks, shlex.quote(orbital), i)
-        report(run.samples, rounds)
+        for i in range(-1, rounds):  # one warm-up round: session A seen, the file cache warm
+            for run in runs.values():
+                run.timing = i >= 0
+                one_round(run, run.hooks, i, baseline)
+                if args.cli:
+                    cli_round(run, run.hooks, shlex.quote(orbital), i)
+        for backend, run in runs.items():
+            print(f"\n{backend}:", end="")
+            report(run.samples, rounds)
+        if args.pg:
+            report_backends(runs, rounds)
         print(f"Load average at end: {os.getloadavg()[0]:.2f}")
 
 

@@ -1,13 +1,15 @@
 """Event-store benchmark: the store against raw sqlite3 on the same machine and pragmas.
 
-Run: ``python bench/store.py [--pg URL]`` (``--quick`` for a smaller run). Prints medians
-and ratios:
+Run: ``python bench/store.py [--pg URL] [--quick]`` (the PostgreSQL URL defaults to
+``ORBITAL_TEST_PG_URL``; without one the PostgreSQL row is skipped). Prints medians and ratios:
 
 1. one durable append (its own transaction) through the store vs a raw INSERT + COMMIT
    loop on the same SQLite library (pysqlite3's: its build syncs with ``fsync`` where
    Python's own sqlite3 uses ``fdatasync``, so that one is printed beside, not as the
    baseline), interleaved one by one in rounds (target: ratio <= 2x in every round; the
-   rounds' spread is printed);
+   rounds' spread is printed); then, with a PostgreSQL URL, one append through a PostgreSQL
+   store (a schema of its own) interleaved with one through a SQLite store (target: <= 2x
+   SQLite's, issue 30);
 2. one append of a 10,000-event batch vs raw ``executemany`` of the same rows in one
    transaction (target: >= 50% of the raw rate);
 3. reading current state (materialised) of a project with 1k vs 100k events
@@ -41,7 +43,7 @@ from typing import Any
 
 import msgspec
 import pysqlite3.dbapi2 as pysqlite3
-from timing import median_ms, timed
+from timing import median_ms, pg_schema, timed
 
 from orbital.catalogue import ASK_PREFIX, ask_stream
 from orbital.events import Actor, AskOpened, RecordedEvent, encode_event
@@ -145,6 +147,42 @@ def bench_single(tmp: Path, n: int, rounds: int) -> list[tuple[float, float, flo
     same.close()
     python.close()
     store.close()
+    return medians
+
+
+def bench_backends(tmp: Path, pg_url: str, n: int, rounds: int) -> list[tuple[float, float]]:
+    """Per round, the medians of ``n`` appends (each its own transaction) through a SQLite
+    store and ``n`` through a PostgreSQL store, interleaved one by one."""
+    with pg_schema(pg_url) as url:
+        stores = [EventStore(f"sqlite:///{tmp / 'store-vs.db'}"), EventStore(url)]
+        for store in stores:
+            store.reducers = {"ask": Reducer(Tally, tally)}
+        projects = [register(store, tmp / f"vs-{store.backend}") for store in stores]
+        versions: list[dict[str, int]] = [{}, {}]
+        counter = iter(range(10**9))
+
+        def once(slot: int) -> None:
+            i = next(counter)
+            stream = ask_stream(f"{i % 100:06x}")
+            with stores[slot].writing() as w:
+                result = w.append(
+                    projects[slot],
+                    stream,
+                    [event(i)],
+                    expected_version=versions[slot].get(stream, 0),
+                    actor=Actor.AGENT,
+                )
+            versions[slot][stream] = result.version
+
+        medians = []
+        for _ in range(rounds):
+            samples: list[list[float]] = [[], []]
+            for k in range(n):
+                for slot in (k % 2, 1 - k % 2):
+                    samples[slot] += timed(lambda s=slot: once(s), 1)  # type: ignore[misc]
+            medians.append((median_ms(samples[0]), median_ms(samples[1])))
+        for store in stores:
+            store.close()
     return medians
 
 
@@ -266,24 +304,6 @@ def raw_pg_rate(url: str, size: int, repeat: int) -> float:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
-@contextlib.contextmanager
-def pg_store(url: str) -> Iterator[str]:
-    """A new store in a schema of its own on ``url``'s server (dropped afterwards)."""
-    import sqlalchemy as sa
-
-    schema = f"bench_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(url)
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        options = {"options": f"-csearch_path={schema}"}
-        yield sa.make_url(url).update_query_dict(options).render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-
 def bench_import(tmp: Path, checkout: Path, exported: bytes, urls: Iterator[str]) -> list[float]:
     """Events/s of importing ``exported`` into each new store ``urls`` yields, each into a
     copy of the project's checkout (its committed files, as a clone has them)."""
@@ -308,7 +328,7 @@ def import_rounds(
 
         def pg_urls() -> Iterator[str]:
             for _ in range(rounds):
-                with pg_store(pg) as url:
+                with pg_schema(pg) as url:
                     yield url
 
         rates["PostgreSQL"] = bench_import(tmp / "pg", checkout, exported, pg_urls())
@@ -321,8 +341,9 @@ def main() -> None:
     parser.add_argument(
         "--pg",
         default=os.environ.get("ORBITAL_TEST_PG_URL", ""),
-        help="a PostgreSQL server for row 5 (a schema of its own is made and dropped)",
+        help="a PostgreSQL server for rows 1 and 5 (a schema of its own is made and dropped)",
     )
+    parser.add_argument("--only-append", action="store_true", help="only the single appends")
     args = parser.parse_args()
     quick = args.quick
     n_single = 100 if quick else 400
@@ -358,6 +379,20 @@ def main() -> None:
             f"{statistics.median(to_python):6.2f}x   "
             f"(rounds {to_python[0]:.2f}x-{to_python[-1]:.2f}x)"
         )
+        if args.pg:
+            both = bench_backends(tmp, args.pg, n_single, single_rounds)
+            pg_ratios = sorted(pg_ms / sqlite_ms for sqlite_ms, pg_ms in both)
+            for label, slot in (("SQLite store", 0), ("PostgreSQL store", 1)):
+                median = statistics.median(r[slot] for r in both)
+                print(f"   {'Writer.append, ' + label:37} {median:8.3f} ms")
+            print(
+                f"   ratio PostgreSQL/SQLite               {statistics.median(pg_ratios):8.2f}x   "
+                f"(rounds {pg_ratios[0]:.2f}x-{pg_ratios[-1]:.2f}x; target <= 2x)"
+            )
+        else:
+            print("   PostgreSQL: skipped (no --pg URL and no ORBITAL_TEST_PG_URL)")
+        if args.only_append:
+            return
         raw_rate, store_rate = bench_batch(tmp, 10_000, batch_repeat)
         print(f"\n2. one batch of 10,000 events, median of {batch_repeat}:")
         print(f"   raw executemany            {raw_rate:10,.0f} events/s")

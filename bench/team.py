@@ -21,12 +21,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import sqlalchemy as sa
+from timing import pg_schema
 
 from orbital.events import Actor
 from orbital.service import Orbital
@@ -38,25 +37,6 @@ ORBITAL = Path(sys.executable).with_name("orbital")
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
-
-
-@contextmanager
-def pg_schema(url: str) -> Iterator[str]:
-    """A fresh schema on the PostgreSQL server (dropped afterwards), as a store URL."""
-    schema = f"bench_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(url)
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        yield (
-            sa.make_url(url)
-            .update_query_dict({"options": f"-csearch_path={schema}"})
-            .render_as_string(hide_password=False)
-        )
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def checkouts(url: str, tmp: Path) -> tuple[Orbital, str, Path, Path]:

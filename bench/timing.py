@@ -8,6 +8,7 @@ import socket
 import statistics
 import subprocess
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -67,3 +68,25 @@ def served(
     finally:
         process.terminate()
         process.wait(10)
+
+
+@contextmanager
+def pg_schema(url: str) -> Iterator[str]:
+    """A fresh schema on the PostgreSQL server (dropped afterwards), as a store URL."""
+    import sqlalchemy as sa
+
+    url = url.replace("postgresql://", "postgresql+psycopg://", 1)
+    schema = f"bench_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(url)
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield (
+            sa.make_url(url)
+            .update_query_dict({"options": f"-csearch_path={schema}"})
+            .render_as_string(hide_password=False)
+        )
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()

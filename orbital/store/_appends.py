@@ -155,13 +155,6 @@ class Appends(Transaction):
             )
             for i, event in enumerate(batch)
         ]
-        try:
-            conn.executemany(
-                _INSERT_EVENTS,
-                [dict(zip(EVENT_COLUMNS, event_row(r), strict=True)) for r in recorded],
-            )
-        except self._store.integrity_errors:
-            raise VersionConflict(stream, current, current + 1) from None
         new_version = current + len(batch)
         last_position = first + len(batch) - 1
         reducer = self._store.reducers.get(category(stream))
@@ -176,8 +169,18 @@ class Appends(Transaction):
             "last": last_position,
             "state": state,
         }
-        conn.run(UPDATE_STREAM if current else _INSERT_STREAM, values)
-        conn.run(UPSERT_HEAD, {"p": project, "c": category(stream), "last": last_position})
+        rows = [dict(zip(EVENT_COLUMNS, event_row(r), strict=True)) for r in recorded]
+        head = {"p": project, "c": category(stream), "last": last_position}
+        try:  # the events, the stream's state and its category's head, sent together
+            conn.write_all(
+                [
+                    (_INSERT_EVENTS, rows),
+                    (UPDATE_STREAM if current else _INSERT_STREAM, [values]),
+                    (UPSERT_HEAD, [head]),
+                ]
+            )
+        except self._store.integrity_errors:
+            raise VersionConflict(stream, current, current + 1) from None
         self._appended(project, stream, last_position)
         return AppendResult(tuple(range(first, last_position + 1)), new_version)
 

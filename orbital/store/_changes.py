@@ -123,9 +123,9 @@ class NotifiedChanges:
     def _listen(self) -> None:
         import psycopg
 
-        from orbital.store._engine import libpq_dsn
+        from orbital.store._pg_db import conninfo
 
-        dsn = libpq_dsn(self._url)
+        dsn = conninfo(self._url)
         while not self._stop.is_set():
             conn: Any = None
             try:

@@ -9,8 +9,8 @@ of :meth:`Database.begin` (commit on success, rollback on any error).
   CLI command is a new process, and importing SQLAlchemy (~280 ms) cost more than three times
   the work it did; SQLAlchemy's per-statement machinery also cost more than SQLite's own work
   for the store's small statements (``bench/store.py``).
-* PostgreSQL runs through SQLAlchemy (:mod:`orbital.store._pg_db`): a server's long-lived
-  process pays the import once, and its pool (pre-ping, reconnects) earns its keep there.
+* PostgreSQL runs on the psycopg driver directly (:mod:`orbital.store._pg_db`), for the same
+  reasons: a PostgreSQL store's hooks and CLI commands are new processes too.
 
 Alembic's migrations use SQLAlchemy on both (:mod:`orbital.store._engine`), imported only
 when the schema is behind. Which backend a URL names, and opening it: :mod:`orbital.store._open`
@@ -62,14 +62,18 @@ class Conn(Protocol):
         tuple in ``columns`` order."""
         ...
 
+    def write_all(self, writes: Sequence[tuple[str, Sequence[Params]]]) -> None:
+        """Each statement run for each of its rows, in order; nothing is read back, so
+        PostgreSQL sends them all in one round trip (a pipeline)."""
+        ...
+
     def stream(self, sql: str, params: Params | None = None) -> Iterator[Sequence[Any]]:
         """Rows fetched in batches while the iterator is consumed (inside the transaction)."""
         ...
 
 
 class Database(Protocol):
-    """Transactions on one store (SQLite: a pool of driver connections; PostgreSQL: an
-    SQLAlchemy engine)."""
+    """Transactions on one store (a pool of driver connections)."""
 
     dialect: str
     #: The exceptions a driver error arrives as (mapped by :mod:`orbital.store._faults`).
@@ -125,6 +129,12 @@ def default_url() -> str:
 def busy_timeout_ms() -> int:
     raw = os.environ.get("ORBITAL_BUSY_TIMEOUT_MS", "").strip()
     return int(raw) if raw.isdigit() else DEFAULT_BUSY_TIMEOUT_MS
+
+
+def postgresql_url(url: str) -> bool:
+    """Whether ``url`` names a PostgreSQL store (``postgresql://`` or
+    ``postgresql+psycopg://``), read without SQLAlchemy."""
+    return url.partition("://")[0].split("+", 1)[0] == "postgresql"
 
 
 def plain_sqlite_file(url: str) -> Path | None:

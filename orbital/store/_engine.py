@@ -1,13 +1,13 @@
-"""SQLAlchemy engines: the PostgreSQL store's (:mod:`orbital.store._pg_db`), and Alembic's on
-both backends (migrations, and ``alembic`` run by hand). A SQLite store's runtime does not use
-them (:mod:`orbital.store._sqlite_db`); the engine here gives Alembic the same SQLite library
+"""SQLAlchemy engines for Alembic on both backends (migrations, and ``alembic`` run by hand).
+A store's runtime does not use them (:mod:`orbital.store._sqlite_db`,
+:mod:`orbital.store._pg_db`); the engine here gives Alembic the same SQLite library
 and pragmas, with ``BEGIN IMMEDIATE`` for writes emitted in SQLAlchemy's ``begin`` event (its
 documented recipe, pysqlite's own transaction handling disabled on connect).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import pysqlite3.dbapi2 as sqlite_dbapi
 import sqlalchemy as sa
@@ -43,13 +43,6 @@ def parse_url(url: str) -> sa.URL:
         ) from None
 
 
-def libpq_dsn(url: str) -> str:
-    """A PostgreSQL URL as libpq takes it, for a connection of one's own that only LISTENs
-    (the channels are the database's, so a ``search_path`` option does not matter)."""
-    plain = parse_url(url).set(drivername="postgresql").difference_update_query(["options"])
-    return plain.render_as_string(hide_password=False)
-
-
 def create_engine(url: str, *, immediate: bool, timeout_ms: int | None) -> Engine:
     parsed = parse_url(url)
     timeout = busy_timeout_ms() if timeout_ms is None else timeout_ms
@@ -67,17 +60,17 @@ def create_engine(url: str, *, immediate: bool, timeout_ms: int | None) -> Engin
             parsed = parsed.set(drivername="postgresql+psycopg")
         given = parsed.query.get("options", "")
         options = " ".join([*([given] if isinstance(given, str) else given), "-c"])
-        try:
-            import psycopg  # noqa: F401  (the driver SQLAlchemy will load)
-        except ImportError:
-            raise InvalidInput(
-                "PostgreSQL needs the psycopg driver: pip install 'orbital-memory[postgres]'"
-            ) from None
         return sa.create_engine(
             parsed.difference_update_query(["options"]),
             pool_pre_ping=True,
             connect_args={"options": f"{options} lock_timeout={int(timeout)}".strip()},
         )
+    refuse(url)
+
+
+def refuse(url: str) -> NoReturn:
+    """A URL of no backend Orbital runs on: said as the person typed it."""
+    parse_url(url)  # not a URL at all: said so first
     raise InvalidInput(
         f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql+psycopg://…"
     )

@@ -25,9 +25,9 @@ class LogWatch:
         if sqlite_file is None:
             import psycopg
 
-            from orbital.store._engine import libpq_dsn
+            from orbital.store._pg_db import conninfo
 
-            self._conn = psycopg.connect(libpq_dsn(url), autocommit=True)
+            self._conn = psycopg.connect(conninfo(url), autocommit=True)
             self._conn.execute("LISTEN orbital_log")
 
     def _stats(self) -> list[tuple[int, int] | None]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orbital.store._db import Database, plain_sqlite_file
+from orbital.store._db import Database, plain_sqlite_file, postgresql_url
 
 
 def sqlite_database(url: str) -> tuple[str, bool] | None:
@@ -43,7 +43,8 @@ def sqlite_path(url: str) -> Path | None:
 def open_database(
     url: str, *, immediate: bool, timeout_ms: int, immutable: bool = False
 ) -> Database:
-    """The store at ``url``: ``immediate`` writers take SQLite's write lock at ``BEGIN``;
+    """The store at ``url``: ``immediate`` writers take the store's write lock as they begin
+    (SQLite's ``BEGIN IMMEDIATE``, PostgreSQL's exclusive lock on ``events``);
     ``immutable``: a SQLite store on a read-only filesystem, read without a ``-shm``."""
     found = sqlite_database(url)
     if found is not None:
@@ -58,9 +59,13 @@ def open_database(
             timeout_ms=timeout_ms,
             immutable=immutable,
         )
+    if not postgresql_url(url):
+        from orbital.store._engine import refuse
+
+        refuse(url)
     from orbital.store._pg_db import PgDatabase
 
-    return PgDatabase(url, timeout_ms=timeout_ms)
+    return PgDatabase(url, immediate=immediate, timeout_ms=timeout_ms)
 
 
 def display_url(url: str) -> str:

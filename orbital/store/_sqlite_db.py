@@ -105,6 +105,10 @@ class SqliteConn:
             f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", _bound_rows(rows)
         )
 
+    def write_all(self, writes: Sequence[tuple[str, Sequence[Params]]]) -> None:
+        for sql, rows in writes:
+            self.executemany(sql, rows)
+
     def stream(self, sql: str, params: Params | None = None) -> Iterator[Sequence[Any]]:
         cursor = self._c.execute(sql, _bound(params))
         try:

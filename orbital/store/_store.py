@@ -243,8 +243,6 @@ class EventStore:
         writer: Writer | None = None
         try:
             with self._turn(), self._guard(), self._write_db.begin() as conn:
-                if conn.dialect == "postgresql":
-                    conn.run("LOCK TABLE events IN EXCLUSIVE MODE")
                 writer = Writer(self, conn)
                 yield writer
                 if self._file is not None:

@@ -1,6 +1,6 @@
-"""The hooks' quick paths answer exactly as the full path, and stay cheap: what a hook process
-imports is checked through ``sys.modules`` in a real process started as Claude Code starts it
-(a behaviour test, not a timed one; ``bench/hooks.py`` times them)."""
+"""The hooks' quick paths answer exactly as the full path, on both backends, and stay cheap:
+what a hook process imports is checked through ``sys.modules`` in a real process started as
+Claude Code starts it (a behaviour test, not a timed one; ``bench/hooks.py`` times them)."""
 
 from __future__ import annotations
 
@@ -107,9 +107,9 @@ def test_a_prompt_after_another_sessions_write_reports_it(
     assert _process("prompt", prompt)[0] == ""  # reported once
 
 
-@pytest.mark.sqlite_only("the quick reader reads SQLite alone; PostgreSQL takes the full path")
-def test_what_the_quick_hooks_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'orbital.db'}")
+def test_what_the_quick_hooks_import(
+    orbital_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ORBITAL_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.delenv("ORBITAL_NOW", raising=False)
     root = _installed(tmp_path / "project")
@@ -128,11 +128,10 @@ def test_what_the_quick_hooks_import(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert _process("pre-tool", write)[1] & set(HEAVY) == set()
 
 
-@pytest.mark.sqlite_only("SQLite runs on its driver; PostgreSQL's store runs on SQLAlchemy")
 def test_the_write_paths_of_a_hook_and_a_command_never_import_sqlalchemy(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    orbital_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ORBITAL_DB", f"sqlite:///{tmp_path / 'orbital.db'}")
+    """Both stores run on their drivers: SQLAlchemy and Alembic load only for a migration."""
     monkeypatch.setenv("ORBITAL_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.delenv("ORBITAL_NOW", raising=False)
     root = _installed(tmp_path / "project")
@@ -162,18 +161,17 @@ def test_the_write_paths_of_a_hook_and_a_command_never_import_sqlalchemy(
     )
     modules = {m.split(".")[0] for m in ast.literal_eval(opened.stderr.decode().splitlines()[-1])}
     assert "sqlalchemy" not in modules and "alembic" not in modules
-    with Orbital.open(f"sqlite:///{tmp_path / 'orbital.db'}") as service:
+    with Orbital.open(orbital_db) as service:
         pid = service.project(root).project_id
         decisions = service.read_file(pid, "DECISIONS.md")
         asks = service.read_file(pid, "ASKS.md")
     assert "## Ship on Fridays" in decisions and "Which day do we ship?" in asks
 
 
-@pytest.mark.sqlite_only("the quick reader reads SQLite alone; PostgreSQL takes the full path")
 def test_quick_answers_equal_the_full_paths(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: FixedClock
+    store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: FixedClock
 ) -> None:
-    db = f"sqlite:///{tmp_path / 'orbital.db'}"
+    db = store_url
     monkeypatch.setenv("ORBITAL_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("ORBITAL_NOW", clock.at.isoformat())
     root = tmp_path / "project"
@@ -277,11 +275,11 @@ def test_the_tools_write_of_a_held_asks_edit_is_known_by_its_hash(
 
 
 def test_the_view_file_s_day_is_in_the_workspace_s_zone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: FixedClock
+    store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: FixedClock
 ) -> None:
     """09:30 UTC is 23:30 at UTC+14: an hour later the view names the next day there, so the
     session start renders it again though the project's own zone is still on the first."""
-    db = f"sqlite:///{tmp_path / 'orbital.db'}"
+    db = store_url
     monkeypatch.setenv("ORBITAL_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("ORBITAL_NOW", clock.at.isoformat())
     root = tmp_path / "project"

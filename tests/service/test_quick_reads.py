@@ -1,6 +1,6 @@
 """Reads kept between processes: ``orbital context`` and ``orbital show`` in a new process
 print exactly what the full path prints, from the text an earlier process kept at the same head
-(SQLite: without SQLAlchemy or the tokenizer), never a text of another head; token counts
+(without SQLAlchemy or the tokenizer, on either backend), never a text of another head; token counts
 outlive the process. Behaviour tests in real processes; ``bench/hooks.py --cli`` times them."""
 
 from __future__ import annotations
@@ -84,17 +84,14 @@ READS = (
 
 @pytest.mark.parametrize("read", READS, ids=" ".join)
 def test_a_kept_read_prints_what_the_full_path_prints(
-    project: Path, orbital_db: str, backend: str, read: tuple[str, ...]
+    project: Path, orbital_db: str, read: tuple[str, ...]
 ) -> None:
     args = (*read, "--project", str(project))
     first, imported = _process(*args)  # nothing kept yet: the full path, which keeps it
     assert "click" in imported  # the full path (a kept read skips click)
     again, imported = _process(*args)
     assert again == first == _full(*args)
-    if backend == "sqlite":
-        assert imported & set(HEAVY) == set()
-    else:  # PostgreSQL has no quick reader: the full path, which reads the kept text
-        assert "tiktoken" not in imported
+    assert imported & set(HEAVY) == set()
 
 
 def test_a_kept_read_is_never_of_another_head(project: Path, orbital_db: str) -> None:
@@ -109,9 +106,7 @@ def test_a_kept_read_is_never_of_another_head(project: Path, orbital_db: str) ->
     assert b"Moved on" in shown
 
 
-def test_a_written_file_is_kept_until_the_memory_moves(
-    project: Path, orbital_db: str, backend: str
-) -> None:
+def test_a_written_file_is_kept_until_the_memory_moves(project: Path, orbital_db: str) -> None:
     where = ("--project", str(project))
     text = _full("show", "DECISIONS.md", *where).decode() + DECISION.replace(
         "Keep reads warm", "Wrote"
@@ -122,19 +117,16 @@ def test_a_written_file_is_kept_until_the_memory_moves(
     assert opened.exit_code == 0, opened.output  # an ask moves the project, not the memory
     shown, imported = _process("show", "DECISIONS.md", *where)
     assert shown == _full("show", "DECISIONS.md", *where) and b"## Wrote" in shown
-    assert "click" not in imported or backend != "sqlite"  # the text the write kept
+    assert "click" not in imported  # the text the write kept
     _decide(orbital_db, project, "Moved on")  # a process that keeps nothing
     after, imported = _process("show", "DECISIONS.md", *where)
     assert b"## Moved on" in after and "click" in imported
 
 
-@pytest.mark.sqlite_only("the quick reader reads SQLite alone; PostgreSQL takes the full path")
 def test_a_line_the_quick_read_does_not_take_goes_to_click(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    orbital_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    db = f"sqlite:///{tmp_path / 'orbital.db'}"
-    monkeypatch.setenv("ORBITAL_DB", db)
-    project = _project(db, tmp_path, monkeypatch)
+    project = _project(orbital_db, tmp_path, monkeypatch)
     _process("context", "--project", str(project))
     for args in (
         ("context", "--project", str(project), "--window", "0"),

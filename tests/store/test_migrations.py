@@ -20,6 +20,7 @@ from orbital.store._migrate import (
     migrations_dir,
     newest_revision,
 )
+from orbital.store._quick import quick_reader
 from orbital.store._schema import ENGINE_TABLES, metadata
 
 
@@ -45,17 +46,37 @@ def _name_of(path: str) -> str:
 
 
 def test_a_store_behind_is_upgraded_at_start(store_url: str) -> None:
+    """On both backends the store runs on its driver, and Alembic (on SQLAlchemy) upgrades a
+    store that is behind when it opens; a hook's quick reader never reads one that is not at
+    the newest revision (the full path upgrades it first)."""
+    if store_url.startswith("sqlite"):
+        EventStore(store_url).close()  # the file exists: the quick reader looks inside it
     engine = create_write_engine(store_url)
     try:
         with engine.connect() as conn:
             command.upgrade(_config(conn), "head")
             command.downgrade(_config(conn), "0003")
             conn.commit()
+        assert quick_reader(store_url) is None
         EventStore(store_url).close()  # the check at start finds it behind and upgrades it
         with engine.connect() as conn:
             assert MigrationContext.configure(conn).get_current_revision() == head_revision()
+        reader = quick_reader(store_url)
+        assert reader is not None
+        with reader, reader.reads() as reads:
+            assert reads.head() == 0
     finally:
         engine.dispose()
+
+
+def test_a_new_store_is_created_at_start_not_by_a_quick_read(store_url: str) -> None:
+    assert quick_reader(store_url) is None
+    with EventStore(store_url) as store:
+        assert store.database_version.split()[0] in {"SQLite", "PostgreSQL"}
+    reader = quick_reader(store_url)
+    assert reader is not None
+    with reader, reader.reads() as reads:
+        assert reads.head() == 0
 
 
 def test_upgrade_downgrade_upgrade_and_tables_match_the_models(store_url: str) -> None:
