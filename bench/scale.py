@@ -2,11 +2,13 @@
 
 Run: ``python bench/scale.py`` (``--quick``: 1k and 10k only; ``--sizes 1000 1000000``;
 ``--keep DIR`` keeps each built project and store in ``DIR`` and reuses them next time, since
-a 1M-event build takes minutes). Each project is ``bench/history.py``'s mix (memory writes
-through ``write_file``, ask events in bulk: at 1M events about 500,000 asks, 100,000 of them
-open and 150,000 dropped). Every row is timed on each size in the same run, and printed side
-by side with the largest/smallest ratio; the rows whose target is a ratio print their
-baseline (``python -c pass`` through the same ``subprocess`` call, in the same rounds).
+a 1M-event build takes minutes; ``--pg URL``: the same rows again on PostgreSQL, each
+project's log imported into a new store in a schema of its own, dropped afterwards). Each
+project is ``bench/history.py``'s mix (memory writes through ``write_file``, ask events in
+bulk: at 1M events about 500,000 asks, 100,000 of them open and 150,000 dropped). Every row is
+timed on each size in the same run, and printed side by side with the largest/smallest
+ratio; the rows whose target is a ratio print their baseline (``python -c pass`` through the
+same ``subprocess`` call, in the same rounds).
 
 Rows (p50 of the rounds; issue 30's targets, the same at every size):
 1. ``orbital ask open`` as a new process, wall time — <= 8x ``python -c pass``;
@@ -20,6 +22,7 @@ Rows (p50 of the rounds; issue 30's targets, the same at every size):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import statistics
@@ -27,12 +30,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 from history import build
 from serve_memory import rss_mib, started
+from timing import pg_schema
 
 from orbital.events import Actor
 from orbital.service import Orbital
@@ -82,8 +86,26 @@ def in_ms(fn: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def measure(keep: Path, total: int, rounds: int) -> dict[str, float]:
+@contextlib.contextmanager
+def on_postgresql(keep: Path, total: int, pg: str) -> Iterator[tuple[str, str, Path, str]]:
+    """The kept project's log imported into a new PostgreSQL store, in a copy of its checkout:
+    (store URL, project id, checkout, an agent's token)."""
     url, project, root = ready(keep, total)
+    with Orbital.open(url) as orb:
+        exported = b"".join(orb.export_log(project))
+    clone = keep / f"pg-project{total}"
+    shutil.rmtree(clone, ignore_errors=True)
+    shutil.copytree(root, clone)
+    with pg_schema(pg) as pg_url:
+        with Orbital.open(pg_url) as target:
+            target.import_log(clone, [exported])
+            agent = target.credentials.create("agent", [project], label="bench").token
+        yield pg_url, project, clone, agent
+
+
+def measure(
+    keep: Path, url: str, project: str, root: Path, agent: str, rounds: int
+) -> dict[str, float]:
     env = {**os.environ, "ORBITAL_DB": url, "ORBITAL_STATE_DIR": str(keep / "state")}
     env.pop("ORBITAL_NOW", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -125,7 +147,7 @@ def measure(keep: Path, total: int, rounds: int) -> dict[str, float]:
             samples["open + first view"].append(took)
     command = [orbital, "--db", url, "serve", "--port"]
     with started(command) as (process, base_url), httpx.Client(timeout=300) as client:
-        headers = {"Authorization": f"Bearer {agent_token(keep, total)}"}
+        headers = {"Authorization": f"Bearer {agent}"}
         client.get(f"{base_url}/api/v1/projects/{project}/context", headers=headers)
         samples["serve RSS after first view"].append(rss_mib(process.pid)[0])
     out = {name: statistics.median(values) for name, values in samples.items()}
@@ -139,6 +161,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", help="event counts to build")
     parser.add_argument("--rounds", type=int, help="rounds per size (default 11, quick 5)")
     parser.add_argument("--keep", type=Path, help="keep and reuse built projects here")
+    parser.add_argument("--pg", default="", help="a PostgreSQL server: the rows there too")
     args = parser.parse_args()
     sizes = args.sizes or ((1_000, 10_000) if args.quick else SIZES)
     rounds = args.rounds or (5 if args.quick else 11)
@@ -146,21 +169,28 @@ def main() -> None:
         keep = args.keep or Path(name)
         keep.mkdir(parents=True, exist_ok=True)
         print(f"Load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
-        rows: dict[int, dict[str, float]] = {}
+        rows: dict[str, dict[int, dict[str, float]]] = {"SQLite": {}}
         for total in sizes:
             print(f"{total:,} events:", flush=True)
-            rows[total] = measure(keep, total, rounds)
+            url, project, root = ready(keep, total)
+            token = agent_token(keep, total)
+            rows["SQLite"][total] = measure(keep, url, project, root, token, rounds)
+            if args.pg:
+                with on_postgresql(keep, total, args.pg) as (pg_url, _, clone, agent):
+                    found = measure(keep, pg_url, project, clone, agent, rounds)
+                rows.setdefault("PostgreSQL", {})[total] = found
         small, large = sizes[0], sizes[-1]
         header = "".join(f"{f'{n:,} ev':>12}" for n in sizes)
-        print(f"\np50 of {rounds} rounds (ask open: ratio to python -c pass of the same rounds)")
-        print(f"{'row':34}{header}{'big/small':>11}  target")
-        for row, target in TARGETS.items():
-            unit = "x" if target.endswith("x") else " MiB" if "MiB" in target else " ms"
-            cells = "".join(f"{rows[n][row]:>8.1f}{unit:<4}" for n in sizes)
-            ratio = rows[large][row] / rows[small][row]
-            print(f"{row:34}{cells}{ratio:>10.2f}x  {target}")
-        bare = "".join(f"{rows[n]['python -c pass']:>8.1f} ms " for n in sizes)
-        print(f"{'python -c pass (baseline)':34}{bare}")
+        for backend, by_size in rows.items():
+            print(f"\n{backend}: p50 of {rounds} rounds (ask open: ratio to python -c pass)")
+            print(f"{'row':34}{header}{'big/small':>11}  target")
+            for row, target in TARGETS.items():
+                unit = "x" if target.endswith("x") else " MiB" if "MiB" in target else " ms"
+                cells = "".join(f"{by_size[n][row]:>8.1f}{unit:<4}" for n in sizes)
+                ratio = by_size[large][row] / by_size[small][row]
+                print(f"{row:34}{cells}{ratio:>10.2f}x  {target}")
+            bare = "".join(f"{by_size[n]['python -c pass']:>8.1f} ms " for n in sizes)
+            print(f"{'python -c pass (baseline)':34}{bare}")
         print(f"Load average at end: {os.getloadavg()[0]:.2f}")
 
 
