@@ -47,6 +47,9 @@ from orbital.service._search import catch_up
 from orbital.service._unit import Units
 from orbital.store import Reader, Writer
 
+#: The tables an import fills in bulk (their statistics refreshed after it).
+IMPORTED_TABLES = ("events", "streams", "heads", "snapshots", "search_docs", "search_positions")
+
 
 @dataclass
 class ImportReport:
@@ -163,6 +166,7 @@ class LogFiles:
             w.drop_search(project.project_id)  # rebuilt from the log as it now stands
             catch_up(w, project.project_id)
         self.store.pin(project)
+        self.store.analyze(IMPORTED_TABLES)
         report.warnings += u.warnings
         report.conflicts += u.conflicts
         return report

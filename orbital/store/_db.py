@@ -102,6 +102,11 @@ class Database(Protocol):
         False when another connection kept part of it from finishing (SQLite's WAL)."""
         ...
 
+    def analyze(self, tables: Sequence[str]) -> None:
+        """Refresh the planner's statistics of ``tables`` after a bulk load (PostgreSQL:
+        ``ANALYZE``; SQLite plans without them, as it always has here: nothing)."""
+        ...
+
     def dispose(self) -> None: ...
 
 

@@ -230,6 +230,16 @@ class PgDatabase:
             self._checkin(conn, generation)
         return True
 
+    def analyze(self, tables: Sequence[str]) -> None:
+        """``ANALYZE`` of ``tables``: a table filled in one transaction has no statistics
+        until autovacuum comes by, and until then the planner scans all of a project's
+        streams for the few that changed (40 ms for 4 at 100,000 events)."""
+        conn, generation, _ = self._checkout()
+        try:
+            conn.execute(f"ANALYZE {', '.join(tables)}")
+        finally:
+            self._checkin(conn, generation)
+
     def dispose(self) -> None:
         with self._lock:
             self._generation += 1

@@ -232,6 +232,10 @@ class SqliteDatabase:
             self._checkin(conn, generation)
         return not busy
 
+    def analyze(self, tables: Sequence[str]) -> None:
+        """Nothing: SQLite's planner runs without statistics here (an ``ANALYZE`` would let
+        it choose other plans than the ones every read was measured with)."""
+
     def dispose(self) -> None:
         with self._lock:
             self._generation += 1

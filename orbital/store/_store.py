@@ -206,6 +206,11 @@ class EventStore:
         with self._turn(), self._guard():
             return self._write_db.compact(tables)
 
+    def analyze(self, tables: Sequence[str]) -> None:
+        """Refresh the planner's statistics after a bulk load (:meth:`Database.analyze`)."""
+        with self._guard():
+            self._write_db.analyze(tables)
+
     def changes(self) -> int | None:
         """A number that changes whenever anyone commits to the store (SQLite; PostgreSQL
         once :meth:`listen_for_changes`; None when unknown): a cache of reads keyed by it
