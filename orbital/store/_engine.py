@@ -7,11 +7,13 @@ documented recipe, pysqlite's own transaction handling disabled on connect).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import pysqlite3.dbapi2 as sqlite_dbapi
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from orbital.errors import InvalidInput
 from orbital.store._db import busy_timeout_ms, prepare_sqlite_file
@@ -78,3 +80,18 @@ def refuse(url: str) -> NoReturn:
 
 def create_write_engine(url: str, *, timeout_ms: int | None = None) -> Engine:
     return create_engine(url, immediate=True, timeout_ms=timeout_ms)
+
+
+@contextmanager
+def migration_connection(engine: Engine, driver_error: type[Exception]) -> Iterator[Connection]:
+    """A connection of ``engine`` for Alembic, the engine disposed after it; the driver's
+    error (``driver_error``) is raised as itself, as every other statement's is."""
+    try:
+        with engine.connect() as conn:
+            yield conn
+    except sa.exc.DBAPIError as exc:
+        if isinstance(exc.orig, driver_error):
+            raise exc.orig from exc
+        raise
+    finally:
+        engine.dispose()

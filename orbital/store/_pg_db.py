@@ -204,20 +204,11 @@ class PgDatabase:
     def migrating(self) -> Iterator[Connection]:
         """An SQLAlchemy engine for Alembic, made for the migration and disposed after it;
         the driver's error is raised as itself, as every other statement's is."""
-        import sqlalchemy as sa
-
-        from orbital.store._engine import create_engine
+        from orbital.store._engine import create_engine, migration_connection
 
         engine = create_engine(self._url, immediate=False, timeout_ms=self._timeout_ms)
-        try:
-            with engine.connect() as conn:
-                yield conn
-        except sa.exc.DBAPIError as exc:
-            if isinstance(exc.orig, psycopg.Error):
-                raise exc.orig from exc
-            raise
-        finally:
-            engine.dispose()
+        with migration_connection(engine, psycopg.Error) as conn:
+            yield conn
 
     def compact(self, tables: Sequence[str]) -> bool:
         """``VACUUM FULL`` of ``tables`` (their TOAST too): each is written anew and its old

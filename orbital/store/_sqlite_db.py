@@ -202,20 +202,11 @@ class SqliteDatabase:
     @contextmanager
     def migrating(self) -> Iterator[Connection]:
         """The driver's error is raised as itself, as every other statement's is."""
-        import sqlalchemy as sa
-
-        from orbital.store._engine import create_write_engine
+        from orbital.store._engine import create_write_engine, migration_connection
 
         engine = create_write_engine(self._url, timeout_ms=self._timeout_ms)
-        try:
-            with engine.connect() as conn:
-                yield conn
-        except sa.exc.DBAPIError as exc:
-            if isinstance(exc.orig, sqlite_dbapi.Error):
-                raise exc.orig from exc
-            raise
-        finally:
-            engine.dispose()
+        with migration_connection(engine, sqlite_dbapi.Error) as conn:
+            yield conn
 
     def compact(self, tables: Sequence[str]) -> bool:
         """``VACUUM`` between two ``wal_checkpoint(TRUNCATE)``: the rebuilt file holds no free
