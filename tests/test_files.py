@@ -194,3 +194,38 @@ def test_recovery_follows_no_symlinked_asks_md(tmp_path: Path) -> None:
 
     assert files.recover(lambda name: None) == []
     assert outside.read_bytes() == b"- open aaaaaa 2026-09-19 Elsewhere\n"
+
+
+def test_a_late_save_into_the_replaced_file_is_handed_back_never_dropped(
+    tmp_path: Path,
+) -> None:
+    """An editor that had the file open writes into it after Orbital swapped its write in
+    (the old file is Orbital's undo link now). At commit the save goes back at the name
+    while the name holds Orbital's write; when another save took the name since, the late
+    one is handed back to be kept beside, and no file is left behind."""
+    root = tmp_path / "proj"
+    for moved_on in (False, True):
+        (root / str(moved_on)).mkdir(parents=True)
+        files = journalled(root / str(moved_on), tmp_path / f"journal{moved_on}")
+        first = files.write("DECISIONS.md", b"## One\nChose: a.\n")
+        path = root / str(moved_on) / "orbital" / "DECISIONS.md"
+        editor = path.open("r+b")  # the person's editor, holding the file open
+        done = files.replace("DECISIONS.md", b"## One\nChose: a.\n<!-- pinned -->\n", first.sha256)
+        assert done.stamp is not None and done.kept is None
+        late = b"## One\nChose: a.\n\n## Late\nChose: saved in place.\n"
+        editor.seek(0)
+        editor.write(late)
+        editor.truncate()
+        editor.close()
+        if moved_on:  # another save, by rename, took the name before the commit settled
+            temp = path.with_name(".DECISIONS.md.swp")
+            temp.write_bytes(b"## One\nChose: a.\n\n## Next\nChose: saved by rename.\n")
+            os.replace(temp, path)
+        handed = files.settle("DECISIONS.md", done)
+        if moved_on:
+            assert handed == late
+            assert path.read_bytes() == b"## One\nChose: a.\n\n## Next\nChose: saved by rename.\n"
+        else:
+            assert handed is None
+            assert path.read_bytes() == late
+        assert sorted(p.name for p in path.parent.iterdir()) == ["DECISIONS.md"]

@@ -178,16 +178,17 @@ class FileGateway(Gateway):
         stamp = FileStamp(info.st_size, info.st_mtime_ns, None)
         return Written(stamp, None, None, record=record, entry=entry)
 
-    def settle(self, name: str, written: Written) -> None:
+    def settle(self, name: str, written: Written) -> bytes | None:
         """The write committed: drop its journal; unless a writer that had the replaced file
         open wrote into it since it was checked (an editor saving in place): then that save
-        goes back at the name while the name still holds this write, to be taken in."""
+        goes back at the name while the name still holds this write, to be taken in, and is
+        returned when the name moved on since (another save): the caller keeps it beside."""
         journal, stamp = written.journal, written.stamp
         if stamp is None or written.record is None:
-            return
+            return None
         filename = projected_file(name).name
         try:
-            self._settle(filename, journal, stamp, written.previous)
+            return self._settle(filename, journal, stamp, written.previous)
         finally:
             self._journal().drop(written.record)
 
@@ -197,7 +198,7 @@ class FileGateway(Gateway):
         journal: str | None,
         stamp: FileStamp,
         previous: tuple[int, int] | None,
-    ) -> None:
+    ) -> bytes | None:
         with self._dir() as directory, suppress(FileNotFoundError):
             if journal is not None and previous is not None:
                 info = os.stat(journal, dir_fd=directory, follow_symlinks=False)
@@ -213,9 +214,16 @@ class FileGateway(Gateway):
                     )
                 ):
                     os.rename(journal, filename, src_dir_fd=directory, dst_dir_fd=directory)
-                    return
+                    return None
+                if late:  # the name moved on too: the save is handed back, never dropped
+                    fd, _ = self._open(directory, journal, READ)
+                    with os.fdopen(fd, "rb") as handle:
+                        saved = handle.read()
+                    os.unlink(journal, dir_fd=directory)
+                    return saved
             if journal is not None:
                 os.unlink(journal, dir_fd=directory)
+        return None
 
     def undo(self, name: str, written: Written) -> None:
         """The write did not commit: put the file back as it was, unless something other than

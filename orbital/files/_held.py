@@ -51,9 +51,8 @@ class HeldGateway(FileGateway):
             return super().append_checked(name, data, expect)
         return Written(self._hold(self._base(name) + data))
 
-    def settle(self, name: str, written: Written) -> None:
-        if not self._holds(name):
-            super().settle(name, written)
+    def settle(self, name: str, written: Written) -> bytes | None:
+        return None if self._holds(name) else super().settle(name, written)
 
     def undo(self, name: str, written: Written) -> None:
         if not self._holds(name):

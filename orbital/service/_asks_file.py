@@ -266,7 +266,7 @@ class AsksFile:
                 displaced(ASKS_FILE, None)
                 return self.state.render(w, pid)
             w.on_rollback(lambda: files.undo(ASKS_FILE, appended))
-            w.on_commit(lambda: files.settle(ASKS_FILE, appended))
+            w.on_commit(lambda: self.ctx.settle(project, files, ASKS_FILE, appended))
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
             after = disk.appended(stamp.size, stamp.mtime_ns, added)
 
@@ -292,7 +292,7 @@ class AsksFile:
             if stamp is None:
                 return text
             w.on_rollback(lambda: files.undo(ASKS_FILE, done))
-            w.on_commit(lambda: files.settle(ASKS_FILE, done))
+            w.on_commit(lambda: self.ctx.settle(project, files, ASKS_FILE, done))
             checkpoint = Checkpoint(0, stamp.size, stamp.mtime_ns, stamp.sha256)
             written = OnDisk.of(stamp.size, stamp.mtime_ns, data, text)
             w.on_commit(lambda: self._on_disk.__setitem__(project.checkout, written))

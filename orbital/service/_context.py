@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from orbital.clock import Clock
-from orbital.files import FileGateway, Journal
+from orbital.files import FileGateway, Journal, Written
 from orbital.project import Project
 from orbital.service._sessions import state_dir
 from orbital.store import EventStore
@@ -140,6 +140,13 @@ class Context(msgspec.Struct):
         """Keep a person's edited file beside its projection; returns the copy's name."""
         stamp = self.clock.now().strftime("%Y%m%dT%H%M%S%fZ")
         return self.files(project).save_aside(f"{name}.conflict-{stamp}.md", raw)
+
+    def settle(self, project: Project, files: FileGateway, name: str, written: Written) -> None:
+        """Settle a committed write of ``name``; a person's save that landed in the replaced
+        file too late to go back at the name is kept beside it, never dropped."""
+        late = files.settle(name, written)
+        if late is not None:
+            self.conflict_copy(project, name, late)
 
     def forget(self) -> None:
         """Drop the decoded snapshots kept (after a purge deleted the rows)."""

@@ -272,7 +272,7 @@ class MemoryFiles:
         if stamp is None:
             return
         w.on_rollback(lambda: files.undo(name, done))
-        w.on_commit(lambda: files.settle(name, done))
+        w.on_commit(lambda: self.ctx.settle(project, files, name, done))
         w.set_checkpoint(
             project, name, Checkpoint(position, stamp.size, stamp.mtime_ns, stamp.sha256)
         )
