@@ -425,13 +425,12 @@ class AgentSessions:
         hand-off kept for the next session. A session that had seen everything before is
         marked as having seen its own hand-off, so its next prompt finds nothing moved."""
         pid = project.project_id
-        head = self._head(project)
         path = Path(transcript) if transcript else None
-        if not self.handoffs.keep(project, session, agent, how, path, said_last):
-            return
-        mark = self.marks.get(pid, session)
-        if mark.seen == head:
-            self.marks.put(pid, session, mark._replace(seen=self._head(project)))
+        seen = self.marks.get(pid, session).seen
+        head = self.handoffs.keep(project, session, agent, how, path, said_last, seen)
+        if head is not None:  # nothing but its own hand-off since the session last looked
+            mark = self.marks.get(pid, session)
+            self.marks.put(pid, session, mark._replace(seen=head))
 
     def end(
         self,

@@ -119,10 +119,14 @@ class HandoffService:
         stopped: str,
         transcript: Path | None,
         said_last: str = "",
-    ) -> bool:
+        seen: int | None = None,
+    ) -> int | None:
         """Keep what session ``session`` leaves for the next one (``said_last``: the agent's
-        last message as its client gave it, else the transcript's); whether an event was
-        appended."""
+        last message as its client gave it, else the transcript's). Returns the project's
+        head after the hand-off when nothing but it was appended since ``seen`` (the head the
+        session had seen; both read under the writers' lock, so no other process's write can
+        fall between), so the session may be marked as having seen its own hand-off; else
+        None."""
         lines = _lines(transcript)
         turns = parse_transcript(lines)
         with self.store.reader() as r:
@@ -138,10 +142,13 @@ class HandoffService:
             asks=tuple(_clean(a) for a in asks),
         )
         with self.units.begin(project, Actor.AGENT, session=session) as u:
+            before = u.w.head(project.project_id)
             found: Any = u.w.state(project.project_id, HANDOFF_STREAM)
             events = decide_keep(found or Handoffs(), kept)
             u.append(events, stream=HANDOFF_STREAM)
-        return bool(events)
+            after = u.w.head(project.project_id)
+            alone = u.w.count(project.project_id, "", after_position=before, until_position=after)
+        return after if events and before == seen and alone == len(events) else None
 
     def take(self, project: Project, session: str, agent: str, resumed: bool) -> bool:
         """A session starts: it takes the newest hand-off when it is its to take (see

@@ -202,3 +202,32 @@ def test_the_hand_off_sits_after_todays_date_and_counts_in_the_views_budget() ->
     without = ViewParts(today=parts.today, timezone="UTC", asks_block="Open")
     assert head_cost(shown, count) > head_cost(head(without), count)
     assert "[Hand-off] x" not in head(parts, "subagent")  # a sub-agent's brief never has it
+
+
+def test_a_persons_close_landing_while_a_stop_keeps_the_hand_off_reaches_the_next_prompt(
+    root: Path, orbital_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Stop hook marks its session as having seen its own hand-off only when nothing
+    else was written since the session last looked, both read under the writers' lock: a
+    close the person makes while the hook reads the transcript is still news next turn."""
+    import orbital.service._handoffs as handoffs
+
+    transcript = _transcript(root, tmp_path)
+    with Orbital.open(orbital_db) as service:
+        project = service.project(root)
+        pid = project.project_id
+        opened = service.ask_open(pid, "Pick the production database", actor=Actor.AGENT)
+        ask_id = opened.events[0].stream.removeprefix("ask:")
+        service.agents.prompt(project, "claude-1")  # the session looks: nothing new
+        assert service.agents.prompt(project, "claude-1") == ""
+        read = handoffs._lines
+
+        def read_then_the_person_closes(path: Path | None) -> list[str]:
+            service.ask_close(pid, ask_id, "done", '"Postgres"', actor=Actor.USER)
+            return read(path)
+
+        monkeypatch.setattr(handoffs, "_lines", read_then_the_person_closes)
+        service.agents.stopped(project, "claude-1", "claude-code", "stop", str(transcript))
+        monkeypatch.undo()
+        news = service.agents.prompt(project, "claude-1")
+    assert ask_id in news and "Postgres" in news, news
