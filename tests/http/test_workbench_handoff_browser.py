@@ -26,7 +26,9 @@ def test_the_workbench_shows_the_hand_off(server: str, world: World, tmp_path: P
     transcript.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     service = world.service
     project = service.store.project(world.alpha)
-    assert service.agents.handoffs.keep(project, "s1", "codex", "end", transcript)
+    service.agents.handoffs.keep(project, "s1", "codex", "end", transcript)
+    kept = service.agents.handoffs.state(project).latest
+    assert kept is not None and kept.session == "s1"
     with signed_in(server, world.person, "/workbench") as page:
         panel = page.locator(f"#memory-{world.alpha} details.handoff")
         panel.locator("summary").click()
