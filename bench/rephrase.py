@@ -35,7 +35,6 @@ import json
 import os
 import random
 import statistics
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -57,8 +56,6 @@ from orbital.domain.asks import (
 from orbital.domain.asks_open import decide_agent_open
 from orbital.domain.resemble import wide_meaning
 from orbital.grammar.text import norm
-from orbital.service._meanings import KeptMeaningIndexes
-from orbital.service._outputs import Seal
 from orbital.service._wordnet import Indexing, LoadedWordNet
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "asks" / "data" / "rephrase-dev.jsonl"
@@ -251,22 +248,9 @@ def timing(rows: list[Row], n: int = 10_000, opens: int = 300, rounds: int = 5) 
         f"(rounds {min(base_walls):.2f} to {max(base_walls):.2f}), {base_cpu:.2f} ms CPU; "
         f"ratio {wall / base_wall:.1f}x wall, {cpu / base_cpu:.1f}x CPU"
     )
-    with tempfile.TemporaryDirectory() as folder:
-        kept = KeptMeaningIndexes(Path(folder), Seal(lambda: bytes(32)), WORDNET)
-        filed = tuple((a.id, a.text) for a in asks.values())
-        kept(filed)
-        start, cpu_start = time.perf_counter(), time.thread_time()
-        kept(filed)
-        read = (time.perf_counter() - start, time.thread_time() - cpu_start)
-        kept(filed, "resembles")
-        start, cpu_start = time.perf_counter(), time.thread_time()
-        kept(filed, "resembles")
-        wide_read = (time.perf_counter() - start, time.thread_time() - cpu_start)
     print(
         f"indexing the {n:,} dropped asks: {built[0]:.2f} s wall, {built[1]:.2f} s CPU; "
-        f"reading the kept index back: {read[0]:.2f} s wall, {read[1]:.2f} s CPU; "
-        f"their wider index (held lines): {wide[0]:.2f} s wall, {wide[1]:.2f} s CPU, read "
-        f"back: {wide_read[0]:.2f} s wall, {wide_read[1]:.2f} s CPU"
+        f"their wider index (held lines): {wide[0]:.2f} s wall, {wide[1]:.2f} s CPU"
     )
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
 

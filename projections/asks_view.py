@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from orbital.domain.asks import Ask, Asks
@@ -58,8 +57,8 @@ class ViewAsks(Mapping[str, Ask]):
             return asks
         placed: tuple[list[Ask], list[Ask], list[Ask]] = ([], [], [])
         for a in asks.values():
-            placed[_order_of(a)].append(a)
-        dated, undated, closed = (Ordered.of(placed[n], _KEYS[n]) for n in range(3))
+            placed[order_of(a)].append(a)
+        dated, undated, closed = (Ordered.of(placed[n], view_key) for n in range(3))
         return cls(asks, (dated, undated, closed))
 
     def changed(self, asks: Asks, changed: Iterable[Ask]) -> ViewAsks:
@@ -69,8 +68,8 @@ class ViewAsks(Mapping[str, Ask]):
         for a in changed:
             before = self._asks.get(a.id)
             if before is not None:
-                remove[_order_of(before)].append(before)
-            add[_order_of(a)].append(a)
+                remove[order_of(before)].append(before)
+            add[order_of(a)].append(a)
         dated, undated, closed = (
             order.updated(out, into)
             for order, out, into in zip(self._orders, remove, add, strict=True)
@@ -112,17 +111,30 @@ class ViewAsks(Mapping[str, Ask]):
         return len(self._asks)
 
 
-#: The keys of a :class:`ViewAsks`' orders: dated open asks, undated open asks, the others.
-_KEYS = (
-    operator.attrgetter("due", "seq"),
-    operator.attrgetter("opened", "seq"),
-    operator.attrgetter("updated", "seq"),
-)
+#: Separates a view key's parts; below every character a part holds, so the key sorts as the
+#: tuple of its parts would.
+_SEP = "\x01"
 
 
-def _order_of(a: Ask) -> int:
-    """Which of a :class:`ViewAsks`' orders holds ``a``."""
+def order_of(a: Ask) -> int:
+    """Which of a :class:`ViewAsks`' orders holds ``a``: dated open asks (0), undated open
+    asks (1), the others (2)."""
     return 2 if a.state != "open" else 0 if a.due else 1
+
+
+def view_key(a: Ask) -> str:
+    """Where ``a`` stands in the view's orders: its order, then what that order sorts by (the
+    due date; when it was opened; when it last changed), then ``seq``. One string that sorts
+    byte by byte as that tuple does, so the store keeps the orders as keys
+    (:mod:`orbital.service._stream_keys`) and they are the ones a :class:`ViewAsks` sorts by."""
+    n = order_of(a)
+    by = a.due if n == 0 and a.due else (a.opened if n == 1 else a.updated).isoformat()
+    return f"v{n}{_SEP}{by}{_SEP}{a.seq:016d}"
+
+
+def order_range(n: int) -> tuple[str, str]:
+    """The keys of order ``n``: ``[lo, hi)``."""
+    return f"v{n}{_SEP}", f"v{n}\x02"
 
 
 def recent_dropped(asks: Asks, today: dt.date) -> list[Ask]:

@@ -182,6 +182,26 @@ def _evolve(asks: Asks, seq: int, event: Event) -> Ask | None:
     )
 
 
+#: The refusals' indexes an ask is filed in: open by its text; dropped by its text, and by its
+#: text without punctuation (:func:`fuzzy_key`).
+OPEN, DROPPED, LOOSE = "open", "dropped", "loose"
+
+
+def filed(ask: Ask) -> list[tuple[str, str]]:
+    """Where the refusals look ``ask`` up, as ``(index, key)``: the one rule the in-memory
+    indexes below and the store's keys (``orbital/service/_stream_keys.py``) both file by."""
+    if ask.state == "open":
+        return [(OPEN, norm(ask.text))]
+    if ask.state == "dropped":
+        loose = fuzzy_key(ask.text)
+        return [(DROPPED, norm(ask.text)), *([(LOOSE, loose)] if loose else [])]
+    return []
+
+
+def _filed_as(ask: Ask, index: str) -> str | None:
+    return next((key for kind, key in filed(ask) if kind == index), None)
+
+
 class OpenIndex(msgspec.Struct, frozen=True):
     """The open asks by normalised text (then by id, in the order they became open), for the
     duplicate-open refusal: a lookup instead of a scan of every ask. A key whose asks all
@@ -203,7 +223,7 @@ class OpenIndex(msgspec.Struct, frozen=True):
             if by_id is None:
                 by_id = updates[key] = dict(self.by_text.get(key, {}))
             by_id.pop(ask.id, None)
-            if ask.state == "open":
+            if _filed_as(ask, OPEN) is not None:
                 by_id[ask.id] = ask
         return OpenIndex(self.by_text.updated(updates.items())) if updates else self
 
@@ -211,8 +231,9 @@ class OpenIndex(msgspec.Struct, frozen=True):
 def index_open(asks: Asks) -> OpenIndex:
     by_text: dict[str, dict[str, Ask]] = {}
     for ask in asks.values():
-        if ask.state == "open":
-            by_text.setdefault(norm(ask.text), {})[ask.id] = ask
+        key = _filed_as(ask, OPEN)
+        if key is not None:
+            by_text.setdefault(key, {})[ask.id] = ask
     return OpenIndex(Layered(dict[str, Mapping[str, Ask]](by_text)))
 
 
@@ -222,7 +243,13 @@ def open_with_text(asks: Asks, text: str, index: OpenIndex | None = None) -> Ask
     key = norm(text)
     if index is not None:
         return index.first(key)
-    return next((a for a in asks.values() if a.state == "open" and norm(a.text) == key), None)
+    return next((a for a in asks.values() if _filed_as(a, OPEN) == key), None)
+
+
+def _layered(found: Mapping[str, Ask], items: Iterable[tuple[str, Ask]]) -> Layered[str, Ask]:
+    """``found`` with ``items`` over it (a mapping kept elsewhere is never copied)."""
+    base = found if isinstance(found, Layered) else Layered(found)
+    return base.updated(items)
 
 
 class DroppedIndex(msgspec.Struct, frozen=True):
@@ -249,12 +276,17 @@ class DroppedIndex(msgspec.Struct, frozen=True):
         if not fresh:
             return self
         return DroppedIndex(
-            by_norm={**self.by_norm, **{norm(a.text): a for a in fresh}},
-            by_fuzzy={**self.by_fuzzy, **{k: a for a in fresh if (k := fuzzy_key(a.text))}},
+            by_norm=_layered(self.by_norm, _keyed(fresh, DROPPED)),
+            by_fuzzy=_layered(self.by_fuzzy, _keyed(fresh, LOOSE)),
             by_meaning=self.by_meaning.added((a.id, a.text) for a in fresh),
-            by_id={**self.by_id, **{a.id: a for a in fresh}},
+            by_id=_layered(self.by_id, ((a.id, a) for a in fresh)),
             by_resemblance=self.by_resemblance.added((a.id, a.text) for a in fresh),
         )
+
+
+def _keyed(oldest_first: Iterable[Ask], index: str) -> list[tuple[str, Ask]]:
+    """``(key, ask)`` of each ask filed in ``index``, oldest first (a later one wins)."""
+    return [(key, a) for a in oldest_first for kind, key in filed(a) if kind == index]
 
 
 def _dropped_index(
@@ -263,8 +295,8 @@ def _dropped_index(
     oldest_first = sorted(dropped, key=lambda a: a.seq)  # later ones overwrite: the latest wins
     items = tuple((a.id, a.text) for a in oldest_first)
     return DroppedIndex(
-        by_norm={norm(a.text): a for a in oldest_first},
-        by_fuzzy={key: a for a in oldest_first if (key := fuzzy_key(a.text))},
+        by_norm=dict(_keyed(oldest_first, DROPPED)),
+        by_fuzzy=dict(_keyed(oldest_first, LOOSE)),
         by_meaning=LazyMeaningIndex(items, build=build),
         by_id={a.id: a for a in oldest_first},
         by_resemblance=LazyMeaningIndex(items, build=build, reading="resembles"),

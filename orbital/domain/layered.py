@@ -9,11 +9,12 @@ base once it grows past ``max_delta`` (so the copying averages out to a few entr
 
 from __future__ import annotations
 
+import abc
 import bisect
 import functools
 import heapq
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from _typeshed import SupportsRichComparison
@@ -25,6 +26,26 @@ T = TypeVar("T", bound="Hashable")
 
 #: Changed entries kept apart from the base before the two are merged.
 MAX_DELTA = 512
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Sorted(Protocol[T_co]):
+    """An :class:`Ordered`'s base: items in key order, read from either end (a list, or rows
+    a store hands out a page at a time)."""
+
+    def __iter__(self) -> Iterator[T_co]: ...
+
+    def __reversed__(self) -> Iterator[T_co]: ...
+
+    def __len__(self) -> int: ...
+
+
+class Many(Mapping[K, V], Generic[K, V]):
+    """A mapping that reads many keys at once for less than one at a time (a store's rows)."""
+
+    @abc.abstractmethod
+    def many(self, keys: list[K]) -> dict[K, V]:
+        """The entries of ``keys`` there are."""
 
 
 class Layered(Mapping[K, V], Generic[K, V]):
@@ -47,6 +68,18 @@ class Layered(Mapping[K, V], Generic[K, V]):
         if len(delta) > self._max_delta:
             return Layered({**self._base, **delta}, None, self._max_delta)
         return Layered(self._base, delta, self._max_delta)
+
+    def many(self, keys: Iterable[K]) -> dict[K, V]:
+        """The entries of ``keys`` there are, those of the base read together when it reads
+        many at once (a store's rows: one statement, not one per key)."""
+        wanted = list(dict.fromkeys(keys))
+        found = {k: self._delta[k] for k in wanted if k in self._delta}
+        rest = [k for k in wanted if k not in found]
+        if isinstance(self._base, Many):
+            found.update(self._base.many(rest))
+        else:
+            found.update((k, self._base[k]) for k in rest if k in self._base)
+        return found
 
     @functools.cached_property
     def merged(self) -> dict[K, V]:
@@ -86,7 +119,7 @@ class Ordered(Generic[T]):
 
     def __init__(
         self,
-        base: list[T],
+        base: Sorted[T],
         key: Callable[[T], SupportsRichComparison],
         added: list[T] | None = None,
         removed: frozenset[T] = frozenset(),

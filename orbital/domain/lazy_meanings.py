@@ -45,7 +45,9 @@ class LazyMeaningIndex:
     """The dropped asks' :class:`~orbital.domain.meaning_index.MeaningIndex` under one reading,
     built at the first lookup (by ``build``): a process that opens no ask (most short-lived
     ones) never pays for filing thousands of dropped texts by meaning, nor imports the
-    stemmers. Once built it grows by :meth:`added` like the index itself."""
+    stemmers. Once built it grows by :meth:`added` like the index itself. With ``load`` it is
+    an index kept elsewhere (the store's: :mod:`orbital.service._meaning_keys`), read at the
+    first lookup, with the items added since filed over it."""
 
     def __init__(
         self,
@@ -53,22 +55,28 @@ class LazyMeaningIndex:
         built: MeaningIndex[str] | None = None,
         build: IndexBuilder = build_meaning_index,
         reading: ReadingName = "restates",
+        load: Callable[[], MeaningIndex[str]] | None = None,
     ) -> None:
         self._items = items
         self._built = built
         self.build = build
         self.reading: ReadingName = reading
+        self._load = load
 
     def added(self, items: Iterable[tuple[str, str]]) -> LazyMeaningIndex:
         if self._built is not None:
             return LazyMeaningIndex(
                 built=self._built.added(items), build=self.build, reading=self.reading
             )
-        return LazyMeaningIndex((*self._items, *items), build=self.build, reading=self.reading)
+        pending = (*self._items, *items)
+        return LazyMeaningIndex(pending, build=self.build, reading=self.reading, load=self._load)
 
     def index(self) -> MeaningIndex[str]:
         if self._built is None:
-            self._built = self.build(self._items, self.reading)
+            if self._load is not None:
+                self._built = self._load().added(self._items)
+            else:
+                self._built = self.build(self._items, self.reading)
             self._items = ()
         return self._built
 

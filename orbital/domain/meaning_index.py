@@ -8,7 +8,7 @@ index's :class:`Reading`: the rephrasing guard's own (:data:`RESTATES`), or the 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -27,6 +27,17 @@ from orbital.domain.rephrase import (
 
 K = TypeVar("K")
 V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class Filed(Generic[K]):
+    """Where :meth:`MeaningIndex.filing` put one item: the keys it is posted under, the keys
+    of its pivot, and the ``(slip key, word)`` of each of its words a typo may reach."""
+
+    item: K
+    keys: frozenset[str]
+    pivots: frozenset[str]
+    spellings: frozenset[tuple[str, str]]
 
 
 @dataclass(frozen=True)
@@ -86,50 +97,76 @@ class MeaningIndex(Generic[K]):
     reading: Reading = field(default=RESTATES, compare=False)
 
     def added(self, items: Iterable[tuple[K, str]]) -> MeaningIndex[K]:
+        return self.filing(items)[0]
+
+    def filing(self, items: Iterable[tuple[K, str]]) -> tuple[MeaningIndex[K], list[Filed[K]]]:
+        """The index with ``items`` added, and where each was filed (what a store keeps of
+        it: :mod:`orbital.service._meaning_keys`)."""
         filed = [(item, self.reading.meaning(text)) for item, text in items]
         if not filed:
-            return self
+            return self, []
+        terms = [term for _, found in filed for term in found.terms]
+        keys = {key for term in terms for key in _filed_keys(term)}
+        posted, pivoted_before = self.postings.many(keys), self.pivots.many(keys)
+        spellings = self.spellings.many({slip for term in terms for slip in term.slips})
         grown: dict[str, list[K]] = {}
         spelt: dict[str, set[str]] = {}
         for item, found in filed:
             for term in found.terms:
                 for key in _filed_keys(term):
                     if key not in grown:
-                        grown[key] = list(self.postings.get(key, ()))
+                        grown[key] = list(posted.get(key, ()))
                     if not grown[key] or grown[key][-1] != item:
                         grown[key].append(item)
                 for slip in term.slips:
                     if slip not in spelt:
-                        spelt[slip] = set(self.spellings.get(slip, ()))
+                        spelt[slip] = set(spellings.get(slip, ()))
                     spelt[slip].add(term.word)
 
         def filed_with(term: Term) -> int:
             return sum(len(grown[key]) for key in _filed_keys(term))
 
         pivoted: dict[str, list[K]] = {}
+        filings: list[Filed[K]] = []
         for item, found in filed:
             needed = [t for t in found.terms if not t.generic]
             # Without a needed term, any term matched makes the item's side covered.
-            for term in [min(needed, key=filed_with)] if needed else found.terms:
+            pivots = [min(needed, key=filed_with)] if needed else found.terms
+            for term in pivots:
                 for key in _filed_keys(term):
                     if key not in pivoted:
-                        pivoted[key] = list(self.pivots.get(key, ()))
+                        pivoted[key] = list(pivoted_before.get(key, ()))
                     pivoted[key].append(item)
-        return MeaningIndex(
+            filings.append(
+                Filed(
+                    item,
+                    frozenset(k for t in found.terms for k in _filed_keys(t)),
+                    frozenset(k for t in pivots for k in _filed_keys(t)),
+                    frozenset((slip, t.word) for t in found.terms for slip in t.slips),
+                )
+            )
+        index = MeaningIndex(
             self.meanings.updated(filed),
             self.postings.updated((key, tuple(v)) for key, v in grown.items()),
             self.spellings.updated((key, frozenset(v)) for key, v in spelt.items()),
             self.pivots.updated((key, tuple(v)) for key, v in pivoted.items()),
             self.reading,
         )
+        return index, filings
 
     def restated_by(self, text: str) -> dict[K, float]:
-        """The items ``text`` restates, with their :attr:`Overlap.strength`."""
+        """The items ``text`` restates, with their :attr:`Overlap.strength`. The lists and
+        meanings it reads are read together (:meth:`Layered.many`): a store's rows in a few
+        statements."""
         query = self.reading.meaning(text)
-        lookups = [self._lookup(term) for term in query.terms]
-        candidates = {i for keys in lookups for key in keys for i in self.pivots.get(key, ())}
-        candidates |= self._covering(query, lookups)
-        meanings = self.meanings  # a lookup per candidate item
+        slips = {slip for term in query.terms for slip in term.slips}
+        spellings = self.spellings.many(slips)
+        lookups = [self._lookup(term, spellings) for term in query.terms]
+        keys = {key for found in lookups for key in found}
+        postings, pivots = self.postings.many(keys), self.pivots.many(keys)
+        candidates = {i for key in keys for i in pivots.get(key, ())}
+        candidates |= self._covering(query, lookups, postings)
+        meanings = self.meanings.many(candidates)
         found: dict[K, float] = {}
         for item in candidates:
             match = self.reading.overlap(meanings[item], query)
@@ -137,33 +174,36 @@ class MeaningIndex(Generic[K]):
                 found[item] = match.strength
         return found
 
-    def _lookup(self, term: Term) -> set[str]:
+    def _lookup(self, term: Term, spellings: Mapping[str, frozenset[str]]) -> set[str]:
         """The keys under which the terms ``term`` matches are filed."""
         keys = set(self.reading.probes(term))
-        near = set().union(*(self.spellings.get(slip, ()) for slip in term.slips))
+        near = set().union(*(spellings.get(slip, ()) for slip in term.slips))
         keys.update("~" + w for w in near)  # the reading's ``matches`` tells a slip
         return keys
 
-    def _items(self, keys: Iterable[str]) -> set[K]:
-        return {item for key in keys for item in self.postings.get(key, ())}
-
-    def _covering(self, query: Meaning, lookups: list[set[str]]) -> set[K]:
+    def _covering(
+        self, query: Meaning, lookups: list[set[str]], postings: Mapping[str, tuple[K, ...]]
+    ) -> set[K]:
         """The items with a term matching each needed term of ``query`` (with none needed:
         the items matching any of its terms)."""
+
+        def items(keys: Iterable[str]) -> set[K]:
+            return {item for key in keys for item in postings.get(key, ())}
+
         needed = [(t, keys) for t, keys in zip(query.terms, lookups, strict=True) if not t.generic]
         if not needed:
-            return self._items(k for keys in lookups for k in keys)
-        needed.sort(key=lambda pair: sum(len(self.postings.get(k, ())) for k in pair[1]))
-        items = self._items(needed[0][1])
+            return items(k for keys in lookups for k in keys)
+        needed.sort(key=lambda pair: sum(len(postings.get(k, ())) for k in pair[1]))
+        found = items(needed[0][1])
         for term, keys in needed[1:]:
-            if len(items) > _FEW:
-                items &= self._items(keys)
+            if len(found) > _FEW:
+                found &= items(keys)
             else:  # a few left: look at their terms rather than at a long posting list
-                matches = self.reading.matches
-                items = {i for i in items if any(matches(term, u) for u in self.meanings[i].terms)}
-            if not items:
+                matches, meanings = self.reading.matches, self.meanings.many(found)
+                found = {i for i in found if any(matches(term, u) for u in meanings[i].terms)}
+            if not found:
                 break
-        return items
+        return found
 
 
 #: Candidates few enough to check term by term instead of intersecting posting lists.
@@ -173,68 +213,3 @@ _FEW = 32
 def _filed_keys(term: Term) -> frozenset[str]:
     """The keys a term is filed under: its keys, and its word when a typo may reach it."""
     return term.keys | {"~" + term.word} if term.slips else term.keys
-
-
-#: How a built index is kept: each map merged (the base/overlay split is not kept); read
-#: back, each meaning, posting list and pivot list apart (:class:`_Encoded`).
-_Stored = tuple[
-    dict[str, msgspec.Raw],
-    dict[str, msgspec.Raw],
-    dict[str, frozenset[str]],
-    dict[str, msgspec.Raw],
-]
-
-
-def encode_index(index: MeaningIndex[str]) -> bytes:
-    """A built index as bytes (msgpack), for :func:`decode_index` in another process."""
-    stored = (
-        index.meanings.merged,
-        index.postings.merged,
-        index.spellings.merged,
-        index.pivots.merged,
-    )
-    return msgspec.msgpack.encode(stored)
-
-
-def decode_index(data: bytes, reading: Reading = RESTATES) -> MeaningIndex[str]:
-    """The index :func:`encode_index` kept (``msgspec.DecodeError`` when it is not one)."""
-    meanings, postings, spellings, pivots = msgspec.msgpack.decode(data, type=_Stored)
-    return MeaningIndex(
-        Layered(_Encoded(meanings, _MEANING)),
-        Layered(_Encoded(postings, _ITEMS)),
-        Layered(spellings),
-        Layered(_Encoded(pivots, _ITEMS)),
-        reading,
-    )
-
-
-_MEANING = msgspec.msgpack.Decoder(Meaning)
-_ITEMS = msgspec.msgpack.Decoder(tuple[str, ...])
-
-
-class _Encoded(Mapping[str, V]):
-    """Kept meanings or lists of items, each decoded the first time it is read: a lookup
-    compares the text with a few meanings and reads the lists of a few keys, and decoding
-    them all cost it more than the rest (10,000 dropped asks: the meanings ~50 ms of ~60;
-    the wide reading's 190,000 posted items, with WordNet's senses, 85 M instructions)."""
-
-    def __init__(
-        self, encoded: dict[str, msgspec.Raw], decoder: msgspec.msgpack.Decoder[V]
-    ) -> None:
-        self._encoded, self._decoder = encoded, decoder
-        self._decoded: dict[str, V] = {}
-
-    def __getitem__(self, key: str) -> V:
-        found = self._decoded.get(key)
-        if found is None:
-            found = self._decoded[key] = self._decoder.decode(self._encoded[key])
-        return found
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._encoded
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._encoded)
-
-    def __len__(self) -> int:
-        return len(self._encoded)

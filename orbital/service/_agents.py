@@ -236,9 +236,9 @@ class AgentSessions:
         from projections.view_order import today_line
 
         pid = project.project_id
-        with self.store.reader() as r:
-            asks = self.units.asks.now(r, pid).view
-        parts = (today_line(day, shown), runtime_block(asks, day, empty_cue=True))
+        with self.store.reader() as r:  # the asks are read as the block reads them
+            block = runtime_block(self.units.asks.view(r, pid), day, empty_cue=True)
+        parts = (today_line(day, shown), block)
         return "\n\n".join(p for p in parts if p)
 
     def injected(

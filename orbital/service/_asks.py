@@ -232,7 +232,7 @@ class AsksService:
 
     def listing(self, project: Project, state: StateFilter = "open") -> list[Ask]:
         with self.units.ctx.store.reader() as r:
-            asks = self.units.asks.now(r, project.project_id).asks.merged
+            asks = self.units.asks.every(r, project.project_id)
         chosen = [a for a in asks.values() if state == "all" or a.state == state]
         return sorted(chosen, key=lambda a: (a.opened, a.seq))
 

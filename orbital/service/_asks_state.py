@@ -3,7 +3,7 @@ changed) and as of a position (nearest snapshot plus the events after it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from orbital.catalogue import ASK_PREFIX
@@ -21,6 +21,14 @@ from orbital.events import RecordedEvent
 from orbital.grammar.asks_md import FORMAT_HEADER, render_lines
 from orbital.service._ask_rows import decode_ask, decode_asks, encode_ask, encode_asks
 from orbital.service._context import Context
+from orbital.service._stored_asks import (
+    Keyed,
+    StoredAsks,
+    stored_dropped,
+    stored_open,
+    stored_view,
+)
+from orbital.service._stream_keys import catch_up
 from orbital.service._wordnet import Indexing, LoadedWordNet
 from orbital.store import Reader, Reducer, Writer
 from projections.asks_view import ViewAsks
@@ -28,7 +36,6 @@ from projections.files import render_asks_file
 
 if TYPE_CHECKING:
     from orbital.domain.wordnet import WordNet
-    from orbital.service._kept import KeptAsks
 
 #: Every ask, as of the snapshot's position.
 ASKS_SNAPSHOT = "asks"
@@ -79,14 +86,16 @@ class AsksNow:
     the indexes the agent's refusals look up, each built at its first lookup: a server that
     only reads and lists never builds them (about 15 MB at 52,000 asks, 10,000 of them open
     and 14,000 dropped). A write updates the built ones by the asks it changed, copying none
-    of the rest; one not built yet is built from the asks of the version that needs it."""
+    of the rest; one not built yet is built from the asks of the version that needs it. The
+    asks read from the store's keys give their indexes from the keys too
+    (:mod:`._stored_asks`)."""
 
     __slots__ = ("_build", "_dropped", "_opened", "_view", "asks", "head")
 
     def __init__(
         self,
         head: int,
-        asks: Layered[str, Ask],
+        asks: Layered[str, Ask] | StoredAsks,
         build: IndexBuilder = build_meaning_index,
         opened: OpenIndex | None = None,
         dropped: DroppedIndex | None = None,
@@ -100,6 +109,13 @@ class AsksNow:
         cls, head: int, asks: dict[str, Ask], build: IndexBuilder = build_meaning_index
     ) -> AsksNow:
         return cls(head, Layered(asks), build)
+
+    @classmethod
+    def keyed(cls, head: int, keyed: Keyed, indexing: Indexing) -> AsksNow:
+        """The asks read from the store's keys through one transaction."""
+        stored = StoredAsks(keyed)
+        dropped = stored_dropped(keyed, indexing, indexing.lexicon)
+        return cls(head, stored, indexing, stored_open(keyed), dropped, stored_view(keyed))
 
     @property
     def opened(self) -> OpenIndex:
@@ -123,6 +139,7 @@ class AsksNow:
         return self._view
 
     def after(self, head: int, changed: list[Ask]) -> AsksNow:
+        assert isinstance(self.asks, Layered)  # held in memory: the keyed ones are not kept
         asks = self.asks.updated((ask.id, ask) for ask in changed)
         opened = None if self._opened is None else self._opened.changed(changed)
         dropped = None if self._dropped is None else self._dropped.changed(changed)
@@ -131,7 +148,8 @@ class AsksNow:
 
 
 class AsksState:
-    """Loads asks for decisions and views; keeps the last committed state per project."""
+    """Loads asks for decisions and views; keeps the last committed state per project, or
+    (:attr:`keyed`) reads them from the store's keys."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -139,11 +157,12 @@ class AsksState:
         self._since_snapshot: dict[str, int] = {}
         #: The WordNet the wide reading of a held line reads with (loaded when first read).
         self.wordnet: Callable[[], WordNet] = LoadedWordNet()
-        #: Builds the dropped asks' meaning index (a short-lived process keeps built ones).
-        self.build_index: IndexBuilder = Indexing(self.wordnet)
-        #: The asks kept for the next process (a short-lived one: a hook, a CLI command).
-        self.kept: KeptAsks | None = None
-        self._keep_next: dict[str, Callable[[], None]] = {}
+        #: Builds the dropped asks' meaning index, reading the wide way with that WordNet.
+        self.indexing = Indexing(self.wordnet)
+        #: Read the asks from the store's keys, never all of them (off: hold every ask in
+        #: memory, updated by what changed, as a process must while the keys are made by
+        #: other code and it may not write them).
+        self.keyed = True
         #: Per project: the asks a write transaction (not yet committed) last read, so its
         #: next read (the unit's decision, then its finish) updates them by what it appended
         #: instead of building them, the dropped asks' index too, again.
@@ -151,56 +170,64 @@ class AsksState:
 
     def forget(self, project: str) -> None:
         """Drop the project's asks kept in this process (after a purge)."""
-        for kept in (self._cache, self._since_snapshot, self._keep_next, self._writing):
+        for kept in (self._cache, self._since_snapshot, self._writing):
             kept.pop(project, None)
 
     def now(self, r: Reader, project: str, *, head: int | None = None) -> AsksNow:
-        """Current asks from the materialised stream states; only streams that changed since
-        the last call are read (O(change) in a long-running process). ``head``: the asks'
-        head when the caller read it already (:class:`projections.Heads`)."""
+        """Current asks: read from the store's keys (:attr:`keyed`; a writer catches them up
+        first), else from the materialised stream states, only the streams that changed since
+        the last call read (O(change) in a long-running process). ``head``: the asks' head
+        when the caller read it already (:class:`projections.Heads`)."""
         head = r.prefix_head(project, ASKS_PREFIX) if head is None else head
+        if self.keyed:
+            if isinstance(r, Writer):
+                catch_up(r, project)
+            keyed = Keyed.of(r, project, head)
+            if keyed is not None:
+                return AsksNow.keyed(head, keyed, self.indexing)
         cached = self._cache.get(project)
         writing = self._writing.get(project)
         if writing is not None and writing[0] is r:
             cached = writing[1]
         if cached is not None and cached.head == head:
             return cached
-        base: tuple[int, dict[str, Ask]] | None = None
-        if cached is None and self.kept is not None:
-            base = self.kept.get(project, lambda at: r.event_id(project, at))
-        after = cached.head if cached is not None else base[0] if base is not None else 0
+        after = cached.head if cached is not None else 0
         changed = [s for s in r.states(project, ASK_PREFIX, after=after).values() if s is not None]
         if cached is not None:
             fresh = cached.after(head, changed)
         else:
-            asks = {} if base is None else base[1]
-            asks.update((ask.id, ask) for ask in changed)
-            fresh = AsksNow.of(head, asks, self.build_index)
-        keep = self._keeper(r, project, fresh, after if base is not None else -1)
+            fresh = AsksNow.of(head, {ask.id: ask for ask in changed}, self.indexing)
         if isinstance(r, Writer):  # cache only what committed: positions are reused otherwise
             r.on_commit(lambda: self._cache.__setitem__(project, fresh))
             if writing is None or writing[0] is not r:
                 r.on_commit(lambda: self._done_writing(project))
                 r.on_rollback(lambda: self._done_writing(project))
             self._writing[project] = (r, fresh)
-            # Only the newest state of the transaction is kept, once, when it commits.
-            self._keep_next[project] = keep
-            r.on_commit(lambda: self._keep_next.pop(project, lambda: None)())
-            r.on_rollback(lambda: self._keep_next.clear())
         else:
             self._cache[project] = fresh
-            keep()
         return fresh
+
+    def view(self, r: Reader, project: str, *, head: int | None = None) -> ViewAsks:
+        """The asks in the view's orders (read it inside ``r``'s transaction): this process's
+        own when it holds the project's asks, else the store's keys of them
+        (:mod:`._stored_asks`), so a first view reads the first asks of each order instead of
+        every ask's state."""
+        head = r.prefix_head(project, ASKS_PREFIX) if head is None else head
+        if not self.keyed and project not in self._cache and not isinstance(r, Writer):
+            keyed = Keyed.of(r, project, head)
+            if keyed is not None:
+                return stored_view(keyed)
+        return self.now(r, project, head=head).view
+
+    def every(self, r: Reader, project: str) -> Mapping[str, Ask]:
+        """Every ask, for a listing of them: this process's own, or (:attr:`keyed`) every
+        stream state read at once (one statement, not one per ask)."""
+        if not self.keyed:
+            return self.now(r, project).asks
+        return {a.id: a for a in r.states(project, ASK_PREFIX).values() if a is not None}
 
     def _done_writing(self, project: str) -> None:
         self._writing.pop(project, None)
-
-    def _keeper(self, r: Reader, project: str, fresh: AsksNow, kept: int) -> Callable[[], None]:
-        """What keeps ``fresh`` for the next process (nothing when it is what was kept)."""
-        if self.kept is None or fresh.head in (kept, 0):
-            return lambda: None
-        kept_asks, event_id = self.kept, r.event_id(project, fresh.head)
-        return lambda: kept_asks.put(project, fresh.head, event_id, fresh.asks.merged)
 
     def at(self, r: Reader, project: str, position: int) -> dict[str, Ask]:
         """The asks as of ``position``: the nearest full snapshot at or before it, the deltas
@@ -252,7 +279,6 @@ class AsksState:
             since += appended
         if since >= ASKS_SNAPSHOT_EVERY:
             head = w.prefix_head(project, ASK_PREFIX)
-            asks = self.now(w, project).asks
             full = w.snapshot_position(project, ASKS_SNAPSHOT, head)
             # The deltas since the last full snapshot hold at most this many asks.
             since_full = (
@@ -260,8 +286,9 @@ class AsksState:
                 if full is None
                 else w.count(project, ASK_PREFIX, until_position=head, after_position=full)
             )
-            if full is None or since_full >= len(asks):
-                w.save_snapshot(project, ASKS_SNAPSHOT, head, encode_asks(asks.merged.values()))
+            if full is None or since_full >= len(w.stream_names(project, ASK_PREFIX)):
+                every = (a for a in w.states(project, ASK_PREFIX).values() if a is not None)
+                w.save_snapshot(project, ASKS_SNAPSHOT, head, encode_asks(every))
             else:
                 previous = self._last_snapshot(w, project, head)
                 delta = w.states(project, ASK_PREFIX, after=previous).values()

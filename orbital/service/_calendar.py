@@ -24,7 +24,7 @@ class CalendarFeeds:
             text = self.memory.outputs.get(key)
             if text is not None:
                 return text
-            asks = units.asks.now(r, pid).asks.merged
+            asks = units.asks.every(r, pid)
             state = units.memory.load(r, pid).files["state"]
             name = r.names().get(pid, pid)
         text = CALENDAR_PROJECTOR.render(pid, name, asks.values(), state)

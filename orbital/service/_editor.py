@@ -316,7 +316,7 @@ class EditorService:
         pid = project.project_id
         with self.units.ctx.store.reader() as r:
             memory = self.units.memory.load(r, pid, at=backup.position)
-            asks = self.units.asks.now(r, pid).asks.merged
+            asks = self.units.asks.every(r, pid)
         today = self.units.ctx.today(project)
         session_dir = self._session_dir(project, sessions)
         turns = session_dir.turns(session) if is_session_name(session) else None

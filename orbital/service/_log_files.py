@@ -48,7 +48,15 @@ from orbital.service._unit import Units
 from orbital.store import Reader, Writer
 
 #: The tables an import fills in bulk (their statistics refreshed after it).
-IMPORTED_TABLES = ("events", "streams", "heads", "snapshots", "search_docs", "search_positions")
+IMPORTED_TABLES = (
+    "events",
+    "streams",
+    "heads",
+    "snapshots",
+    "search_docs",
+    "search_positions",
+    "stream_keys",
+)
 
 
 @dataclass

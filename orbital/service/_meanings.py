@@ -1,93 +1,26 @@
-"""Built meaning indexes and entries' meanings kept between processes (a hook is a new
-process per event).
-
-Filing a project's dropped asks by meaning (:mod:`orbital.domain.rephrase`) costs far more than
-the one lookup an agent's new ask needs; a process that built the index for a set of dropped
-asks leaves it here and the next one reads it. The key is a digest of the asks filed (ids and
-texts, in order) and of the matcher's own source, so a changed set or a changed matcher never
-reads a stale index; anything unreadable, or not signed with the store's key
-(:class:`~orbital.service._outputs.Seal`), is rebuilt. Only the newest few are kept. Likewise
-the meanings of the entries a new entry was compared with (:class:`KeptMeanings`): every
-memory write compares its new entries with each entry of their file.
+"""Entries' meanings and the stemmed synonym tables kept between processes (a hook is a new
+process per event): every memory write compares its new entries with each entry of their file
+(:class:`KeptMeanings`), and a new process would work those meanings out again. Each file is
+kept under a stamp of Orbital's sources and the matcher's (a changed matcher never reads them)
+and signed with the store's key (:class:`~orbital.service._outputs.Seal`): anything unreadable
+or not confirmed is worked out again. (The dropped asks' meaning indexes are in the store:
+:mod:`._meaning_keys`.)
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
-import hashlib
 import os
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orbital.domain.lazy_meanings import ReadingName, build_meaning_index, reading_named
-from orbital.service._wordnet import Indexing, LoadedWordNet
-
 if TYPE_CHECKING:
-    from types import ModuleType
-
-    from orbital.domain.meaning_index import MeaningIndex
     from orbital.domain.rephrase import Meaning
     from orbital.domain.rephrase_lexicon import Phrases
-    from orbital.domain.wordnet import WordNet
     from orbital.service._outputs import Seal
 
-#: Built indexes kept (one per set of dropped asks; a new drop makes a new one).
-KEEP = 4
 #: Entries' meanings kept (a few files' entries, most recently compared last).
 KEEP_MEANINGS = 4096
-
-
-class KeptMeaningIndexes:
-    """An index builder (:data:`orbital.domain.asks.IndexBuilder`) over a folder; the wide
-    reading reads with the WordNet ``wordnet`` loads."""
-
-    def __init__(
-        self, folder: Path, seal: Seal, wordnet: Callable[[], WordNet] | None = None
-    ) -> None:
-        self.folder, self.seal = folder, seal
-        self.indexing = Indexing(wordnet or LoadedWordNet())
-
-    def __call__(
-        self, items: tuple[tuple[str, str], ...], reading: ReadingName = "restates"
-    ) -> MeaningIndex[str]:
-        import msgspec
-
-        from orbital.domain import meaning_index, rephrase, rephrase_lexicon
-
-        digest = hashlib.sha256(matcher_stamp())
-        digest.update(reading.encode())
-        modules: list[ModuleType] = [meaning_index, rephrase, rephrase_lexicon]
-        wordnet = self.indexing.lexicon(reading)
-        if reading == "resembles":
-            from orbital.domain import resemble
-            from orbital.domain import wordnet as lexical
-
-            modules += [resemble, lexical]
-            digest.update(wordnet.identity.encode())
-        for module in modules:
-            digest.update(Path(module.__file__ or "").read_bytes())
-        for ask_id, text in items:
-            digest.update(f"{len(ask_id)}:{ask_id}{len(text)}:{text}".encode())
-        path = self.folder / f"{digest.hexdigest()[:32]}.msgpack"
-        with _collector_paused():
-            raw = self.seal.read(path)
-            try:
-                if raw is not None:
-                    return meaning_index.decode_index(raw, reading_named(reading, wordnet))
-            except (msgspec.DecodeError, ValueError, TypeError):
-                pass
-            index = build_meaning_index(items, reading, wordnet)
-        with contextlib.suppress(OSError):  # a cache: the next process builds it again
-            self._keep(path, meaning_index.encode_index(index))
-        return index
-
-    def _keep(self, path: Path, data: bytes) -> None:
-        self.seal.write(path, data)
-        kept = sorted(self.folder.glob("*.msgpack"), key=lambda p: p.stat().st_mtime_ns)
-        for old in kept[:-KEEP]:
-            old.unlink(missing_ok=True)
 
 
 class KeptPhrases:
@@ -202,17 +135,3 @@ def _meanings_stamp() -> bytes:
     from orbital.service._outputs import code_stamp
 
     return code_stamp() + matcher_stamp()
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while an index's hundreds of thousands of small
-    objects are made (none of them in a cycle): its passes over them cost most of a read
-    (10,000 asks: 0.9 s with it, 0.2 s without)."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()

@@ -221,44 +221,55 @@ class MemoryService:
         from orbital.service._workspaces import view_texts
 
         pid = project.project_id
-        outputs: Outputs | None = None
-        heads: Heads | None = None
-        handoffs = None
         if at is not None:
-            instant = at[1]
             with self.units.ctx.store.reader() as r:
                 memory = self.units.memory.load(r, pid, at=at[0])
                 asks: Mapping[str, Ask] = self.units.asks.at(r, pid, at[0])
                 texts = view_texts(r, pid, at[0])
-        else:
-            instant = self.units.ctx.clock.now()
-            heads = self._heads_now(pid)
-            if heads is None:
-                with self.units.ctx.store.reader() as r:
-                    heads = self._read_heads(r, pid)
-            found = find_view(self.outputs, project, heads, instant, window, audience, session)
-            if found is not None:
-                return found
+            state = self._state(pid, memory, asks, texts)
+            return render_view(
+                None,
+                project,
+                None,
+                state,
+                texts.zone_setting(project),
+                at[1],
+                count=self.count,
+                window=window,
+                audience=audience,
+                memo=self._memo,
+                session=session,
+            )
+        instant = self.units.ctx.clock.now()
+        heads = self._heads_now(pid)
+        if heads is None:
             with self.units.ctx.store.reader() as r:
-                memory = self.units.memory.load(r, pid, head=heads.of(*MEMORY_PREFIXES))
-                asks = self.units.asks.now(r, pid, head=heads.of(ASKS_PREFIX)).view
-                # The project stream is the only one of its category.
-                texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
-                handoffs = r.state(pid, HANDOFF_STREAM)
-            outputs = self.outputs
-        return render_view(
-            outputs,
-            project,
-            heads,
-            self._state(pid, memory, asks, texts)._replace(handoffs=handoffs),
-            texts.zone_setting(project),
-            instant,
-            count=self.count,
-            window=window,
-            audience=audience,
-            memo=self._memo,
-            session=session,
-        )
+                heads = self._read_heads(r, pid)
+        found = find_view(self.outputs, project, heads, instant, window, audience, session)
+        if found is not None:
+            return found
+        with self.units.ctx.store.reader() as r:
+            memory = self.units.memory.load(r, pid, head=heads.of(*MEMORY_PREFIXES))
+            asks = self.units.asks.view(r, pid, head=heads.of(ASKS_PREFIX))
+            # The project stream is the only one of its category.
+            texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
+            state = self._state(pid, memory, asks, texts)
+            state = state._replace(handoffs=r.state(pid, HANDOFF_STREAM))
+            # Rendered inside the read: the asks may be the store's, read a page at a time
+            # as the view reads them (the first asks of each order).
+            return render_view(
+                self.outputs,
+                project,
+                heads,
+                state,
+                texts.zone_setting(project),
+                instant,
+                count=self.count,
+                window=window,
+                audience=audience,
+                memo=self._memo,
+                session=session,
+            )
 
     def kept_view(self, project: Project, *, window: int | None, audience: str) -> str | None:
         """The view now if it can be had without a query (nothing committed to the store

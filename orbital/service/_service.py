@@ -122,20 +122,18 @@ class Orbital(OnFirstUse):
 
     def keep_caches(self, folder: Path) -> None:
         """Keep what a short-lived process (a hook, a CLI command) would otherwise compute
-        again for the next one, in ``folder``: built meaning indexes of dropped asks, token
-        counts, the current asks, WordNet's exception lists parsed, and views and files at a
-        head (:mod:`._kept`); each file
-        signed with the store's key, and one it does not confirm dropped (:class:`Seal`)."""
-        from orbital.service._kept import KeptAsks
-        from orbital.service._meanings import KeptMeaningIndexes, KeptMeanings
+        again for the next one, in ``folder``: token counts, WordNet's exception lists parsed,
+        and views and files at a head (:mod:`._kept`); each file signed with the store's key,
+        and one it does not confirm dropped (:class:`Seal`). Its asks are read from the
+        store's keys (:mod:`._stored_asks`), never all of them."""
+        from orbital.service._meanings import KeptMeanings
         from orbital.service._outputs import Outputs
-        from orbital.service._wordnet import LoadedWordNet
+        from orbital.service._wordnet import Indexing, LoadedWordNet
 
         seal, asks = self._seal(), self.units.asks
         asks.wordnet = LoadedWordNet(folder / "wordnet", seal)
-        asks.build_index = KeptMeaningIndexes(folder / "meanings", seal, asks.wordnet)
+        asks.indexing = Indexing(asks.wordnet)
         self.units.meanings = KeptMeanings(folder / "entry-meanings.msgpack", seal)
-        self.units.asks.kept = KeptAsks(folder / "asks", seal)
         self.keep_counts(folder, seal)
         self._memory.outputs = Outputs(folder / "outputs", seal)
 

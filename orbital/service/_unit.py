@@ -49,6 +49,7 @@ from orbital.service._asks_file import AsksFile, Projection
 from orbital.service._asks_state import ASKS_PREFIX, AsksNow, AsksState
 from orbital.service._context import Context, EventSummary, HeldLine
 from orbital.service._memory_state import MEMORY_KEYS, Memory, MemoryFiles
+from orbital.service._stream_keys import catch_up
 from orbital.store import Writer
 from projections import Heads
 from projections.files import render_asks_file, render_memory_file
@@ -431,6 +432,7 @@ class Unit:
             ]
             self.memory_after = after
             self.memory_head = Heads(self.w.category_heads(self.pid)).newest(*MEMORY_PREFIXES)
+        catch_up(self.w, self.pid)  # the asks' keys, current when this commits
         if self._ask_events:
             self.units.asks.maybe_snapshot(self.w, self.pid, self._ask_events)
             # The asks after the change, kept once it commits: the next view reads none.

@@ -90,6 +90,13 @@ class Transaction:
         self._store = store
         self._conn = conn
 
+    def _decode_state(self, stream: str, raw: str | None) -> Any:
+        """A stream's stored state, decoded by its category's reducer (None: none kept)."""
+        reducer = self._store.reducers.get(category(stream))
+        if reducer is None or raw is None:
+            return None
+        return reducer.load(raw)
+
     def _require_project(self, project: str) -> None:
         """Raise :class:`UnknownProject` unless registered (projects are never removed, so a
         found one is remembered for the store's lifetime)."""

@@ -18,10 +18,11 @@ from typing import Any
 import msgspec
 
 from orbital.store._base import Transaction
+from orbital.store._keys import drop_keys
 from orbital.store._search import drop_index
 
 #: The tables a purge changes: what :meth:`EventStore.compact` rewrites.
-PURGED_TABLES = ("events", "streams", "snapshots", "search_docs", "search_fts")
+PURGED_TABLES = ("events", "streams", "snapshots", "search_docs", "search_fts", "stream_keys")
 
 
 class Purged(msgspec.Struct, frozen=True):
@@ -100,6 +101,7 @@ class PurgeWrites(Transaction):
             )
         snapshots = conn.run("DELETE FROM snapshots WHERE project_id = :p", {"p": project})
         drop_index(conn, project, merge=True)  # the next search projects the purged events
+        drop_keys(conn, project)  # keys of purged texts: the next unit files them again
         if conn.dialect == "sqlite":  # what it freed is zeroed; later writes need not be
             conn.run("PRAGMA secure_delete = OFF")
         positions = tuple(int(str(row["at"])) for row in changed)

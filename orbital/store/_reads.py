@@ -11,9 +11,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from orbital.events import Actor, RecordedEvent, decode_event
-from orbital.store._base import AFTER, category, naive_utc
+from orbital.store._base import AFTER, naive_utc
 from orbital.store._credentials import CredentialReads
 from orbital.store._db import instant
+from orbital.store._keys import KeyReads
 from orbital.store._projects import ProjectReads
 from orbital.store._snapshots import SnapshotReads
 
@@ -32,6 +33,11 @@ _SELECT_STATES = (
     "SELECT stream, state FROM streams"
     " WHERE project_id = :p AND stream >= :lo AND stream < :hi AND last_position > :after"
     " ORDER BY last_position"
+)
+_SELECT_STATE_PAGE = (
+    "SELECT stream, state, last_position FROM streams"
+    " WHERE project_id = :p AND stream >= :lo AND stream < :hi AND last_position > :after"
+    " ORDER BY last_position LIMIT :n"
 )
 #: Every category head of a project with the id of its event (a primary-key probe each).
 _SELECT_STREAM_NAMES = (
@@ -86,7 +92,7 @@ def _recorded(row: Sequence[Any]) -> RecordedEvent:
     )
 
 
-class Reader(ProjectReads, SnapshotReads, CredentialReads):
+class Reader(ProjectReads, SnapshotReads, CredentialReads, KeyReads):
     """Reads inside one transaction: a consistent snapshot of the store.
 
     Obtained from :meth:`EventStore.reader` (the read engine: never takes the write lock) or
@@ -307,6 +313,21 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
         )
         return {stream: self._decode_state(stream, state) for stream, state in rows}
 
+    def state_pages(
+        self, project: str, prefix: str, *, after: int = 0, size: int = 5_000
+    ) -> Iterator[dict[str, Any]]:
+        """:meth:`states`, ``size`` streams at a time (a page decoded, the next read when the
+        last is done with): a pass over every stream in bounded memory."""
+        values: dict[str, Any] = {"p": project, "lo": prefix, "hi": prefix + AFTER, "n": size}
+        while True:
+            rows = self._conn.execute(_SELECT_STATE_PAGE, {**values, "after": after})
+            if not rows:
+                return
+            yield {stream: self._decode_state(stream, state) for stream, state, _ in rows}
+            if len(rows) < size:
+                return
+            after = int(rows[-1][2])
+
     def stream_names(self, project: str, prefix: str) -> list[str]:
         """The name of every stream whose name starts with ``prefix`` (no state read)."""
         values = {"p": project, "lo": prefix, "hi": prefix + AFTER}
@@ -321,9 +342,3 @@ class Reader(ProjectReads, SnapshotReads, CredentialReads):
             values = {"p": project, "lo": prefix, "hi": prefix + AFTER}
             head = self._conn.scalar(_SELECT_CATEGORIES_HEAD, values)
         return int(head or 0)
-
-    def _decode_state(self, stream: str, raw: str | None) -> Any:
-        reducer = self._store.reducers.get(category(stream))
-        if reducer is None or raw is None:
-            return None
-        return reducer.load(raw)

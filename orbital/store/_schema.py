@@ -215,5 +215,35 @@ search_positions = sa.Table(
     sa.Column("position", sa.BigInteger, nullable=False),
 )
 
+#: Text compared byte by byte on both databases (SQLite's default; PostgreSQL's ``C``).
+_BYTEWISE = sa.Text().with_variant(sa.Text(collation="C"), "postgresql")
+
+#: Streams filed by keys their states give, one ``family`` of keys per projection of a
+#: category's states (``orbital/service/_stream_keys.py``): a keyed question reads the rows
+#: under its key, or the first rows of a range in key order, never every state. Keys sort
+#: byte by byte (collation ``C`` on PostgreSQL): a key's order is a view's order.
+stream_keys = sa.Table(
+    "stream_keys",
+    metadata,
+    _project_key(),
+    sa.Column("family", sa.String(32), primary_key=True),
+    sa.Column(
+        "key", sa.Text().with_variant(sa.Text(collation="C"), "postgresql"), primary_key=True
+    ),
+    sa.Column("stream", sa.String(200), primary_key=True),
+    sa.Index("ix_stream_keys_stream", "project_id", "family", "stream"),
+)
+
+#: The position each family of keys was projected at, and the stamp of the code that made
+#: its keys (another code's keys are made again).
+stream_key_positions = sa.Table(
+    "stream_key_positions",
+    metadata,
+    _project_key(),
+    sa.Column("family", sa.String(32), primary_key=True),
+    sa.Column("position", sa.BigInteger, nullable=False),
+    sa.Column("stamp", sa.String(64), nullable=False),
+)
+
 #: The full-text engine's own tables (``search_fts`` and, on SQLite, FTS5's shadow tables).
 ENGINE_TABLES = "search_fts"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from orbital.store._base import Host, category
 from orbital.store._credentials import CredentialWrites
 from orbital.store._db import Conn
+from orbital.store._keys import KeyWrites
 from orbital.store._logged import LoggedWrites
 from orbital.store._projects import ProjectWrites
 from orbital.store._purge import PurgeWrites
@@ -26,6 +27,7 @@ class Writer(
     CredentialWrites,
     PurgeWrites,
     SearchWrites,
+    KeyWrites,
     Reader,
 ):
     """One write transaction: reads inside it see a stable state, appends commit together.

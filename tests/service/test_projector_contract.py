@@ -159,7 +159,7 @@ def _state(service: Orbital, pid: str) -> tuple[ViewState, list[Any]]:
     units = service.units
     with service.store.reader() as r:
         memory = units.memory.load(r, pid)
-        asks = units.asks.now(r, pid).asks.merged
+        asks = dict(units.asks.every(r, pid))
         texts = view_texts(r, pid)
         events = [e.event for e in r.read_project(pid, stream_prefix="ask")]
     state = ViewState(

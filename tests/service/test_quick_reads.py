@@ -10,16 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import msgspec
 import pytest
 from click.testing import CliRunner
 
 from orbital.cli import cli
-from orbital.clock import FixedClock
-from orbital.domain.asks import Ask
 from orbital.events import Actor
 from orbital.service import Orbital
-from orbital.service._kept import KeptAsks, KeptCounter
+from orbital.service._kept import KeptCounter
 from orbital.service._outputs import Seal
 from orbital.tokens import CachedCounter
 
@@ -159,55 +156,3 @@ def test_token_counts_outlive_the_process(tmp_path: Path, monkeypatch: pytest.Mo
     path.write_bytes(b"not counts")
     monkeypatch.undo()
     assert [KeptCounter(path, SEAL)(t) for t in texts] == counts  # unreadable: counted again
-
-
-def test_kept_asks_are_read_back_only_for_the_same_log(
-    store_url: str, tmp_path: Path, clock: FixedClock
-) -> None:
-    folder = tmp_path / "asks"
-    root = tmp_path / "project"
-    root.mkdir()
-
-    def asks_now(service: Orbital, pid: str) -> dict[str, Ask]:
-        with service.store.reader() as r:
-            return dict(service.units.asks.now(r, pid).asks.merged)
-
-    with Orbital.open(store_url, clock=clock) as service:
-        service.units.asks.kept = KeptAsks(folder, SEAL)
-        pid = service.init_project(root).project_id
-        first = service.ask_open(pid, "Move cron off Heroku", actor=Actor.USER).events[0]
-        service.ask_open(pid, "Raise the price on the pricing page", actor=Actor.USER)
-        asks_now(service, pid)
-        closed = first.stream.removeprefix("ask:")
-        service.units.asks.kept = None  # a process that keeps nothing closes it
-        service.ask_close(pid, closed, "done", actor=Actor.USER)
-    with Orbital.open(store_url, clock=clock) as full, Orbital.open(store_url, clock=clock) as kept:
-        kept.units.asks.kept = KeptAsks(folder, SEAL)
-        with kept.store.reader() as r:
-            base = KeptAsks(folder, SEAL).get(pid, lambda at: r.event_id(pid, at))
-        assert base is not None and base[1][closed].state == "open"  # kept before the close
-        now = asks_now(kept, pid)  # the kept asks, updated by the streams changed since
-        assert now == asks_now(full, pid) and now[closed].state == "done"
-    (path,) = folder.iterdir()
-    signed = SEAL.read(path)
-    assert signed is not None
-    head, _, asks = msgspec.msgpack.decode(signed)
-    SEAL.write(path, msgspec.msgpack.encode((head, "another log's event", asks)))
-    with Orbital.open(store_url, clock=clock) as service, service.store.reader() as r:
-        assert KeptAsks(folder, SEAL).get(pid, lambda at: r.event_id(pid, at)) is None
-
-
-def test_an_ask_write_keeps_the_asks_after_it(
-    store_url: str, tmp_path: Path, clock: FixedClock
-) -> None:
-    folder = tmp_path / "asks"
-    root = tmp_path / "project"
-    root.mkdir()
-    with Orbital.open(store_url, clock=clock) as service:
-        service.units.asks.kept = KeptAsks(folder, SEAL)
-        pid = service.init_project(root).project_id
-        opened = service.ask_open(pid, "Move cron off Heroku", actor=Actor.USER).events[0]
-        with service.store.reader() as r:
-            kept = KeptAsks(folder, SEAL).get(pid, lambda at: r.event_id(pid, at))
-    assert kept is not None and kept[0] == opened.position  # the next process reads no ask
-    assert kept[1][opened.stream.removeprefix("ask:")].text == "Move cron off Heroku"

@@ -18,8 +18,6 @@ import pytest
 from click.testing import CliRunner, Result
 
 from orbital.cli import cli
-from orbital.domain import meaning_index
-from orbital.domain.asks import Ask
 from orbital.events import Actor
 from orbital.service import Orbital
 
@@ -73,53 +71,20 @@ def decoded(raw: bytes, kind: type[T]) -> T:
     raise AssertionError("not a kept file")
 
 
-def test_forged_kept_asks_close_no_unopened_ask_and_show_no_dropped_ask_open(env: Env) -> None:
+def test_no_ask_nor_meaning_index_is_kept_outside_the_store(env: Env) -> None:
+    """What a short-lived process decides an ask on is read from the store's keys: nothing
+    of the asks lies in the state folder for anyone to forge."""
     pid = env.pid()
     with env.service() as service:
         service.ask_open(pid, "Send the deck", actor=Actor.USER)
         (dropped,) = service.asks(pid)
         service.ask_close(pid, dropped.id, "dropped", actor=Actor.USER)
-    assert env.cli("asks", "--json").exit_code == 0  # a process keeps the asks for the next
-    (path,) = (env.cache / "asks").iterdir()
-    head, event_id, _ = decoded(path.read_bytes(), tuple[int, str, dict[str, Ask]])
-    reopened = msgspec.structs.replace(dropped, state="open")
-    never = msgspec.structs.replace(dropped, id="ffffff", text="Pay the invoice")
-    forged = msgspec.msgpack.encode((head, event_id, {dropped.id: reopened, "ffffff": never}))
-    every = env.cli("asks", "--state", "all", "--json").output
-    for raw in forgeries(forged):
-        before = env.head()
-        path.write_bytes(raw)
-        done = env.cli("ask", "done", "ffffff", "--quote", "paid")
-        assert done.exit_code != 0, done.output
-        assert "ffffff" in done.output
-        assert env.head() == before  # no ask.closed for an ask never opened
-        path.write_bytes(raw)
-        listed = env.cli("asks", "--json")
-        assert msgspec.json.decode(listed.output) == []  # the dropped ask is not open
-        path.write_bytes(raw)
-        again = env.cli("ask", "open", "Send the deck")
-        assert f"dropped this as [{dropped.id}]" in again.output, again.output
-        assert env.cli("asks", "--state", "all", "--json").output == every
-
-
-def test_an_emptied_meaning_index_still_refuses_a_reworded_dropped_ask(env: Env) -> None:
-    pid = env.pid()
-    with env.service() as service:
-        service.ask_open(pid, "Send the deck", actor=Actor.USER)
-        (dropped,) = service.asks(pid)
-        service.ask_close(pid, dropped.id, "dropped", actor=Actor.USER)
-    first = env.cli("ask", "open", "Send the decks")
-    assert f"dropped this as [{dropped.id}]" in first.output, first.output
-    kept = list((env.cache / "meanings").iterdir())
-    assert kept
-    empty = meaning_index.encode_index(meaning_index.MeaningIndex[str]())
-    for raw in forgeries(empty):
-        for path in kept:
-            path.write_bytes(raw)
-        again = env.cli("ask", "open", "Send the decks")
-        assert again.output.splitlines()[0] == first.output.splitlines()[0]
-        assert again.output.endswith(f"asks ask.open_refused {dropped.id}: Send the decks\n")
-        assert env.cli("asks", "--json").output == "[]\n"
+    refused = env.cli("ask", "open", "Send the decks")
+    assert f"dropped this as [{dropped.id}]" in refused.output, refused.output
+    done = env.cli("ask", "done", "ffffff", "--quote", "paid")
+    assert done.exit_code != 0 and "ffffff" in done.output, done.output
+    assert env.cli("asks", "--json").output == "[]\n"
+    assert not (env.cache / "asks").exists() and not (env.cache / "meanings").exists()
 
 
 def test_forged_token_counts_change_no_view(env: Env) -> None:

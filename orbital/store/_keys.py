@@ -1,0 +1,189 @@
+"""Streams filed by keys (``stream_keys``): the rows of a keyed projection of stream states,
+and the position and code stamp each family of keys was projected at.
+
+The store holds rows, not rules: which keys a state gives, and when a family is made again,
+is the service's (:mod:`orbital.service._stream_keys`). A read joins each row to its stream's
+state, decoded by the category's reducer, so a keyed question costs the rows under its key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from orbital.store._base import Transaction
+from orbital.store._db import Conn
+
+#: Streams per statement when a family's rows of some streams are read or replaced.
+_CHUNK = 500
+_KEYED = (
+    "SELECT k.key, k.stream, s.state FROM stream_keys AS k JOIN streams AS s"
+    " ON s.project_id = k.project_id AND s.stream = k.stream"
+    " WHERE k.project_id = :p AND k.family = :f AND k.key >= :lo AND k.key < :hi"
+)
+
+
+def _chunks(values: Iterable[str], name: str) -> Iterator[tuple[list[str], str, dict[str, Any]]]:
+    """``values`` (each once) a chunk at a time, with its ``IN`` list and parameters."""
+    distinct = list(dict.fromkeys(values))
+    for start in range(0, len(distinct), _CHUNK):
+        chunk = distinct[start : start + _CHUNK]
+        params = {f"{name}{n}": value for n, value in enumerate(chunk)}
+        yield chunk, ", ".join(f":{key}" for key in params), params
+
+
+class KeyReads(Transaction):
+    def keys_projected(self, project: str, family: str) -> tuple[int, str] | None:
+        """The position ``family`` was projected at and the stamp of the code that made its
+        keys (None: never projected)."""
+        row = self._conn.first(
+            "SELECT position, stamp FROM stream_key_positions WHERE project_id = :p"
+            " AND family = :f",
+            {"p": project, "f": family},
+        )
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def keyed(
+        self,
+        project: str,
+        family: str,
+        lo: str,
+        hi: str,
+        *,
+        descending: bool = False,
+        after: tuple[str, str] | None = None,
+        limit: int = 64,
+    ) -> list[tuple[str, str, Any]]:
+        """The first ``limit`` rows of ``family`` with a key in ``[lo, hi)``, in key order
+        (then by stream), each with its stream's state: ``(key, stream, state)``. ``after``:
+        the ``(key, stream)`` of the last row of the previous page (not read again)."""
+        sql, params = _KEYED, {"p": project, "f": family, "lo": lo, "hi": hi, "n": limit}
+        op, order = ("<", "DESC") if descending else (">", "ASC")
+        if after is not None:
+            sql += f" AND (k.key {op} :k OR (k.key = :k AND k.stream {op} :s))"
+            params["k"], params["s"] = after
+        rows = self._conn.execute(
+            f"{sql} ORDER BY k.key {order}, k.stream {order} LIMIT :n", params
+        )
+        return [(str(k), str(s), self._decode_state(str(s), state)) for k, s, state in rows]
+
+    def under(self, project: str, family: str, key: str) -> list[tuple[str, Any]]:
+        """The streams filed under exactly ``key`` in ``family``, each with its state."""
+        rows = self._conn.execute(
+            "SELECT k.stream, s.state FROM stream_keys AS k JOIN streams AS s"
+            " ON s.project_id = k.project_id AND s.stream = k.stream"
+            " WHERE k.project_id = :p AND k.family = :f AND k.key = :k ORDER BY k.stream",
+            {"p": project, "f": family, "k": key},
+        )
+        return [(str(s), self._decode_state(str(s), state)) for s, state in rows]
+
+    def filed_under(self, project: str, family: str, keys: Iterable[str]) -> dict[str, list[str]]:
+        """The streams filed under each of ``keys`` in ``family`` that has any (no state
+        read): one statement per 500 keys."""
+        found: dict[str, list[str]] = {}
+        for _, listed, params in _chunks(keys, "k"):
+            rows = self._conn.execute(
+                "SELECT key, stream FROM stream_keys WHERE project_id = :p AND family = :f"
+                f" AND key IN ({listed}) ORDER BY key, stream",
+                {"p": project, "f": family, **params},
+            )
+            for key, stream in rows:
+                found.setdefault(str(key), []).append(str(stream))
+        return found
+
+    def keys_in(self, project: str, family: str, ranges: Iterable[tuple[str, str]]) -> list[str]:
+        """The distinct keys of ``family`` in any of ``ranges`` (each ``[lo, hi)``), in order
+        (no state read): one statement per 100 ranges."""
+        spans = list(dict.fromkeys(ranges))
+        found: set[str] = set()
+        for start in range(0, len(spans), 100):
+            params: dict[str, Any] = {"p": project, "f": family}
+            scans = []  # one indexed range scan each (an OR of ranges is read as one scan)
+            for n, (lo, hi) in enumerate(spans[start : start + 100]):
+                params[f"lo{n}"], params[f"hi{n}"] = lo, hi
+                scans.append(
+                    "SELECT key FROM stream_keys WHERE project_id = :p AND family = :f"
+                    f" AND key >= :lo{n} AND key < :hi{n}"
+                )
+            found.update(str(k) for k in self._conn.scalars(" UNION ALL ".join(scans), params))
+        return sorted(found)
+
+    def states_of(self, project: str, streams: Iterable[str]) -> dict[str, Any]:
+        """The states of ``streams`` that have one: one statement per 500 streams."""
+        found: dict[str, Any] = {}
+        for _, listed, params in _chunks(streams, "s"):
+            rows = self._conn.execute(
+                f"SELECT stream, state FROM streams WHERE project_id = :p AND stream IN ({listed})",
+                {"p": project, **params},
+            )
+            for stream, state in rows:
+                found[str(stream)] = self._decode_state(str(stream), state)
+        return found
+
+    def count_keyed(self, project: str, family: str, lo: str, hi: str) -> int:
+        """How many rows of ``family`` have a key in ``[lo, hi)``."""
+        found = self._conn.scalar(
+            "SELECT count(*) FROM stream_keys WHERE project_id = :p AND family = :f"
+            " AND key >= :lo AND key < :hi",
+            {"p": project, "f": family, "lo": lo, "hi": hi},
+        )
+        return int(found or 0)
+
+    def keys_of(self, project: str, family: str, streams: Iterable[str]) -> list[tuple[str, str]]:
+        """The ``(stream, key)`` rows of ``family`` filed for ``streams``."""
+        found: list[tuple[str, str]] = []
+        for _, listed, params in _chunks(streams, "s"):
+            rows = self._conn.execute(
+                "SELECT stream, key FROM stream_keys WHERE project_id = :p AND family = :f"
+                f" AND stream IN ({listed})",
+                {"p": project, "f": family, **params},
+            )
+            found += [(str(s), str(k)) for s, k in rows]
+        return found
+
+
+class KeyWrites(Transaction):
+    def file_keys(
+        self,
+        project: str,
+        family: str,
+        streams: Sequence[str],
+        keys: Sequence[tuple[str, str]],
+        *,
+        position: int,
+        stamp: str,
+    ) -> None:
+        """``family``'s rows of ``streams`` replaced by ``keys`` (``(key, stream)`` each), and
+        the family projected at ``position`` by the code ``stamp`` names."""
+        for _, listed, params in _chunks(streams, "s"):
+            self._conn.run(
+                "DELETE FROM stream_keys WHERE project_id = :p AND family = :f"
+                f" AND stream IN ({listed})",
+                {"p": project, "f": family, **params},
+            )
+        if keys:
+            rows = [(project, family, key, stream) for key, stream in dict.fromkeys(keys)]
+            self._conn.insert_rows("stream_keys", ("project_id", "family", "key", "stream"), rows)
+        self._conn.run(
+            "INSERT INTO stream_key_positions (project_id, family, position, stamp)"
+            " VALUES (:p, :f, :at, :stamp) ON CONFLICT (project_id, family)"
+            " DO UPDATE SET position = excluded.position, stamp = excluded.stamp",
+            {"p": project, "f": family, "at": position, "stamp": stamp},
+        )
+
+    def drop_family(self, project: str, family: str) -> None:
+        """``family``'s rows of the project, all of them (it is made again whole)."""
+        self._conn.run(
+            "DELETE FROM stream_keys WHERE project_id = :p AND family = :f",
+            {"p": project, "f": family},
+        )
+
+    def drop_keys(self, project: str) -> None:
+        """Every family of the project's keys emptied and set back to never projected: the
+        next unit that needs one makes it again (after a purge or an import)."""
+        drop_keys(self._conn, project)
+
+
+def drop_keys(conn: Conn, project: str) -> None:
+    for table in ("stream_keys", "stream_key_positions"):
+        conn.run(f"DELETE FROM {table} WHERE project_id = :p", {"p": project})
