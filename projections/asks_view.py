@@ -41,9 +41,10 @@ _QUOTE_MARKS = "\"'\u201c\u201d\u2018\u2019\u300c\u300d\u300e\u300f"
 class ViewAsks(Mapping[str, Ask]):
     """The asks (read like the mapping they are) in the orders the view reads them: open
     ones with a due by due date, open ones without by when they were opened, the others by
-    when they last changed (each then by ``seq``). Built once with a sort, then kept up to
-    date by the asks a change touched (:meth:`changed`), so the view after a write reads its
-    first open asks and its newest closes, never the rest of a long log."""
+    when they last changed (each then by ``seq``: :func:`view_key`). Built with a sort from
+    a mapping (:meth:`of`), or over the store's keys (``orbital/service/_stored_asks.py``),
+    so the view reads its first open asks and its newest closes, never the rest of a long
+    log."""
 
     __slots__ = ("_asks", "_orders")
 
@@ -60,21 +61,6 @@ class ViewAsks(Mapping[str, Ask]):
             placed[order_of(a)].append(a)
         dated, undated, closed = (Ordered.of(placed[n], view_key) for n in range(3))
         return cls(asks, (dated, undated, closed))
-
-    def changed(self, asks: Asks, changed: Iterable[Ask]) -> ViewAsks:
-        """The view's orders of ``asks``: these once ``changed`` hold their new states."""
-        remove: tuple[list[Ask], list[Ask], list[Ask]] = ([], [], [])
-        add: tuple[list[Ask], list[Ask], list[Ask]] = ([], [], [])
-        for a in changed:
-            before = self._asks.get(a.id)
-            if before is not None:
-                remove[order_of(before)].append(before)
-            add[order_of(a)].append(a)
-        dated, undated, closed = (
-            order.updated(out, into)
-            for order, out, into in zip(self._orders, remove, add, strict=True)
-        )
-        return ViewAsks(asks, (dated, undated, closed))
 
     @property
     def open_count(self) -> int:

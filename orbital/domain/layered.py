@@ -1,19 +1,20 @@
-"""An immutable mapping, and a sorted collection, each cheap to update a few entries at a time.
+"""An immutable mapping cheap to update a few entries at a time, and a sorted collection read
+lazily from either end.
 
-The asks of a large project and their indexes change by one or two entries per write; copying
-the whole dict for each new version would make every write cost the size of the project. A
-:class:`Layered` keeps a large base, shared by successive versions and never changed, under a
-small delta of the entries changed since: an update copies the delta, and folds it into a new
-base once it grows past ``max_delta`` (so the copying averages out to a few entries).
+A decision folds a write's own events over the asks and their indexes, a few entries at a
+time; copying the whole mapping for each would cost the size of the project. A
+:class:`Layered` keeps a large base (a dict, or a store's rows), shared by successive versions
+and never changed, under a small delta of the entries changed since: an update copies the
+delta, and folds it into a new base once it grows past ``max_delta`` (a base that is no dict,
+a store's rows, is never copied).
 """
 
 from __future__ import annotations
 
 import abc
-import bisect
 import functools
 import heapq
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 K = TypeVar("K")
 V = TypeVar("V")
 #: An item of an :class:`Ordered`.
-T = TypeVar("T", bound="Hashable")
+T = TypeVar("T")
 
 #: Changed entries kept apart from the base before the two are merged.
 MAX_DELTA = 512
@@ -65,7 +66,7 @@ class Layered(Mapping[K, V], Generic[K, V]):
     def updated(self, items: Iterable[tuple[K, V]]) -> Layered[K, V]:
         """A new version with ``items`` set (this one is unchanged)."""
         delta = {**self._delta, **dict(items)}
-        if len(delta) > self._max_delta:
+        if len(delta) > self._max_delta and isinstance(self._base, dict):
             return Layered({**self._base, **delta}, None, self._max_delta)
         return Layered(self._base, delta, self._max_delta)
 
@@ -106,60 +107,31 @@ class Layered(Mapping[K, V], Generic[K, V]):
 
 
 class Ordered(Generic[T]):
-    """An immutable sorted collection that is cheap to update a few items at a time, as
-    :class:`Layered` is for a mapping: a base list sorted by ``key``, shared by successive
-    versions and never changed, under a small delta (items added, kept sorted; base items
-    removed), folded into a new base once it grows past ``max_delta``. Items are hashable and
-    their keys distinct; the items themselves are held, so it costs a pointer per item.
+    """A sorted collection read lazily from either end (:meth:`ascending`,
+    :meth:`descending`): a base in key order (a list, or a store's rows a page at a time)
+    merged with a few items ``added`` over it, so taking the first few costs a few steps,
+    whatever the length. Keys are distinct."""
 
-    Read it from either end lazily (:meth:`ascending`, :meth:`descending`): taking the first
-    few costs a few steps, whatever the length."""
-
-    __slots__ = ("_added", "_base", "_key", "_max_delta", "_removed")
+    __slots__ = ("_added", "_base", "_key")
 
     def __init__(
         self,
         base: Sorted[T],
         key: Callable[[T], SupportsRichComparison],
         added: list[T] | None = None,
-        removed: frozenset[T] = frozenset(),
-        max_delta: int = MAX_DELTA,
     ) -> None:
-        self._base, self._key, self._added, self._removed = base, key, added or [], removed
-        self._max_delta = max_delta
+        self._base, self._key = base, key
+        self._added = sorted(added or [], key=key)
 
     @classmethod
-    def of(
-        cls,
-        items: Iterable[T],
-        key: Callable[[T], SupportsRichComparison],
-        max_delta: int = MAX_DELTA,
-    ) -> Ordered[T]:
-        return cls(sorted(items, key=key), key, max_delta=max_delta)
-
-    def updated(self, remove: Iterable[T], add: Iterable[T]) -> Ordered[T]:
-        """A new version without ``remove`` (each present) and with ``add`` (each absent)."""
-        key, added, removed = self._key, list(self._added), set(self._removed)
-        for item in remove:
-            at = bisect.bisect_left(added, key(item), key=key)
-            if at < len(added) and added[at] == item:
-                del added[at]
-            else:
-                removed.add(item)
-        for item in add:
-            bisect.insort(added, item, key=key)
-        if len(added) + len(removed) > self._max_delta:
-            merged = Ordered(self._base, key, added, frozenset(removed))
-            return Ordered(list(merged.ascending()), key, max_delta=self._max_delta)
-        return Ordered(self._base, key, added, frozenset(removed), self._max_delta)
+    def of(cls, items: Iterable[T], key: Callable[[T], SupportsRichComparison]) -> Ordered[T]:
+        return cls(sorted(items, key=key), key)
 
     def ascending(self) -> Iterator[T]:
-        base = (item for item in self._base if item not in self._removed)
-        return heapq.merge(base, self._added, key=self._key)
+        return heapq.merge(self._base, self._added, key=self._key)
 
     def descending(self) -> Iterator[T]:
-        base = (item for item in reversed(self._base) if item not in self._removed)
-        return heapq.merge(base, reversed(self._added), key=self._key, reverse=True)
+        return heapq.merge(reversed(self._base), reversed(self._added), key=self._key, reverse=True)
 
     def __len__(self) -> int:
-        return len(self._base) - len(self._removed) + len(self._added)
+        return len(self._base) + len(self._added)

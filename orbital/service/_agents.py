@@ -237,7 +237,7 @@ class AgentSessions:
 
         pid = project.project_id
         with self.store.reader() as r:  # the asks are read as the block reads them
-            block = runtime_block(self.units.asks.view(r, pid), day, empty_cue=True)
+            block = runtime_block(self.units.asks.now(r, pid).view, day, empty_cue=True)
         parts = (today_line(day, shown), block)
         return "\n\n".join(p for p in parts if p)
 

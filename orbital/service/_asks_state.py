@@ -15,7 +15,6 @@ from orbital.domain.asks import (
     index_dropped,
     index_open,
 )
-from orbital.domain.layered import Layered
 from orbital.domain.lazy_meanings import IndexBuilder, build_meaning_index
 from orbital.events import RecordedEvent
 from orbital.grammar.asks_md import FORMAT_HEADER, render_lines
@@ -83,19 +82,17 @@ ASK_REDUCER = Reducer(Ask, fold_ask_stream, encode_ask, decode_ask)
 
 class AsksNow:
     """A project's asks as of ``head`` (the newest position of its ``ask…`` streams), with
-    the indexes the agent's refusals look up, each built at its first lookup: a server that
-    only reads and lists never builds them (about 15 MB at 52,000 asks, 10,000 of them open
-    and 14,000 dropped). A write updates the built ones by the asks it changed, copying none
-    of the rest; one not built yet is built from the asks of the version that needs it. The
-    asks read from the store's keys give their indexes from the keys too
-    (:mod:`._stored_asks`)."""
+    the indexes the agent's refusals look up and the view's orders: read from the store's
+    keys (:meth:`keyed`, :mod:`._stored_asks`), or built from every ask at their first
+    lookup (:meth:`of`: where the keys are not there for this code and the process may not
+    make them)."""
 
     __slots__ = ("_build", "_dropped", "_opened", "_view", "asks", "head")
 
     def __init__(
         self,
         head: int,
-        asks: Layered[str, Ask] | StoredAsks,
+        asks: Mapping[str, Ask],
         build: IndexBuilder = build_meaning_index,
         opened: OpenIndex | None = None,
         dropped: DroppedIndex | None = None,
@@ -108,7 +105,7 @@ class AsksNow:
     def of(
         cls, head: int, asks: dict[str, Ask], build: IndexBuilder = build_meaning_index
     ) -> AsksNow:
-        return cls(head, Layered(asks), build)
+        return cls(head, asks, build)
 
     @classmethod
     def keyed(cls, head: int, keyed: Keyed, indexing: Indexing) -> AsksNow:
@@ -133,51 +130,36 @@ class AsksNow:
 
     @property
     def view(self) -> ViewAsks:
-        """The asks in the view's orders (a view after a write reads a few of them)."""
+        """The asks in the view's orders (the view reads the first few of each)."""
         if self._view is None:
             self._view = ViewAsks.of(self.asks)
         return self._view
 
-    def after(self, head: int, changed: list[Ask]) -> AsksNow:
-        assert isinstance(self.asks, Layered)  # held in memory: the keyed ones are not kept
-        asks = self.asks.updated((ask.id, ask) for ask in changed)
-        opened = None if self._opened is None else self._opened.changed(changed)
-        dropped = None if self._dropped is None else self._dropped.changed(changed)
-        view = None if self._view is None else self._view.changed(asks, changed)
-        return AsksNow(head, asks, self._build, opened, dropped, view)
-
 
 class AsksState:
-    """Loads asks for decisions and views; keeps the last committed state per project, or
-    (:attr:`keyed`) reads them from the store's keys."""
+    """Reads the asks for decisions and views from the store's keys, a writer catching them
+    up first; where they are not there for this code (a reader, before any write made them)
+    from every ask's state."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self._cache: dict[str, AsksNow] = {}
         self._since_snapshot: dict[str, int] = {}
         #: The WordNet the wide reading of a held line reads with (loaded when first read).
         self.wordnet: Callable[[], WordNet] = LoadedWordNet()
         #: Builds the dropped asks' meaning index, reading the wide way with that WordNet.
         self.indexing = Indexing(self.wordnet)
-        #: Read the asks from the store's keys, never all of them (off: hold every ask in
-        #: memory, updated by what changed, as a process must while the keys are made by
-        #: other code and it may not write them).
+        #: Read the asks from the store's keys (off: from every ask, as where the keys are
+        #: not there; the tests compare the two).
         self.keyed = True
-        #: Per project: the asks a write transaction (not yet committed) last read, so its
-        #: next read (the unit's decision, then its finish) updates them by what it appended
-        #: instead of building them, the dropped asks' index too, again.
-        self._writing: dict[str, tuple[Writer, AsksNow]] = {}
 
     def forget(self, project: str) -> None:
-        """Drop the project's asks kept in this process (after a purge)."""
-        for kept in (self._cache, self._since_snapshot, self._writing):
-            kept.pop(project, None)
+        """Drop what this process counted of the project's asks (after a purge)."""
+        self._since_snapshot.pop(project, None)
 
     def now(self, r: Reader, project: str, *, head: int | None = None) -> AsksNow:
-        """Current asks: read from the store's keys (:attr:`keyed`; a writer catches them up
-        first), else from the materialised stream states, only the streams that changed since
-        the last call read (O(change) in a long-running process). ``head``: the asks' head
-        when the caller read it already (:class:`projections.Heads`)."""
+        """The asks as ``r`` reads them (use them inside its transaction): from the store's
+        keys (a writer catches them up first), else from every ask's state. ``head``: the
+        asks' head when the caller read it already (:class:`projections.Heads`)."""
         head = r.prefix_head(project, ASKS_PREFIX) if head is None else head
         if self.keyed:
             if isinstance(r, Writer):
@@ -185,49 +167,13 @@ class AsksState:
             keyed = Keyed.of(r, project, head)
             if keyed is not None:
                 return AsksNow.keyed(head, keyed, self.indexing)
-        cached = self._cache.get(project)
-        writing = self._writing.get(project)
-        if writing is not None and writing[0] is r:
-            cached = writing[1]
-        if cached is not None and cached.head == head:
-            return cached
-        after = cached.head if cached is not None else 0
-        changed = [s for s in r.states(project, ASK_PREFIX, after=after).values() if s is not None]
-        if cached is not None:
-            fresh = cached.after(head, changed)
-        else:
-            fresh = AsksNow.of(head, {ask.id: ask for ask in changed}, self.indexing)
-        if isinstance(r, Writer):  # cache only what committed: positions are reused otherwise
-            r.on_commit(lambda: self._cache.__setitem__(project, fresh))
-            if writing is None or writing[0] is not r:
-                r.on_commit(lambda: self._done_writing(project))
-                r.on_rollback(lambda: self._done_writing(project))
-            self._writing[project] = (r, fresh)
-        else:
-            self._cache[project] = fresh
-        return fresh
+        return AsksNow.of(head, self.every(r, project), self.indexing)
 
-    def view(self, r: Reader, project: str, *, head: int | None = None) -> ViewAsks:
-        """The asks in the view's orders (read it inside ``r``'s transaction): this process's
-        own when it holds the project's asks, else the store's keys of them
-        (:mod:`._stored_asks`), so a first view reads the first asks of each order instead of
-        every ask's state."""
-        head = r.prefix_head(project, ASKS_PREFIX) if head is None else head
-        if not self.keyed and project not in self._cache and not isinstance(r, Writer):
-            keyed = Keyed.of(r, project, head)
-            if keyed is not None:
-                return stored_view(keyed)
-        return self.now(r, project, head=head).view
-
-    def every(self, r: Reader, project: str) -> Mapping[str, Ask]:
-        """Every ask, for a listing of them: this process's own, or (:attr:`keyed`) every
-        stream state read at once (one statement, not one per ask)."""
-        if not self.keyed:
-            return self.now(r, project).asks
+    @staticmethod
+    def every(r: Reader, project: str) -> dict[str, Ask]:
+        """Every ask (a listing of them, or where the keys are not there): every stream
+        state read at once."""
         return {a.id: a for a in r.states(project, ASK_PREFIX).values() if a is not None}
-
-    def _done_writing(self, project: str) -> None:
-        self._writing.pop(project, None)
 
     def at(self, r: Reader, project: str, position: int) -> dict[str, Ask]:
         """The asks as of ``position``: the nearest full snapshot at or before it, the deltas

@@ -41,8 +41,6 @@ _MATCHER = (
     "orbital.grammar.text",
 )
 _WIDE = ("orbital.domain.resemble", "orbital.domain.wordnet")
-#: Never folded into one mapping: the base is the store's rows.
-_NEVER = sys.maxsize
 V = TypeVar("V")
 #: Stream states read (and dropped asks filed) at a time when a family is caught up.
 STATES_PAGE = 2_000
@@ -174,10 +172,10 @@ def stored_index(
     """The family's index as ``r`` reads it (each list and meaning read when looked up)."""
     name, read = family(reading), reading_named(reading, lexicon)
     return MeaningIndex(
-        Layered(_Meanings(r, project, name, read), max_delta=_NEVER),
-        Layered(_Items(r, project, name, "p"), max_delta=_NEVER),
-        Layered(_Spellings(r, project, name), max_delta=_NEVER),
-        Layered(_Items(r, project, name, "v"), max_delta=_NEVER),
+        Layered(_Meanings(r, project, name, read)),
+        Layered(_Items(r, project, name, "p")),
+        Layered(_Spellings(r, project, name)),
+        Layered(_Items(r, project, name, "v")),
         read,
     )
 

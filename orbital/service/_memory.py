@@ -250,7 +250,7 @@ class MemoryService:
             return found
         with self.units.ctx.store.reader() as r:
             memory = self.units.memory.load(r, pid, head=heads.of(*MEMORY_PREFIXES))
-            asks = self.units.asks.view(r, pid, head=heads.of(ASKS_PREFIX))
+            asks = self.units.asks.now(r, pid, head=heads.of(ASKS_PREFIX)).view
             # The project stream is the only one of its category.
             texts = self._view_texts_now(r, pid, heads.of(PROJECT_STREAM + ":"))
             state = self._state(pid, memory, asks, texts)

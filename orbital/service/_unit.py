@@ -435,8 +435,6 @@ class Unit:
         catch_up(self.w, self.pid)  # the asks' keys, current when this commits
         if self._ask_events:
             self.units.asks.maybe_snapshot(self.w, self.pid, self._ask_events)
-            # The asks after the change, kept once it commits: the next view reads none.
-            self.units.asks.now(self.w, self.pid)
         if self._asks_file is not None:
             self.asks_text = self.units.asks_file.write(
                 self.w,

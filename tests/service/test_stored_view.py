@@ -147,7 +147,7 @@ def test_keys_made_by_other_code_are_not_read_and_the_next_unit_makes_them_again
             assert stored(r, project) is None
         plain = every_ask(service, project)
         with fresh(store_url, clock) as other, other.store.reader() as r:
-            view = other.units.asks.view(r, project)  # every ask read instead
+            view = other.units.asks.now(r, project).view  # every ask read instead
             today = clock.at.date()
             assert runtime_block(view, today, empty_cue=True) == runtime_block(
                 plain, today, empty_cue=True
