@@ -4,7 +4,10 @@ the few rows under its key instead of every stream's state. Each ``family`` of k
 projection of one category's states that records the position it was projected at and the
 stamp of the code that made its keys (``stream_key_positions``): one behind catches up from
 the streams that moved since, one made by other code is made again
-(``orbital/service/_stream_keys.py``). Keys sort byte by byte on both databases (on
+(``orbital/service/_stream_keys.py``). A family whose keys each name many streams (a meaning
+index: a WordNet sense names every dropped ask with a word of that sense) keeps a list per
+key instead (``key_lists``: the items, space-separated), a row per key rather than one per
+key and stream. Keys sort byte by byte on both databases (on
 PostgreSQL the column's collation is ``C``), since a key's order is a view's order. Nothing
 is filled here: the first unit of work that needs a family builds it.
 
@@ -23,7 +26,7 @@ down_revision = "0015"
 branch_labels = None
 depends_on = None
 
-_TABLES = ("stream_keys", "stream_key_positions")
+_TABLES = ("stream_keys", "stream_key_positions", "key_lists")
 
 
 def upgrade() -> None:
@@ -37,6 +40,15 @@ def upgrade() -> None:
         sa.Column("key", key, primary_key=True),
         sa.Column("stream", sa.String(200), primary_key=True),
         sa.Index("ix_stream_keys_stream", "project_id", "family", "stream"),
+    )
+    op.create_table(
+        "key_lists",
+        sa.Column(
+            "project_id", sa.String(64), sa.ForeignKey("projects.project_id"), primary_key=True
+        ),
+        sa.Column("family", sa.String(32), primary_key=True),
+        sa.Column("key", key, primary_key=True),
+        sa.Column("items", sa.Text, nullable=False),
     )
     op.create_table(
         "stream_key_positions",
@@ -57,4 +69,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("stream_key_positions")
+    op.drop_table("key_lists")
     op.drop_table("stream_keys")

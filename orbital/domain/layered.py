@@ -82,6 +82,11 @@ class Layered(Mapping[K, V], Generic[K, V]):
             found.update((k, self._base[k]) for k in rest if k in self._base)
         return found
 
+    @property
+    def changed(self) -> Mapping[K, V]:
+        """The entries set over the base (what a store that holds the base writes back)."""
+        return self._delta
+
     @functools.cached_property
     def merged(self) -> dict[K, V]:
         """Every entry in one dict (built once per version, the first time it is wanted):

@@ -1,7 +1,9 @@
-"""The dropped asks' meaning indexes kept in the store as families of keys, one per reading
-(``asks-restates``, ``asks-resembles``): each dropped ask is filed under the keys of its terms,
-its pivot's keys and its words' slip keys, where :meth:`MeaningIndex.filing` puts it, and a
-lookup reads the rows under the keys of the new text's terms, never the whole index.
+"""The dropped asks' meaning indexes kept in the store, one family per reading
+(``asks-restates``, ``asks-resembles``): a list per key (``key_lists``) — the asks posted under
+a term's key, the asks pivoting on it, the words under a slip key — as
+:meth:`MeaningIndex.filing` makes them, so a lookup reads the lists of the new text's keys in
+a statement or two, never the whole index (the wide reading files each ask under every
+WordNet sense of its words: a row per key and ask would be 150 rows an ask).
 
 A family is caught up by the writer that first looks in it (a unit deciding an agent's open),
 inside its transaction: the asks moved since its position are taken out and the dropped among
@@ -27,7 +29,7 @@ from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import Ask
 from orbital.domain.layered import Layered, Many
 from orbital.domain.lazy_meanings import ReadingName, reading_named
-from orbital.domain.meaning_index import Filed, MeaningIndex, Reading
+from orbital.domain.meaning_index import MeaningIndex, Reading
 from orbital.domain.rephrase import Meaning
 from orbital.domain.wordnet import WordNet
 from orbital.service._stream_keys import SEP
@@ -43,7 +45,7 @@ _MATCHER = (
 _WIDE = ("orbital.domain.resemble", "orbital.domain.wordnet")
 V = TypeVar("V")
 #: Stream states read (and dropped asks filed) at a time when a family is caught up.
-STATES_PAGE = 2_000
+STATES_PAGE = 20_000
 
 
 def family(reading: ReadingName) -> str:
@@ -79,7 +81,7 @@ def stamp(reading: ReadingName, lexicon: WordNet) -> str:
 
 
 class _Read(Many[str, V]):
-    """What a lookup read of one kind of row, kept for the rest of the transaction: each key
+    """What a lookup read of one kind of list, kept for the rest of the transaction: each key
     read once, many in one statement (:meth:`many`)."""
 
     def __init__(self, r: Reader, project: str, family: str) -> None:
@@ -102,49 +104,32 @@ class _Read(Many[str, V]):
             raise KeyError(key)
         return found[key]
 
-    def _all(self) -> list[str]:
-        raise NotImplementedError
-
     def __iter__(self) -> Iterator[str]:
-        return iter(self._all())
+        raise TypeError("a meaning index in the store is read by key, never whole")
 
     def __len__(self) -> int:
-        return len(self._all())
+        raise TypeError("a meaning index in the store is read by key, never whole")
 
 
 class _Items(_Read[tuple[str, ...]]):
-    """The ids filed under a key of one kind (``p``: posted, ``v``: pivot)."""
+    """The ids kept under a key of one kind (``p``: posted, ``v``: pivot)."""
 
     def __init__(self, r: Reader, project: str, family: str, kind: str) -> None:
         super().__init__(r, project, family)
         self._kind = f"{kind}{SEP}"
 
     def _read(self, keys: list[str]) -> dict[str, tuple[str, ...]]:
-        rows = self._r.filed_under(self._project, self._family, (self._kind + k for k in keys))
-        start, ids = len(self._kind), len(ASK_PREFIX)
-        return {key[start:]: tuple(s[ids:] for s in streams) for key, streams in rows.items()}
-
-    def _all(self) -> list[str]:
-        ranges = [(self._kind, self._kind[:-1] + "\x02")]
-        return [
-            key[len(self._kind) :] for key in self._r.keys_in(self._project, self._family, ranges)
-        ]
+        found = self._r.lists(self._project, self._family, (self._kind + k for k in keys))
+        start = len(self._kind)
+        return {key[start:]: tuple(items) for key, items in found.items()}
 
 
 class _Spellings(_Read[frozenset[str]]):
-    """The words filed with a slip key (rows ``s<slip><word>``)."""
+    """The words kept under a slip key (``s``)."""
 
     def _read(self, keys: list[str]) -> dict[str, frozenset[str]]:
-        ranges = [(f"s{SEP}{slip}{SEP}", f"s{SEP}{slip}\x02") for slip in keys]
-        words: dict[str, set[str]] = {}
-        for key in self._r.keys_in(self._project, self._family, ranges):
-            _, slip, word = key.split(SEP)
-            words.setdefault(slip, set()).add(word)
-        return {slip: frozenset(found) for slip, found in words.items()}
-
-    def _all(self) -> list[str]:
-        keys = self._r.keys_in(self._project, self._family, [(f"s{SEP}", "s\x02")])
-        return list(dict.fromkeys(key.split(SEP)[1] for key in keys))
+        found = self._r.lists(self._project, self._family, (f"s{SEP}{k}" for k in keys))
+        return {key[2:]: frozenset(words) for key, words in found.items()}
 
 
 class _Meanings(_Read[Meaning]):
@@ -158,12 +143,6 @@ class _Meanings(_Read[Meaning]):
         states = self._r.states_of(self._project, (ASK_PREFIX + k for k in keys))
         asks: list[Ask] = [a for a in states.values() if a is not None]
         return {a.id: self._reading.meaning(a.text) for a in asks}
-
-    def _all(self) -> list[str]:
-        ranges = [(f"p{SEP}", "p\x02")]
-        keys = self._r.keys_in(self._project, self._family, ranges)
-        streams = self._r.filed_under(self._project, self._family, keys)
-        return sorted({s[len(ASK_PREFIX) :] for found in streams.values() for s in found})
 
 
 def stored_index(
@@ -180,25 +159,34 @@ def stored_index(
     )
 
 
-def _rows(filings: list[Filed[str]]) -> list[tuple[str, str]]:
-    """The family's ``(key, stream)`` rows of the items filed."""
-    rows: list[tuple[str, str]] = []
-    for f in filings:
-        stream = ASK_PREFIX + f.item
-        rows += [(f"p{SEP}{key}", stream) for key in sorted(f.keys)]
-        rows += [(f"v{SEP}{key}", stream) for key in sorted(f.pivots)]
-        rows += [(f"s{SEP}{slip}{SEP}{word}", stream) for slip, word in sorted(f.spellings)]
-    return rows
+def _written(w: Writer, project: str, name: str, grown: MeaningIndex[str]) -> None:
+    """The lists a filing changed, written back."""
+    lists = {f"p{SEP}{k}": list(v) for k, v in grown.postings.changed.items()}
+    lists.update((f"v{SEP}{k}", list(v)) for k, v in grown.pivots.changed.items())
+    lists.update((f"s{SEP}{k}", sorted(v)) for k, v in grown.spellings.changed.items())
+    w.put_lists(project, name, lists)
+
+
+def _taken_out(w: Writer, project: str, name: str, read: Reading, asks: list[Ask]) -> None:
+    """``asks`` out of every posting and pivot list their meanings file them under (their
+    words' spellings stay: a word another ask may share, and a slip key only leads to
+    posting lists)."""
+    if not asks:
+        return
+    _, filings = MeaningIndex[str](reading=read).filing((a.id, a.text) for a in asks)
+    gone = {a.id for a in asks}
+    keys = [f"{kind}{SEP}{key}" for f in filings for key in f.keys for kind in "pv"]
+    found = w.lists(project, name, keys)
+    w.put_lists(project, name, {k: [i for i in v if i not in gone] for k, v in found.items()})
 
 
 def caught_up(w: Writer, project: str, reading: ReadingName, lexicon: WordNet) -> MeaningIndex[str]:
     """The family's index, brought up to the asks' head inside ``w``'s transaction first: the
-    asks moved since its position taken out and the dropped ones filed again, over the index
-    as the store holds it. Made whole (never made, or by other code), every dropped ask is
-    filed a page at a time, each page over an index of its own: any needed term of an ask is
-    a correct pivot (the rarest within its page is nearly always the rarest of all), and the
-    memory a pass holds is a page's."""
-    name, code = family(reading), stamp(reading, lexicon)
+    asks moved since its position taken out of it and the dropped ones filed again over it,
+    by :meth:`MeaningIndex.filing` over the lists as the store holds them (the pivot the
+    rarest needed term of the whole index). Made whole (never made, or by other code), every
+    dropped ask is filed a page at a time: the memory a pass holds is a page's."""
+    name, code, read = family(reading), stamp(reading, lexicon), reading_named(reading, lexicon)
     head = w.prefix_head(project, ASK_PREFIX)
     found = w.keys_projected(project, name)
     if found is not None and found[1] == code and found[0] >= head:
@@ -207,16 +195,12 @@ def caught_up(w: Writer, project: str, reading: ReadingName, lexicon: WordNet) -
     if whole:
         w.drop_family(project, name)
     after = 0 if whole or found is None else found[0]
-    fresh = MeaningIndex[str](reading=reading_named(reading, lexicon))
     for moved in w.state_pages(project, ASK_PREFIX, after=after, size=STATES_PAGE):
-        # The moved ones' rows go before any is filed again (a reopened ask leaves the index).
-        w.file_keys(project, name, [] if whole else list(moved), [], position=after, stamp=code)
-        index = fresh if whole else stored_index(w, project, reading, lexicon)
-        dropped = sorted(
-            (a for a in moved.values() if a is not None and a.state == "dropped"),
-            key=lambda a: a.seq,
-        )
-        _, filings = index.filing((a.id, a.text) for a in dropped)
-        w.file_keys(project, name, [], _rows(filings), position=after, stamp=code)
+        asks = [a for a in moved.values() if a is not None]
+        if not whole:
+            _taken_out(w, project, name, read, asks)
+        dropped = sorted((a for a in asks if a.state == "dropped"), key=lambda a: a.seq)
+        grown = stored_index(w, project, reading, lexicon).added((a.id, a.text) for a in dropped)
+        _written(w, project, name, grown)
     w.file_keys(project, name, [], [], position=head, stamp=code)
     return stored_index(w, project, reading, lexicon)

@@ -77,36 +77,18 @@ class KeyReads(Transaction):
         )
         return [(str(s), self._decode_state(str(s), state)) for s, state in rows]
 
-    def filed_under(self, project: str, family: str, keys: Iterable[str]) -> dict[str, list[str]]:
-        """The streams filed under each of ``keys`` in ``family`` that has any (no state
-        read): one statement per 500 keys."""
+    def lists(self, project: str, family: str, keys: Iterable[str]) -> dict[str, list[str]]:
+        """The lists of ``family`` kept under each of ``keys`` that has one: one statement
+        per 500 keys."""
         found: dict[str, list[str]] = {}
         for _, listed, params in _chunks(keys, "k"):
             rows = self._conn.execute(
-                "SELECT key, stream FROM stream_keys WHERE project_id = :p AND family = :f"
-                f" AND key IN ({listed}) ORDER BY key, stream",
+                "SELECT key, items FROM key_lists WHERE project_id = :p AND family = :f"
+                f" AND key IN ({listed})",
                 {"p": project, "f": family, **params},
             )
-            for key, stream in rows:
-                found.setdefault(str(key), []).append(str(stream))
+            found.update((str(key), str(items).split()) for key, items in rows)
         return found
-
-    def keys_in(self, project: str, family: str, ranges: Iterable[tuple[str, str]]) -> list[str]:
-        """The distinct keys of ``family`` in any of ``ranges`` (each ``[lo, hi)``), in order
-        (no state read): one statement per 100 ranges."""
-        spans = list(dict.fromkeys(ranges))
-        found: set[str] = set()
-        for start in range(0, len(spans), 100):
-            params: dict[str, Any] = {"p": project, "f": family}
-            scans = []  # one indexed range scan each (an OR of ranges is read as one scan)
-            for n, (lo, hi) in enumerate(spans[start : start + 100]):
-                params[f"lo{n}"], params[f"hi{n}"] = lo, hi
-                scans.append(
-                    "SELECT key FROM stream_keys WHERE project_id = :p AND family = :f"
-                    f" AND key >= :lo{n} AND key < :hi{n}"
-                )
-            found.update(str(k) for k in self._conn.scalars(" UNION ALL ".join(scans), params))
-        return sorted(found)
 
     def states_of(self, project: str, streams: Iterable[str]) -> dict[str, Any]:
         """The states of ``streams`` that have one: one statement per 500 streams."""
@@ -171,12 +153,35 @@ class KeyWrites(Transaction):
             {"p": project, "f": family, "at": position, "stamp": stamp},
         )
 
+    def put_lists(self, project: str, family: str, lists: dict[str, list[str]]) -> None:
+        """``family``'s lists under these keys replaced (an empty one: no row)."""
+        gone = [key for key, items in lists.items() if not items]
+        for _, listed, params in _chunks(gone, "k"):
+            self._conn.run(
+                "DELETE FROM key_lists WHERE project_id = :p AND family = :f"
+                f" AND key IN ({listed})",
+                {"p": project, "f": family, **params},
+            )
+        kept = [
+            {"p": project, "f": family, "k": key, "items": " ".join(items)}
+            for key, items in lists.items()
+            if items
+        ]
+        if kept:
+            self._conn.executemany(
+                "INSERT INTO key_lists (project_id, family, key, items) VALUES (:p, :f, :k, :items)"
+                " ON CONFLICT (project_id, family, key) DO UPDATE SET items = excluded.items",
+                kept,
+            )
+
     def drop_family(self, project: str, family: str) -> None:
-        """``family``'s rows of the project, all of them (it is made again whole)."""
-        self._conn.run(
-            "DELETE FROM stream_keys WHERE project_id = :p AND family = :f",
-            {"p": project, "f": family},
-        )
+        """``family``'s rows and lists of the project, all of them (it is made again
+        whole)."""
+        for table in ("stream_keys", "key_lists"):
+            self._conn.run(
+                f"DELETE FROM {table} WHERE project_id = :p AND family = :f",
+                {"p": project, "f": family},
+            )
 
     def drop_keys(self, project: str) -> None:
         """Every family of the project's keys emptied and set back to never projected: the
@@ -185,5 +190,5 @@ class KeyWrites(Transaction):
 
 
 def drop_keys(conn: Conn, project: str) -> None:
-    for table in ("stream_keys", "stream_key_positions"):
+    for table in ("stream_keys", "key_lists", "stream_key_positions"):
         conn.run(f"DELETE FROM {table} WHERE project_id = :p", {"p": project})

@@ -22,7 +22,15 @@ from orbital.store._keys import drop_keys
 from orbital.store._search import drop_index
 
 #: The tables a purge changes: what :meth:`EventStore.compact` rewrites.
-PURGED_TABLES = ("events", "streams", "snapshots", "search_docs", "search_fts", "stream_keys")
+PURGED_TABLES = (
+    "events",
+    "streams",
+    "snapshots",
+    "search_docs",
+    "search_fts",
+    "stream_keys",
+    "key_lists",
+)
 
 
 class Purged(msgspec.Struct, frozen=True):

@@ -234,6 +234,17 @@ stream_keys = sa.Table(
     sa.Index("ix_stream_keys_stream", "project_id", "family", "stream"),
 )
 
+#: A family's lists, one per key (a meaning index: the dropped asks posted under a sense, a
+#: stem or a slip, space-separated): a row per key, not one per key and stream.
+key_lists = sa.Table(
+    "key_lists",
+    metadata,
+    _project_key(),
+    sa.Column("family", sa.String(32), primary_key=True),
+    sa.Column("key", _BYTEWISE, primary_key=True),
+    sa.Column("items", sa.Text, nullable=False),
+)
+
 #: The position each family of keys was projected at, and the stamp of the code that made
 #: its keys (another code's keys are made again).
 stream_key_positions = sa.Table(
