@@ -41,6 +41,16 @@ def fresh(store_url: str, clock: MovingClock) -> Iterator[Orbital]:
         yield service
 
 
+@contextmanager
+def started(store_url: str, root: Path, seed: int) -> Iterator[tuple[Orbital, str, MovingClock]]:
+    """A service on ``store_url`` with a project at ``root`` (created), ids minted from
+    ``seed``, and the clock it reads (moved on by the test)."""
+    clock = MovingClock(START)
+    root.mkdir()
+    with Orbital.open(store_url, clock=clock, mint=random_minter(random.Random(seed))) as service:
+        yield service, service.init_project(root, timezone="UTC").project_id, clock
+
+
 def stored(r: Reader, project: str) -> ViewAsks | None:
     """The view's asks read from the store's keys (None: not there for this code)."""
     keyed = Keyed.of(r, project, r.prefix_head(project, ASK_PREFIX))
@@ -79,11 +89,7 @@ def assert_reads_as_spelled_out(store_url: str, clock: MovingClock, project: str
 
 def test_the_stored_orders_read_as_every_ask_sorted(store_url: str, tmp_path: Path) -> None:
     rng = random.Random(11)
-    clock = MovingClock(START)
-    root = tmp_path / "project"
-    root.mkdir()
-    with Orbital.open(store_url, clock=clock, mint=random_minter(random.Random(3))) as service:
-        project = service.init_project(root, timezone="UTC").project_id
+    with started(store_url, tmp_path / "project", 3) as (service, project, clock):
         for step in range(90):
             clock.at += dt.timedelta(hours=rng.choice([0, 1, 30]))
             asks = every_ask(service, project)
@@ -106,11 +112,7 @@ def test_the_stored_orders_read_as_every_ask_sorted(store_url: str, tmp_path: Pa
 def test_asks_changed_after_the_keys_position_are_read_as_they_are_now(
     store_url: str, tmp_path: Path
 ) -> None:
-    clock = MovingClock(START)
-    root = tmp_path / "project"
-    root.mkdir()
-    with Orbital.open(store_url, clock=clock, mint=random_minter(random.Random(5))) as service:
-        project = service.init_project(root, timezone="UTC").project_id
+    with started(store_url, tmp_path / "project", 5) as (service, project, clock):
         for n in range(12):
             clock.at += dt.timedelta(days=1)
             service.ask_open(
@@ -133,11 +135,7 @@ def test_asks_changed_after_the_keys_position_are_read_as_they_are_now(
 def test_keys_made_by_other_code_are_not_read_and_the_next_unit_makes_them_again(
     store_url: str, tmp_path: Path
 ) -> None:
-    clock = MovingClock(START)
-    root = tmp_path / "project"
-    root.mkdir()
-    with Orbital.open(store_url, clock=clock, mint=random_minter(random.Random(9))) as service:
-        project = service.init_project(root, timezone="UTC").project_id
+    with started(store_url, tmp_path / "project", 9) as (service, project, clock):
         for n in range(4):
             service.ask_open(project, f"item {n}", actor=Actor.USER)
         with service.store.writing() as w:
@@ -164,11 +162,7 @@ def test_keys_made_by_other_code_are_not_read_and_the_next_unit_makes_them_again
 def test_a_purge_files_the_keys_again_from_the_purged_states(
     store_url: str, tmp_path: Path
 ) -> None:
-    clock = MovingClock(START)
-    root = tmp_path / "project"
-    root.mkdir()
-    with Orbital.open(store_url, clock=clock, mint=random_minter(random.Random(4))) as service:
-        project = service.init_project(root, timezone="UTC").project_id
+    with started(store_url, tmp_path / "project", 4) as (service, project, clock):
         service.ask_open(project, "call the bank about 4111-2222-3333", actor=Actor.USER)
         service.ask_open(project, "water the plants", actor=Actor.USER)
         service.purges.purge(
@@ -200,12 +194,9 @@ def _history(store_url: str, root: Path, keyed: bool) -> list[tuple[str, str, li
     """One scripted history of agent and person ask writes, by a service that reads the asks
     from the store's keys (``keyed``) or holds them all: each write's events and warnings."""
     rng = random.Random(21)
-    clock = MovingClock(START)
-    root.mkdir()
     seen: list[tuple[str, str, list[str]]] = []
-    with Orbital.open(store_url, clock=clock, mint=random_minter(random.Random(8))) as service:
+    with started(store_url, root, 8) as (service, project, clock):
         service.units.asks.keyed = keyed
-        project = service.init_project(root, timezone="UTC").project_id
         for step in range(70):
             clock.at += dt.timedelta(hours=7)
             asks = every_ask(service, project)
