@@ -83,6 +83,10 @@ class Layered(Mapping[K, V], Generic[K, V]):
         return found
 
     @property
+    def base(self) -> Mapping[K, V]:
+        return self._base
+
+    @property
     def changed(self) -> Mapping[K, V]:
         """The entries set over the base (what a store that holds the base writes back)."""
         return self._delta

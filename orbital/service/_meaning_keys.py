@@ -21,7 +21,7 @@ import importlib.util
 import os
 import sys
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TypeVar
 
@@ -45,7 +45,7 @@ _MATCHER = (
 _WIDE = ("orbital.domain.resemble", "orbital.domain.wordnet")
 V = TypeVar("V")
 #: Stream states read (and dropped asks filed) at a time when a family is caught up.
-STATES_PAGE = 20_000
+STATES_PAGE = 5_000
 
 
 def family(reading: ReadingName) -> str:
@@ -160,10 +160,15 @@ def stored_index(
 
 
 def _written(w: Writer, project: str, name: str, grown: MeaningIndex[str]) -> None:
-    """The lists a filing changed, written back."""
-    lists = {f"p{SEP}{k}": list(v) for k, v in grown.postings.changed.items()}
-    lists.update((f"v{SEP}{k}", list(v)) for k, v in grown.pivots.changed.items())
-    lists.update((f"s{SEP}{k}", sorted(v)) for k, v in grown.spellings.changed.items())
+    """The lists a filing changed (over a base the store holds), or all of them (an index
+    made in memory), written back."""
+
+    def written(found: Layered[str, V]) -> Mapping[str, V]:
+        return found.changed if isinstance(found.base, Many) else found.merged
+
+    lists = {f"p{SEP}{k}": list(v) for k, v in written(grown.postings).items()}
+    lists.update((f"v{SEP}{k}", list(v)) for k, v in written(grown.pivots).items())
+    lists.update((f"s{SEP}{k}", sorted(v)) for k, v in written(grown.spellings).items())
     w.put_lists(project, name, lists)
 
 
@@ -182,25 +187,38 @@ def _taken_out(w: Writer, project: str, name: str, read: Reading, asks: list[Ask
 
 def caught_up(w: Writer, project: str, reading: ReadingName, lexicon: WordNet) -> MeaningIndex[str]:
     """The family's index, brought up to the asks' head inside ``w``'s transaction first: the
-    asks moved since its position taken out of it and the dropped ones filed again over it,
-    by :meth:`MeaningIndex.filing` over the lists as the store holds them (the pivot the
-    rarest needed term of the whole index). Made whole (never made, or by other code), every
-    dropped ask is filed a page at a time: the memory a pass holds is a page's."""
+    asks moved since its position taken out of it and the dropped ones filed again by
+    :meth:`MeaningIndex.filing` over the lists as the store holds them. Made whole (never
+    made, or by other code), every dropped ask is filed a page of states at a time into an
+    index in memory, its meanings let go after each page, and the lists written once."""
     name, code, read = family(reading), stamp(reading, lexicon), reading_named(reading, lexicon)
     head = w.prefix_head(project, ASK_PREFIX)
     found = w.keys_projected(project, name)
     if found is not None and found[1] == code and found[0] >= head:
         return stored_index(w, project, reading, lexicon)
-    whole = found is None or found[1] != code
-    if whole:
+    if found is None or found[1] != code:
         w.drop_family(project, name)
-    after = 0 if whole or found is None else found[0]
-    for moved in w.state_pages(project, ASK_PREFIX, after=after, size=STATES_PAGE):
-        asks = [a for a in moved.values() if a is not None]
-        if not whole:
-            _taken_out(w, project, name, read, asks)
-        dropped = sorted((a for a in asks if a.state == "dropped"), key=lambda a: a.seq)
-        grown = stored_index(w, project, reading, lexicon).added((a.id, a.text) for a in dropped)
-        _written(w, project, name, grown)
+        whole = MeaningIndex[str](reading=read)
+        for moved in w.state_pages(project, ASK_PREFIX, size=STATES_PAGE):
+            whole = _without_meanings(whole.added(_dropped(moved)))
+        _written(w, project, name, whole)
+    else:
+        for moved in w.state_pages(project, ASK_PREFIX, after=found[0], size=STATES_PAGE):
+            _taken_out(w, project, name, read, [a for a in moved.values() if a is not None])
+            grown = stored_index(w, project, reading, lexicon).added(_dropped(moved))
+            _written(w, project, name, grown)
     w.file_keys(project, name, [], [], position=head, stamp=code)
     return stored_index(w, project, reading, lexicon)
+
+
+def _dropped(states: dict[str, Ask | None]) -> list[tuple[str, str]]:
+    """The dropped asks among ``states``, oldest drop first, as filed: ``(id, text)``."""
+    dropped = sorted((a for a in states.values() if a is not None and a.state == "dropped"),
+                     key=lambda a: a.seq)  # fmt: skip
+    return [(a.id, a.text) for a in dropped]
+
+
+def _without_meanings(index: MeaningIndex[str]) -> MeaningIndex[str]:
+    """``index`` without the meanings it filed (filing more reads none; the store keeps
+    none)."""
+    return MeaningIndex(Layered(), index.postings, index.spellings, index.pivots, index.reading)
