@@ -58,6 +58,7 @@ def upgrade() -> None:
         sa.Column("family", sa.String(32), primary_key=True),
         sa.Column("position", sa.BigInteger, nullable=False),
         sa.Column("stamp", sa.String(64), nullable=False),
+        sa.Column("counts", sa.Text, nullable=False, server_default=""),
     )
     if op.get_bind().dialect.name == "postgresql":  # as migration 0015 does for every table
         for table in _TABLES:

@@ -33,7 +33,7 @@ from orbital.domain.meaning_index import MeaningIndex, Reading
 from orbital.domain.rephrase import Meaning
 from orbital.domain.wordnet import WordNet
 from orbital.service._stream_keys import SEP
-from orbital.store import Reader, Writer
+from orbital.store import Projected, Reader, Writer
 
 #: The modules a text's terms and their keys come from (what the stamp is of).
 _MATCHER = (
@@ -172,17 +172,32 @@ def _written(w: Writer, project: str, name: str, grown: MeaningIndex[str]) -> No
     w.put_lists(project, name, lists)
 
 
+#: The key of the row that marks an ask filed in a family (``stream_keys``): a catch-up
+#: takes out of the lists only the moved asks marked so.
+FILED = "filed"
+
+
 def _taken_out(w: Writer, project: str, name: str, read: Reading, asks: list[Ask]) -> None:
-    """``asks`` out of every posting and pivot list their meanings file them under (their
-    words' spellings stay: a word another ask may share, and a slip key only leads to
-    posting lists)."""
-    if not asks:
+    """Those of ``asks`` filed in the family out of every posting and pivot list their
+    meanings file them under (their words' spellings stay: a word another ask may share,
+    and a slip key only leads to posting lists), and their marks gone."""
+    streams = [ASK_PREFIX + a.id for a in asks]
+    marked = {stream for stream, key in w.keys_of(project, name, streams) if key == FILED}
+    filed = [a for a in asks if ASK_PREFIX + a.id in marked]
+    w.file_keys(project, name, list(marked), [])
+    if not filed:
         return
-    _, filings = MeaningIndex[str](reading=read).filing((a.id, a.text) for a in asks)
-    gone = {a.id for a in asks}
+    _, filings = MeaningIndex[str](reading=read).filing((a.id, a.text) for a in filed)
+    gone = {a.id for a in filed}
     keys = [f"{kind}{SEP}{key}" for f in filings for key in f.keys for kind in "pv"]
     found = w.lists(project, name, keys)
     w.put_lists(project, name, {k: [i for i in v if i not in gone] for k, v in found.items()})
+
+
+def _marked(w: Writer, project: str, name: str, items: list[tuple[str, str]]) -> None:
+    """The asks just filed marked so (:data:`FILED`)."""
+    marks = [(FILED, ASK_PREFIX + ask_id) for ask_id, _ in items]
+    w.file_keys(project, name, [], marks)
 
 
 def caught_up(w: Writer, project: str, reading: ReadingName, lexicon: WordNet) -> MeaningIndex[str]:
@@ -194,20 +209,23 @@ def caught_up(w: Writer, project: str, reading: ReadingName, lexicon: WordNet) -
     name, code, read = family(reading), stamp(reading, lexicon), reading_named(reading, lexicon)
     head = w.prefix_head(project, ASK_PREFIX)
     found = w.keys_projected(project, name)
-    if found is not None and found[1] == code and found[0] >= head:
+    if found is not None and found.stamp == code and found.position >= head:
         return stored_index(w, project, reading, lexicon)
-    if found is None or found[1] != code:
+    if found is None or found.stamp != code:
         w.drop_family(project, name)
         whole = MeaningIndex[str](reading=read)
         for moved in w.state_pages(project, ASK_PREFIX, size=STATES_PAGE):
-            whole = _without_meanings(whole.added(_dropped(moved)))
+            dropped = _dropped(moved)
+            whole = _without_meanings(whole.added(dropped))
+            _marked(w, project, name, dropped)
         _written(w, project, name, whole)
     else:
-        for moved in w.state_pages(project, ASK_PREFIX, after=found[0], size=STATES_PAGE):
+        for moved in w.state_pages(project, ASK_PREFIX, after=found.position, size=STATES_PAGE):
             _taken_out(w, project, name, read, [a for a in moved.values() if a is not None])
-            grown = stored_index(w, project, reading, lexicon).added(_dropped(moved))
-            _written(w, project, name, grown)
-    w.file_keys(project, name, [], [], position=head, stamp=code)
+            dropped = _dropped(moved)
+            _written(w, project, name, stored_index(w, project, reading, lexicon).added(dropped))
+            _marked(w, project, name, dropped)
+    w.keys_at(project, name, Projected(head, code, {}))
     return stored_index(w, project, reading, lexicon)
 
 

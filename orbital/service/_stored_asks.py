@@ -34,20 +34,22 @@ class Keyed:
     """The asks' keys as one transaction reads them: as of the keys' position, with the asks
     that moved since as they are now."""
 
-    def __init__(self, r: Reader, project: str, moved: Mapping[str, Ask]) -> None:
-        self.r, self.project, self.moved = r, project, moved
+    def __init__(
+        self, r: Reader, project: str, moved: Mapping[str, Ask], counts: Mapping[str, int]
+    ) -> None:
+        self.r, self.project, self.moved, self.counts = r, project, moved, counts
 
     @classmethod
     def of(cls, r: Reader, project: str, head: int) -> Keyed | None:
         """The keys as ``r`` reads them (None: not there, or made by other code)."""
         found = r.keys_projected(project, FAMILY)
-        if found is None or found[1] != stamp(ASK_KEYS):
+        if found is None or found.stamp != stamp(ASK_KEYS):
             return None
         moved: dict[str, Ask] = {}
-        if found[0] < head:
-            states = r.states(project, ASK_PREFIX, after=found[0])
+        if found.position < head:
+            states = r.states(project, ASK_PREFIX, after=found.position)
             moved = {ask.id: ask for ask in states.values() if ask is not None}
-        return cls(r, project, moved)
+        return cls(r, project, moved, found.counts)
 
     def pages(self, lo: str, hi: str, *, descending: bool = False) -> Iterator[Ask]:
         """The asks filed in ``[lo, hi)`` in key order, read a page at a time, but the moved."""
@@ -85,9 +87,9 @@ class _Order:
     holds them): read a page at a time from either end."""
 
     def __init__(self, keyed: Keyed, n: int, gone: int) -> None:
-        self._keyed, self._gone = keyed, gone
+        self._keyed = keyed
         self._lo, self._hi = order_range(n)
-        self._len: int | None = None
+        self._len = keyed.counts.get(self._lo, 0) - gone
 
     def __iter__(self) -> Iterator[Ask]:
         return self._keyed.pages(self._lo, self._hi)
@@ -96,11 +98,7 @@ class _Order:
         return self._keyed.pages(self._lo, self._hi, descending=True)
 
     def __len__(self) -> int:
-        """Counted when first asked (the view's count of open asks; a count's cost is the
-        number of rows in the order)."""
-        if self._len is None:
-            r, project = self._keyed.r, self._keyed.project
-            self._len = r.count_keyed(project, FAMILY, self._lo, self._hi) - self._gone
+        """The order's rows as counted when the keys were filed, but the moved asks'."""
         return self._len
 
 

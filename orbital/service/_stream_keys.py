@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 
 from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import Ask, filed
-from orbital.store import Writer
-from projections.asks_view import view_key
+from orbital.store import Projected, Writer
+from projections.asks_view import order_range, view_key
 
 
 class Family(NamedTuple):
@@ -33,6 +33,8 @@ class Family(NamedTuple):
     keys: Callable[[Any], Iterable[str]]
     #: The modules whose code makes the keys (what the stamp is of).
     sources: tuple[str, ...]
+    #: The prefixes of keys whose rows are counted (a view shows how many).
+    counted: tuple[str, ...] = ()
 
 
 #: Stream states read at a time when a family is caught up.
@@ -61,6 +63,7 @@ ASK_KEYS = Family(
     ASK_PREFIX,
     _ask_keys,
     ("projections.asks_view", "orbital.domain.asks", "orbital.grammar.text"),
+    tuple(order_range(n)[0] for n in range(3)),
 )
 
 
@@ -83,24 +86,35 @@ def stamp(family: Family) -> str:
 def catch_up(w: Writer, project: str, family: Family = ASK_KEYS) -> None:
     """Bring ``family`` up to the head of its streams inside ``w``'s transaction: the streams
     moved since its position filed again (every stream, when it was never projected or
-    another code made it). One primary-key read when it is current."""
+    another code made it), and its counts moved by the rows they lost and gained. One
+    primary-key read when it is current."""
     head = w.prefix_head(project, family.prefix)
     found = w.keys_projected(project, family.name)
     code = stamp(family)
-    if found is not None and found[1] == code and found[0] >= head:
+    if found is not None and found.stamp == code and found.position >= head:
         return
-    if found is None or found[1] != code:
+    whole = found is None or found.stamp != code
+    if whole:
         w.drop_family(project, family.name)
-        after = 0
-    else:
-        after = found[0]
+    after = 0 if whole or found is None else found.position
+    counts = dict.fromkeys(family.counted, 0) if whole or found is None else dict(found.counts)
     for moved in w.state_pages(project, family.prefix, after=after, size=STATES_PAGE):
+        streams = [] if whole else list(moved)
+        _count(counts, (key for _, key in w.keys_of(project, family.name, streams)), -1)
         keys = [
             (key, stream)
             for stream, state in moved.items()
             if state is not None
             for key in family.keys(state)
         ]
-        streams = list(moved) if after else []
-        w.file_keys(project, family.name, streams, keys, position=head, stamp=code)
-    w.file_keys(project, family.name, [], [], position=head, stamp=code)
+        _count(counts, (key for key, _ in keys), 1)
+        w.file_keys(project, family.name, streams, keys)
+    w.keys_at(project, family.name, Projected(head, code, counts))
+
+
+def _count(counts: dict[str, int], keys: Iterable[str], by: int) -> None:
+    """``counts`` moved ``by`` for each of ``keys`` under a counted prefix."""
+    for key in keys:
+        for prefix in counts:
+            if key.startswith(prefix):
+                counts[prefix] += by

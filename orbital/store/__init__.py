@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from orbital.store._base import Reducer
     from orbital.store._credentials import StoredCredential, StoredPageSession
     from orbital.store._follow import LogWatch
+    from orbital.store._keys import Projected
     from orbital.store._reads import Reader
     from orbital.store._rescue import Rescued, rescue_store
     from orbital.store._snapshots import Checkpoint
@@ -30,6 +31,7 @@ _WHERE = {
     "Checkpoint": "orbital.store._snapshots",
     "EventStore": "orbital.store._store",
     "LogWatch": "orbital.store._follow",
+    "Projected": "orbital.store._keys",
     "Reader": "orbital.store._reads",
     "Reducer": "orbital.store._base",
     "Rescued": "orbital.store._rescue",
@@ -46,6 +48,7 @@ __all__ = [
     "Checkpoint",
     "EventStore",
     "LogWatch",
+    "Projected",
     "Reader",
     "Reducer",
     "Rescued",

@@ -9,7 +9,7 @@ state, decoded by the category's reducer, so a keyed question costs the rows und
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from orbital.store._base import Transaction
 from orbital.store._db import Conn
@@ -23,6 +23,15 @@ _KEYED = (
 )
 
 
+class Projected(NamedTuple):
+    """Where a family of keys was projected: the position, the stamp of the code that made
+    its keys, and how many rows it holds under each counted prefix of keys."""
+
+    position: int
+    stamp: str
+    counts: dict[str, int]
+
+
 def _chunks(values: Iterable[str], name: str) -> Iterator[tuple[list[str], str, dict[str, Any]]]:
     """``values`` (each once) a chunk at a time, with its ``IN`` list and parameters."""
     distinct = list(dict.fromkeys(values))
@@ -33,15 +42,17 @@ def _chunks(values: Iterable[str], name: str) -> Iterator[tuple[list[str], str, 
 
 
 class KeyReads(Transaction):
-    def keys_projected(self, project: str, family: str) -> tuple[int, str] | None:
-        """The position ``family`` was projected at and the stamp of the code that made its
-        keys (None: never projected)."""
+    def keys_projected(self, project: str, family: str) -> Projected | None:
+        """Where ``family`` was projected (None: never)."""
         row = self._conn.first(
-            "SELECT position, stamp FROM stream_key_positions WHERE project_id = :p"
+            "SELECT position, stamp, counts FROM stream_key_positions WHERE project_id = :p"
             " AND family = :f",
             {"p": project, "f": family},
         )
-        return None if row is None else (int(row[0]), str(row[1]))
+        if row is None:
+            return None
+        counts = (part.partition("=") for part in str(row[2]).split())
+        return Projected(int(row[0]), str(row[1]), {k: int(n) for k, _, n in counts})
 
     def keyed(
         self,
@@ -102,15 +113,6 @@ class KeyReads(Transaction):
                 found[str(stream)] = self._decode_state(str(stream), state)
         return found
 
-    def count_keyed(self, project: str, family: str, lo: str, hi: str) -> int:
-        """How many rows of ``family`` have a key in ``[lo, hi)``."""
-        found = self._conn.scalar(
-            "SELECT count(*) FROM stream_keys WHERE project_id = :p AND family = :f"
-            " AND key >= :lo AND key < :hi",
-            {"p": project, "f": family, "lo": lo, "hi": hi},
-        )
-        return int(found or 0)
-
     def keys_of(self, project: str, family: str, streams: Iterable[str]) -> list[tuple[str, str]]:
         """The ``(stream, key)`` rows of ``family`` filed for ``streams``."""
         found: list[tuple[str, str]] = []
@@ -126,17 +128,9 @@ class KeyReads(Transaction):
 
 class KeyWrites(Transaction):
     def file_keys(
-        self,
-        project: str,
-        family: str,
-        streams: Sequence[str],
-        keys: Sequence[tuple[str, str]],
-        *,
-        position: int,
-        stamp: str,
+        self, project: str, family: str, streams: Sequence[str], keys: Sequence[tuple[str, str]]
     ) -> None:
-        """``family``'s rows of ``streams`` replaced by ``keys`` (``(key, stream)`` each), and
-        the family projected at ``position`` by the code ``stamp`` names."""
+        """``family``'s rows of ``streams`` replaced by ``keys`` (``(key, stream)`` each)."""
         for _, listed, params in _chunks(streams, "s"):
             self._conn.run(
                 "DELETE FROM stream_keys WHERE project_id = :p AND family = :f"
@@ -146,11 +140,16 @@ class KeyWrites(Transaction):
         if keys:
             rows = [(project, family, key, stream) for key, stream in dict.fromkeys(keys)]
             self._conn.insert_rows("stream_keys", ("project_id", "family", "key", "stream"), rows)
+
+    def keys_at(self, project: str, family: str, at: Projected) -> None:
+        """``family`` projected as ``at`` says."""
+        counts = " ".join(f"{k}={n}" for k, n in sorted(at.counts.items()))
         self._conn.run(
-            "INSERT INTO stream_key_positions (project_id, family, position, stamp)"
-            " VALUES (:p, :f, :at, :stamp) ON CONFLICT (project_id, family)"
-            " DO UPDATE SET position = excluded.position, stamp = excluded.stamp",
-            {"p": project, "f": family, "at": position, "stamp": stamp},
+            "INSERT INTO stream_key_positions (project_id, family, position, stamp, counts)"
+            " VALUES (:p, :f, :at, :stamp, :counts) ON CONFLICT (project_id, family)"
+            " DO UPDATE SET position = excluded.position, stamp = excluded.stamp,"
+            " counts = excluded.counts",
+            {"p": project, "f": family, "at": at.position, "stamp": at.stamp, "counts": counts},
         )
 
     def put_lists(self, project: str, family: str, lists: dict[str, list[str]]) -> None:

@@ -254,6 +254,8 @@ stream_key_positions = sa.Table(
     sa.Column("family", sa.String(32), primary_key=True),
     sa.Column("position", sa.BigInteger, nullable=False),
     sa.Column("stamp", sa.String(64), nullable=False),
+    #: How many rows the family holds under each counted prefix: ``"<prefix>=<n> …"``.
+    sa.Column("counts", sa.Text, nullable=False, server_default=""),
 )
 
 #: The full-text engine's own tables (``search_fts`` and, on SQLite, FTS5's shadow tables).

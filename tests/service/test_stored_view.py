@@ -18,7 +18,7 @@ from orbital.events.asks import AskClosed
 from orbital.service import Orbital
 from orbital.service._stored_asks import Keyed, stored_view
 from orbital.service._stream_keys import ASK_KEYS, stamp
-from orbital.store import Reader
+from orbital.store import Projected, Reader
 from projections.asks_view import ViewAsks, runtime_block
 
 START = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
@@ -140,7 +140,7 @@ def test_keys_made_by_other_code_are_not_read_and_the_next_unit_makes_them_again
             service.ask_open(project, f"item {n}", actor=Actor.USER)
         with service.store.writing() as w:
             # Keys filed by another Orbital: where every ask stands, by its rules.
-            w.file_keys(project, ASK_KEYS.name, [], [], position=10**9, stamp="other code")
+            w.keys_at(project, ASK_KEYS.name, Projected(10**9, "other code", {}))
         with service.store.reader() as r:
             assert stored(r, project) is None
         plain = every_ask(service, project)
@@ -152,10 +152,9 @@ def test_keys_made_by_other_code_are_not_read_and_the_next_unit_makes_them_again
             )
         service.ask_open(project, "item 4", actor=Actor.USER)
         with service.store.reader() as r:
-            assert r.keys_projected(project, ASK_KEYS.name) == (
-                r.prefix_head(project, ASK_PREFIX),
-                stamp(ASK_KEYS),
-            )
+            found = r.keys_projected(project, ASK_KEYS.name)
+            assert found is not None
+            assert found[:2] == (r.prefix_head(project, ASK_PREFIX), stamp(ASK_KEYS))
     assert_reads_as_spelled_out(store_url, clock, project)
 
 
@@ -171,7 +170,8 @@ def test_a_purge_files_the_keys_again_from_the_purged_states(
         )  # fmt: skip
         with service.store.reader() as r:
             head = r.prefix_head(project, ASK_PREFIX)
-            assert r.keys_projected(project, ASK_KEYS.name) == (head, stamp(ASK_KEYS))
+            found = r.keys_projected(project, ASK_KEYS.name)
+            assert found is not None and found[:2] == (head, stamp(ASK_KEYS))
             rows = r.keyed(project, ASK_KEYS.name, "", "\x7f", limit=100)
         assert len({stream for _, stream, _ in rows}) == 2
         assert rows and not any("4111" in key for key, _, _ in rows)
