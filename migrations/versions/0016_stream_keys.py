@@ -39,7 +39,7 @@ def upgrade() -> None:
         sa.Column("family", sa.String(32), primary_key=True),
         sa.Column("key", key, primary_key=True),
         sa.Column("stream", sa.String(200), primary_key=True),
-        sa.Index("ix_stream_keys_stream", "project_id", "family", "stream"),
+        sa.Index("ix_stream_keys_stream", "project_id", "family", "stream", "key"),
     )
     op.create_table(
         "key_lists",

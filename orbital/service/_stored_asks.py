@@ -51,19 +51,26 @@ class Keyed:
             moved = {ask.id: ask for ask in states.values() if ask is not None}
         return cls(r, project, moved, found.counts)
 
-    def pages(self, lo: str, hi: str, *, descending: bool = False) -> Iterator[Ask]:
-        """The asks filed in ``[lo, hi)`` in key order, read a page at a time, but the moved."""
+    def page(
+        self, lo: str, hi: str, descending: bool, after: tuple[str, str] | None
+    ) -> tuple[list[Ask], tuple[str, str] | None]:
+        """The next page of asks filed in ``[lo, hi)`` after ``after`` (the moved left out),
+        and where the page after it starts (None: this was the last)."""
+        rows = self.r.keyed(
+            self.project, FAMILY, lo, hi, descending=descending, after=after, limit=PAGE
+        )
+        asks = [a for _, _, a in rows if a is not None and a.id not in self.moved]
+        return asks, (rows[-1][0], rows[-1][1]) if len(rows) == PAGE else None
+
+    def pages(self, lo: str, hi: str) -> Iterator[Ask]:
+        """Every ask filed in ``[lo, hi)`` in key order, a page at a time (the moved left
+        out)."""
         after: tuple[str, str] | None = None
         while True:
-            rows = self.r.keyed(
-                self.project, FAMILY, lo, hi, descending=descending, after=after, limit=PAGE
-            )
-            for _, _, ask in rows:
-                if ask is not None and ask.id not in self.moved:
-                    yield ask
-            if len(rows) < PAGE:
+            asks, after = self.page(lo, hi, False, after)
+            yield from asks
+            if after is None:
                 return
-            after = rows[-1][0], rows[-1][1]
 
     def under(self, index: str, key: str) -> list[Ask]:
         """The asks filed under ``key`` in one of the refusals' indexes, oldest change first."""
@@ -84,18 +91,33 @@ class Keyed:
 
 class _Order:
     """One of the view's orders as the store files it, but the moved asks (the caller's delta
-    holds them): read a page at a time from either end."""
+    holds them): read a page at a time from either end, each page once (the view reads the
+    same first asks for its text and for the paths it mentions)."""
 
     def __init__(self, keyed: Keyed, n: int, gone: int) -> None:
         self._keyed = keyed
         self._lo, self._hi = order_range(n)
         self._len = keyed.counts.get(self._lo, 0) - gone
+        #: Per direction (descending?): the asks read so far, where the next page starts,
+        #: and whether every page was read.
+        self._read: dict[bool, tuple[list[Ask], tuple[str, str] | None, bool]] = {}
+
+    def _pages(self, descending: bool) -> Iterator[Ask]:
+        seen = 0
+        while True:
+            asks, after, done = self._read.get(descending, ([], None, False))
+            yield from asks[seen:]
+            seen = len(asks)
+            if done:
+                return
+            more, after = self._keyed.page(self._lo, self._hi, descending, after)
+            self._read[descending] = ([*asks, *more], after, after is None)
 
     def __iter__(self) -> Iterator[Ask]:
-        return self._keyed.pages(self._lo, self._hi)
+        return self._pages(descending=False)
 
     def __reversed__(self) -> Iterator[Ask]:
-        return self._keyed.pages(self._lo, self._hi, descending=True)
+        return self._pages(descending=True)
 
     def __len__(self) -> int:
         """The order's rows as counted when the keys were filed, but the moved asks'."""

@@ -231,7 +231,7 @@ stream_keys = sa.Table(
         "key", sa.Text().with_variant(sa.Text(collation="C"), "postgresql"), primary_key=True
     ),
     sa.Column("stream", sa.String(200), primary_key=True),
-    sa.Index("ix_stream_keys_stream", "project_id", "family", "stream"),
+    sa.Index("ix_stream_keys_stream", "project_id", "family", "stream", "key"),
 )
 
 #: A family's lists, one per key (a meaning index: the dropped asks posted under a sense, a

@@ -11,11 +11,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import Ask, random_minter
 from orbital.events import Actor
 from orbital.events.asks import AskClosed
-from orbital.service import Orbital
+from orbital.service import Orbital, _stored_asks
 from orbital.service._stored_asks import Keyed, stored_view
 from orbital.service._stream_keys import ASK_KEYS, stamp
 from orbital.store import Projected, Reader
@@ -87,7 +89,11 @@ def assert_reads_as_spelled_out(store_url: str, clock: MovingClock, project: str
             assert sorted(view) == sorted(plain)
 
 
-def test_the_stored_orders_read_as_every_ask_sorted(store_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("page", [64, 3])
+def test_the_stored_orders_read_as_every_ask_sorted(
+    store_url: str, tmp_path: Path, page: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_stored_asks, "PAGE", page)  # 3: an order read over many pages
     rng = random.Random(11)
     with started(store_url, tmp_path / "project", 3) as (service, project, clock):
         for step in range(90):
