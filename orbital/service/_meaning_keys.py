@@ -219,7 +219,6 @@ def caught_up(w: Writer, project: str, reading: ReadingName, lexicon: WordNet) -
             whole = _without_meanings(whole.added(dropped))
             _marked(w, project, name, dropped)
         _written(w, project, name, whole)
-        w.counted()
     else:
         for moved in w.state_pages(project, ASK_PREFIX, after=found.position, size=STATES_PAGE):
             _taken_out(w, project, name, read, [a for a in moved.values() if a is not None])

@@ -110,8 +110,6 @@ def catch_up(w: Writer, project: str, family: Family = ASK_KEYS) -> None:
         _count(counts, (key for key, _ in keys), 1)
         w.file_keys(project, family.name, streams, keys)
     w.keys_at(project, family.name, Projected(head, code, counts))
-    if whole:
-        w.counted()
 
 
 def _count(counts: dict[str, int], keys: Iterable[str], by: int) -> None:

@@ -173,15 +173,6 @@ class KeyWrites(Transaction):
                 kept,
             )
 
-    def counted(self) -> None:
-        """The key tables' statistics brought up to date after a family was made whole: on
-        PostgreSQL a planner without them reads a whole family through the primary key and
-        filters the keys (20 ms for 300 keys at 100k events, 1 ms with them). SQLite's
-        plans need none (its covering indexes decide)."""
-        if self._conn.dialect == "postgresql":
-            for table in ("stream_keys", "key_lists"):
-                self._conn.run(f"ANALYZE {table}")
-
     def drop_family(self, project: str, family: str) -> None:
         """``family``'s rows and lists of the project, all of them (it is made again
         whole)."""
