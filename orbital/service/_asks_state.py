@@ -27,9 +27,9 @@ from orbital.service._stored_asks import (
     stored_open,
     stored_view,
 )
-from orbital.service._stream_keys import catch_up
+from orbital.service._stream_keys import ASK_KEYS, catch_up
 from orbital.service._wordnet import Indexing, LoadedWordNet
-from orbital.store import Reader, Reducer, Writer
+from orbital.store import Projected, Reader, Reducer, Writer
 from projections.asks_view import ViewAsks
 from projections.files import render_asks_file
 
@@ -163,8 +163,10 @@ class AsksState:
         head = r.prefix_head(project, ASKS_PREFIX) if head is None else head
         if self.keyed:
             if isinstance(r, Writer):
-                catch_up(r, project)
-            keyed = Keyed.of(r, project, head)
+                found: Projected | None = catch_up(r, project)
+            else:
+                found = r.keys_projected(project, ASK_KEYS.name)
+            keyed = Keyed.of(r, project, head, found)
             if keyed is not None:
                 return AsksNow.keyed(head, keyed, self.indexing)
         return AsksNow.of(head, self.every(r, project), self.indexing)

@@ -32,7 +32,7 @@ from orbital.domain.lazy_meanings import ReadingName, reading_named
 from orbital.domain.meaning_index import MeaningIndex, Reading
 from orbital.domain.rephrase import Meaning
 from orbital.domain.wordnet import WordNet
-from orbital.service._stream_keys import SEP
+from orbital.service._stream_keys import SEP, behind, source_digest
 from orbital.store import Projected, Reader, Writer
 
 #: The modules a text's terms and their keys come from (what the stamp is of).
@@ -54,11 +54,8 @@ def family(reading: ReadingName) -> str:
 
 @functools.cache
 def _sources(modules: tuple[str, ...]) -> bytes:
-    digest = hashlib.sha256()
-    for module in modules:
-        spec = importlib.util.find_spec(module)
-        assert spec is not None and spec.origin is not None
-        digest.update(Path(spec.origin).read_bytes())
+    """The modules' sources and the stemmers' files by name and size."""
+    digest = hashlib.sha256(source_digest(modules))
     stemmers = importlib.util.find_spec("snowballstemmer")
     if stemmers is not None and stemmers.origin is not None:
         folder = Path(stemmers.origin).parent
@@ -207,12 +204,10 @@ def caught_up(w: Writer, project: str, reading: ReadingName, lexicon: WordNet) -
     made, or by other code), every dropped ask is filed a page of states at a time into an
     index in memory, its meanings let go after each page, and the lists written once."""
     name, code, read = family(reading), stamp(reading, lexicon), reading_named(reading, lexicon)
-    head = w.prefix_head(project, ASK_PREFIX)
-    found = w.keys_projected(project, name)
-    if found is not None and found.stamp == code and found.position >= head:
+    head, found = behind(w, project, name, ASK_PREFIX, code)
+    if found is not None and found.position >= head:
         return stored_index(w, project, reading, lexicon)
-    if found is None or found.stamp != code:
-        w.drop_family(project, name)
+    if found is None:
         whole = MeaningIndex[str](reading=read)
         for moved in w.state_pages(project, ASK_PREFIX, size=STATES_PAGE):
             dropped = _dropped(moved)

@@ -17,8 +17,8 @@ from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import DROPPED, LOOSE, OPEN, Ask, DroppedIndex, OpenIndex, filed
 from orbital.domain.layered import Layered, Ordered
 from orbital.domain.lazy_meanings import IndexBuilder, LazyMeaningIndex, ReadingName
-from orbital.service._stream_keys import ASK_KEYS, index_key, index_range, stamp
-from orbital.store import Reader, Writer
+from orbital.service._stream_keys import ASK_KEYS, count, index_key, index_range, stamp
+from orbital.store import Projected, Reader, Writer
 from projections.asks_view import ViewAsks, order_of, order_range, view_key
 
 if TYPE_CHECKING:
@@ -40,9 +40,9 @@ class Keyed:
         self.r, self.project, self.moved, self.counts = r, project, moved, counts
 
     @classmethod
-    def of(cls, r: Reader, project: str, head: int) -> Keyed | None:
-        """The keys as ``r`` reads them (None: not there, or made by other code)."""
-        found = r.keys_projected(project, FAMILY)
+    def of(cls, r: Reader, project: str, head: int, found: Projected | None) -> Keyed | None:
+        """The keys as ``r`` reads them, projected as ``found`` says (None: not there, or
+        made by other code)."""
         if found is None or found.stamp != stamp(ASK_KEYS):
             return None
         moved: dict[str, Ask] = {}
@@ -94,10 +94,10 @@ class _Order:
     holds them): read a page at a time from either end, each page once (the view reads the
     same first asks for its text and for the paths it mentions)."""
 
-    def __init__(self, keyed: Keyed, n: int, gone: int) -> None:
+    def __init__(self, keyed: Keyed, n: int, length: int) -> None:
         self._keyed = keyed
         self._lo, self._hi = order_range(n)
-        self._len = keyed.counts.get(self._lo, 0) - gone
+        self._len = length
         #: Per direction (descending?): the asks read so far, where the next page starts,
         #: and whether every page was read.
         self._read: dict[bool, tuple[list[Ask], tuple[str, str] | None, bool]] = {}
@@ -150,17 +150,18 @@ class StoredAsks(Mapping[str, Ask]):
 
 def stored_view(keyed: Keyed) -> ViewAsks:
     """The asks in the view's orders (read it inside the keys' transaction)."""
-    gone = [0, 0, 0]
-    if keyed.moved:
-        streams = [ASK_PREFIX + ask_id for ask_id in keyed.moved]
-        for _, key in keyed.r.keys_of(keyed.project, FAMILY, streams):
-            if key.startswith("v"):
-                gone[int(key[1])] += 1
+    moved = [ASK_PREFIX + ask_id for ask_id in keyed.moved]
+    counts = dict(keyed.counts)  # less the moved asks' rows (the delta holds them)
+    count(counts, (key for _, key in keyed.r.keys_of(keyed.project, FAMILY, moved)), -1)
     placed: tuple[list[Ask], list[Ask], list[Ask]] = ([], [], [])
     for ask in keyed.moved.values():
         placed[order_of(ask)].append(ask)
     dated, undated, closed = (
-        Ordered(_Order(keyed, n, gone[n]), view_key, sorted(placed[n], key=view_key))
+        Ordered(
+            _Order(keyed, n, counts.get(order_range(n)[0], 0)),
+            view_key,
+            sorted(placed[n], key=view_key),
+        )
         for n in range(3)
     )
     return ViewAsks(StoredAsks(keyed), (dated, undated, closed))

@@ -68,51 +68,72 @@ ASK_KEYS = Family(
 
 
 @functools.cache
+def source_digest(modules: tuple[str, ...]) -> bytes:
+    """A digest of ``modules``' source files: what keys made by their code depend on."""
+    import importlib.util
+
+    digest = hashlib.sha256()
+    for module in modules:
+        spec = importlib.util.find_spec(module)
+        assert spec is not None and spec.origin is not None
+        digest.update(Path(spec.origin).read_bytes())
+    return digest.digest()
+
+
+@functools.cache
 def stamp(family: Family) -> str:
     """A digest of the code that makes ``family``'s keys: the same on every machine that runs
     the same Orbital (a team's machines share one PostgreSQL store), another for other code,
     and for another Unicode database (what text keys fold by)."""
-    import importlib.util
     import unicodedata
 
     digest = hashlib.sha256(f"{family.name};{unicodedata.unidata_version}".encode())
-    for module in family.sources:
-        spec = importlib.util.find_spec(module)
-        assert spec is not None and spec.origin is not None
-        digest.update(Path(spec.origin).read_bytes())
+    digest.update(source_digest(family.sources))
     return digest.hexdigest()
 
 
-def catch_up(w: Writer, project: str, family: Family = ASK_KEYS) -> None:
+def behind(
+    w: Writer, project: str, name: str, prefix: str, code: str
+) -> tuple[int, Projected | None]:
+    """The head of the streams named ``prefix…`` and where family ``name`` was projected, for
+    a writer about to catch it up: a family made by other code (another ``code``) is dropped
+    first and read as never projected (it is made again whole)."""
+    head = w.prefix_head(project, prefix)
+    found = w.keys_projected(project, name)
+    if found is None or found.stamp != code:
+        w.drop_family(project, name)
+        return head, None
+    return head, found
+
+
+def catch_up(w: Writer, project: str, family: Family = ASK_KEYS) -> Projected:
     """Bring ``family`` up to the head of its streams inside ``w``'s transaction: the streams
     moved since its position filed again (every stream, when it was never projected or
     another code made it), and its counts moved by the rows they lost and gained. One
-    primary-key read when it is current."""
-    head = w.prefix_head(project, family.prefix)
-    found = w.keys_projected(project, family.name)
+    primary-key read when it is current. Returns where it is projected now."""
     code = stamp(family)
-    if found is not None and found.stamp == code and found.position >= head:
-        return
-    whole = found is None or found.stamp != code
-    if whole:
-        w.drop_family(project, family.name)
-    after = 0 if whole or found is None else found.position
-    counts = dict.fromkeys(family.counted, 0) if whole or found is None else dict(found.counts)
+    head, found = behind(w, project, family.name, family.prefix, code)
+    if found is not None and found.position >= head:
+        return found
+    after = 0 if found is None else found.position
+    counts = dict.fromkeys(family.counted, 0) if found is None else dict(found.counts)
     for moved in w.state_pages(project, family.prefix, after=after, size=STATES_PAGE):
-        streams = [] if whole else list(moved)
-        _count(counts, (key for _, key in w.keys_of(project, family.name, streams)), -1)
+        streams = [] if found is None else list(moved)
+        count(counts, (key for _, key in w.keys_of(project, family.name, streams)), -1)
         keys = [
             (key, stream)
             for stream, state in moved.items()
             if state is not None
             for key in family.keys(state)
         ]
-        _count(counts, (key for key, _ in keys), 1)
+        count(counts, (key for key, _ in keys), 1)
         w.file_keys(project, family.name, streams, keys)
-    w.keys_at(project, family.name, Projected(head, code, counts))
+    now = Projected(head, code, counts)
+    w.keys_at(project, family.name, now)
+    return now
 
 
-def _count(counts: dict[str, int], keys: Iterable[str], by: int) -> None:
+def count(counts: dict[str, int], keys: Iterable[str], by: int) -> None:
     """``counts`` moved ``by`` for each of ``keys`` under a counted prefix."""
     for key in keys:
         for prefix in counts:

@@ -55,7 +55,8 @@ def started(store_url: str, root: Path, seed: int) -> Iterator[tuple[Orbital, st
 
 def stored(r: Reader, project: str) -> ViewAsks | None:
     """The view's asks read from the store's keys (None: not there for this code)."""
-    keyed = Keyed.of(r, project, r.prefix_head(project, ASK_PREFIX))
+    found = r.keys_projected(project, ASK_KEYS.name)
+    keyed = Keyed.of(r, project, r.prefix_head(project, ASK_PREFIX), found)
     return None if keyed is None else stored_view(keyed)
 
 
