@@ -8,6 +8,7 @@ state, decoded by the category's reducer, so a keyed question costs the rows und
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -32,13 +33,29 @@ class Projected(NamedTuple):
     counts: dict[str, int]
 
 
-def _chunks(values: Iterable[str], name: str) -> Iterator[tuple[list[str], str, dict[str, Any]]]:
-    """``values`` (each once) a chunk at a time, with its ``IN`` list and parameters."""
+def _chunks(values: Iterable[str], name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``values`` (each once) a chunk at a time, as the rows of a one-column ``VALUES`` list
+    (its column is ``column1`` on both databases) and their parameters."""
     distinct = list(dict.fromkeys(values))
     for start in range(0, len(distinct), _CHUNK):
-        chunk = distinct[start : start + _CHUNK]
-        params = {f"{name}{n}": value for n, value in enumerate(chunk)}
-        yield chunk, ", ".join(f":{key}" for key in params), params
+        params = {f"{name}{n}": value for n, value in enumerate(distinct[start : start + _CHUNK])}
+        yield ", ".join(f"(:{key})" for key in params), params
+
+
+def _probed(
+    conn: Conn, column: str, source: str, values: Iterable[str], params: dict[str, Any]
+) -> Iterator[tuple[str, Any]]:
+    """``(value, column)`` for each of ``values``, ``column`` read from the rows of
+    ``source`` (a ``FROM … WHERE …`` that names the value ``v.column1``) by a subquery per
+    value: an index probe each, whatever the planner knows of the table. (PostgreSQL without
+    statistics takes a ``key IN (…)`` over a table it has not analyzed to hold a row or two,
+    and reads a whole family to filter it.) None where there is none."""
+    for listed, chunk in _chunks(values, "v"):
+        rows = conn.execute(
+            f"SELECT v.column1, (SELECT {column} {source}) FROM (VALUES {listed}) AS v",
+            {**params, **chunk},
+        )
+        yield from ((str(value), found) for value, found in rows)
 
 
 class KeyReads(Transaction):
@@ -89,41 +106,33 @@ class KeyReads(Transaction):
         return [(str(s), self._decode_state(str(s), state)) for s, state in rows]
 
     def lists(self, project: str, family: str, keys: Iterable[str]) -> dict[str, list[str]]:
-        """The lists of ``family`` kept under each of ``keys`` that has one: one statement
-        per 500 keys."""
-        found: dict[str, list[str]] = {}
-        for _, listed, params in _chunks(keys, "k"):
-            rows = self._conn.execute(
-                "SELECT key, items FROM key_lists WHERE project_id = :p AND family = :f"
-                f" AND key IN ({listed})",
-                {"p": project, "f": family, **params},
-            )
-            found.update((str(key), str(items).split()) for key, items in rows)
-        return found
+        """The lists of ``family`` kept under each of ``keys`` that has one."""
+        source = (
+            "FROM key_lists AS l WHERE l.project_id = :p AND l.family = :f AND l.key = v.column1"
+        )
+        found = _probed(self._conn, "l.items", source, keys, {"p": project, "f": family})
+        return {key: str(items).split() for key, items in found if items is not None}
 
     def states_of(self, project: str, streams: Iterable[str]) -> dict[str, Any]:
-        """The states of ``streams`` that have one: one statement per 500 streams."""
-        found: dict[str, Any] = {}
-        for _, listed, params in _chunks(streams, "s"):
-            rows = self._conn.execute(
-                f"SELECT stream, state FROM streams WHERE project_id = :p AND stream IN ({listed})",
-                {"p": project, **params},
-            )
-            for stream, state in rows:
-                found[str(stream)] = self._decode_state(str(stream), state)
-        return found
+        """The states of ``streams`` that have one."""
+        source = "FROM streams AS s WHERE s.project_id = :p AND s.stream = v.column1"
+        found = _probed(self._conn, "s.state", source, streams, {"p": project})
+        return {s: self._decode_state(s, state) for s, state in found if state is not None}
 
     def keys_of(self, project: str, family: str, streams: Iterable[str]) -> list[tuple[str, str]]:
         """The ``(stream, key)`` rows of ``family`` filed for ``streams``."""
-        found: list[tuple[str, str]] = []
-        for _, listed, params in _chunks(streams, "s"):
-            rows = self._conn.execute(
-                "SELECT stream, key FROM stream_keys WHERE project_id = :p AND family = :f"
-                f" AND stream IN ({listed})",
-                {"p": project, "f": family, **params},
-            )
-            found += [(str(s), str(k)) for s, k in rows]
-        return found
+        agg = "json_agg" if self._conn.dialect == "postgresql" else "json_group_array"
+        source = (
+            "FROM stream_keys AS k WHERE k.project_id = :p AND k.family = :f"
+            " AND k.stream = v.column1"
+        )
+        found = _probed(self._conn, f"{agg}(k.key)", source, streams, {"p": project, "f": family})
+        return [
+            (stream, str(key))
+            for stream, keys in found
+            if keys is not None
+            for key in (json.loads(keys) if isinstance(keys, str) else keys)
+        ]
 
 
 class KeyWrites(Transaction):
@@ -131,11 +140,10 @@ class KeyWrites(Transaction):
         self, project: str, family: str, streams: Sequence[str], keys: Sequence[tuple[str, str]]
     ) -> None:
         """``family``'s rows of ``streams`` replaced by ``keys`` (``(key, stream)`` each)."""
-        for _, listed, params in _chunks(streams, "s"):
-            self._conn.run(
-                "DELETE FROM stream_keys WHERE project_id = :p AND family = :f"
-                f" AND stream IN ({listed})",
-                {"p": project, "f": family, **params},
+        if streams:
+            self._conn.executemany(
+                "DELETE FROM stream_keys WHERE project_id = :p AND family = :f AND stream = :s",
+                [{"p": project, "f": family, "s": stream} for stream in dict.fromkeys(streams)],
             )
         if keys:
             rows = [(project, family, key, stream) for key, stream in dict.fromkeys(keys)]
@@ -154,12 +162,10 @@ class KeyWrites(Transaction):
 
     def put_lists(self, project: str, family: str, lists: dict[str, list[str]]) -> None:
         """``family``'s lists under these keys replaced (an empty one: no row)."""
-        gone = [key for key, items in lists.items() if not items]
-        for _, listed, params in _chunks(gone, "k"):
-            self._conn.run(
-                "DELETE FROM key_lists WHERE project_id = :p AND family = :f"
-                f" AND key IN ({listed})",
-                {"p": project, "f": family, **params},
+        gone = [{"p": project, "f": family, "k": key} for key, items in lists.items() if not items]
+        if gone:
+            self._conn.executemany(
+                "DELETE FROM key_lists WHERE project_id = :p AND family = :f AND key = :k", gone
             )
         kept = [
             {"p": project, "f": family, "k": key, "items": " ".join(items)}
