@@ -9,13 +9,17 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
+from orbital.agents import claude_code_hooks
 from orbital.agents.claude_code_hooks import (
     fit,
     memory_target,
     parse_payload,
     proposed_content,
     rewritten_input,
+    smallest_edit,
     view_file,
     view_position,
 )
@@ -69,20 +73,48 @@ def test_the_proposed_content_is_what_the_tool_would_leave() -> None:
     assert proposed_content("Read", {}, text) is None
 
 
-def test_the_rewritten_input_writes_the_projection_whole() -> None:
+def test_the_rewritten_input_writes_the_projection_by_its_changed_lines() -> None:
     edit = {"file_path": "f", "old_string": "a", "new_string": "b", "replace_all": True}
-    assert rewritten_input("Edit", edit, "old", "new") == {
+    current, wanted = "# Asks\n- one\n- two\n", "# Asks\n- one\n- two [id]\n- three\n"
+    assert rewritten_input("Edit", edit, current, wanted) == {
         "file_path": "f",
-        "old_string": "old",
-        "new_string": "new",
+        "old_string": "- two\n",
+        "new_string": "- two [id]\n- three\n",
         "replace_all": False,
     }
     assert rewritten_input("Write", {"file_path": "f", "content": "x"}, "old", "new") == {
         "file_path": "f",
         "content": "new",
     }
-    multi = rewritten_input("MultiEdit", {"file_path": "f", "edits": []}, "old", "new")
-    assert multi["edits"] == [{"old_string": "old", "new_string": "new", "replace_all": False}]
+    multi = rewritten_input("MultiEdit", {"file_path": "f", "edits": []}, current, wanted)
+    assert multi["edits"] == [
+        {"old_string": "- two\n", "new_string": "- two [id]\n- three\n", "replace_all": False}
+    ]
+
+
+def test_an_edit_is_widened_until_its_lines_occur_once() -> None:
+    current = "- same\n- same\nend\n"
+    assert smallest_edit(current, current + "- new\n") == ("end\n", "end\n- new\n")
+    assert smallest_edit(current, "- same\n- same\n- same\nend\n") == ("end\n", "- same\nend\n")
+    assert smallest_edit(current, "- same\n- Same\nend\n") == ("- same\nend\n", "- Same\nend\n")
+    assert smallest_edit("", "new\n") == ("", "new\n")  # nothing to find: the whole file
+    assert smallest_edit("x\nx\n", "x\n") == ("x\nx\n", "x\n")  # no line occurs once
+
+
+_LINES = st.lists(st.sampled_from(["- a\n", "- b\n", "- c [x]\n", "\n", "- ä"]), max_size=12)
+
+
+@given(before=_LINES, after=_LINES, block=st.sampled_from([1, 2, 3, 1 << 16]))
+def test_the_smallest_edit_writes_what_is_wanted_from_a_string_found_once(
+    before: list[str], after: list[str], block: int
+) -> None:
+    current, wanted = "".join(before), "".join(after)
+    with pytest.MonkeyPatch.context() as patch:  # texts part inside a block, and across
+        patch.setattr(claude_code_hooks, "_BLOCK", block)
+        old, new = smallest_edit(current, wanted)
+    assert current.count(old) == 1 or old == current
+    assert current.replace(old, new, 1) == wanted
+    assert old == current or old.endswith("\n") or current.endswith(old)
 
 
 def test_context_is_fitted_under_the_limit_at_a_line_end() -> None:
