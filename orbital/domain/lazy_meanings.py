@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 #: Which reading an index files by: the guard's certain restatement, or the wider
 #: resemblance that holds a line (:mod:`orbital.domain.resemble`).
 ReadingName = Literal["restates", "resembles"]
+#: Every reading a dropped ask is filed by.
+READINGS: tuple[ReadingName, ...] = ("restates", "resembles")
 #: Builds the meaning index of (ask id, text) pairs under a reading; the shell may keep built
 #: ones (a short-lived process then reads the index instead of filing every text again).
 IndexBuilder = Callable[[tuple[tuple[str, str], ...], ReadingName], "MeaningIndex[str]"]

@@ -155,6 +155,8 @@ class AsksService:
             due, removed_due = without_nul(due, "the ask's due")
             removed += removed_due
         check_request(text, due)
+        if actor is Actor.AGENT:
+            self.units.asks.ready(project.project_id)
         with self.units.begin(project, actor, session=session) as u:
             u.warnings += removed
             known = u.asks

@@ -15,7 +15,7 @@ from orbital.domain.asks import (
     index_dropped,
     index_open,
 )
-from orbital.domain.lazy_meanings import IndexBuilder, build_meaning_index
+from orbital.domain.lazy_meanings import READINGS, IndexBuilder, build_meaning_index
 from orbital.events import RecordedEvent
 from orbital.grammar.asks_md import FORMAT_HEADER, render_lines
 from orbital.service._ask_rows import decode_ask, decode_asks, encode_ask, encode_asks
@@ -144,6 +144,8 @@ class AsksState:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self._since_snapshot: dict[str, int] = {}
+        #: The projects whose meaning families this process saw made for its code.
+        self._ready: set[str] = set()
         #: The WordNet the wide reading of a held line reads with (loaded when first read).
         self.wordnet: Callable[[], WordNet] = LoadedWordNet()
         #: Builds the dropped asks' meaning index, reading the wide way with that WordNet.
@@ -155,6 +157,21 @@ class AsksState:
     def forget(self, project: str) -> None:
         """Drop what this process counted of the project's asks (after a purge)."""
         self._since_snapshot.pop(project, None)
+        self._ready.discard(project)
+
+    def ready(self, project: str) -> None:
+        """The dropped asks' meaning families made for this code before a unit that may
+        look in them begins (:func:`orbital.service._meaning_keys.made_ahead`: filed where no
+        lock is held), once a process. Only ahead of time: the unit catches them up itself,
+        and makes them whole under its lock if they were dropped since (a purge, another
+        version's process)."""
+        if project in self._ready:
+            return
+        from orbital.service._meaning_keys import made_ahead  # the matcher: an agent's decision
+
+        for reading in READINGS:
+            made_ahead(self.ctx.store, project, reading, self.indexing.lexicon(reading))
+        self._ready.add(project)
 
     def now(self, r: Reader, project: str, *, head: int | None = None) -> AsksNow:
         """The asks as ``r`` reads them (use them inside its transaction): from the store's

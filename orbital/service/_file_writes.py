@@ -46,6 +46,8 @@ class FileWrites:
         found = self.units.ctx.store.project(project)
         held = memory_file(name).name if hold else None
         words = self.asks.words(transcript) if key == "asks" else None
+        if key == "asks" and actor is Actor.AGENT:
+            self.units.asks.ready(found.project_id)
         with self.units.begin(
             found, actor, session=session, proposals={key: content}, held=held
         ) as u:
@@ -78,6 +80,8 @@ class FileWrites:
             if key != "asks":
                 check_size(raw)
         words = self.asks.words(transcript) if "asks" in proposals else None
+        if "asks" in proposals and actor is Actor.AGENT:
+            self.units.asks.ready(project.project_id)
         with self.units.begin(project, actor, session=session, proposals=proposals) as u:
             for key, raw in proposals.items():
                 try:

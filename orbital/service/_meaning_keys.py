@@ -23,7 +23,7 @@ import sys
 import unicodedata
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import Ask
@@ -33,7 +33,7 @@ from orbital.domain.meaning_index import MeaningIndex, Reading
 from orbital.domain.rephrase import Meaning
 from orbital.domain.wordnet import WordNet
 from orbital.service._stream_keys import SEP, behind, source_digest
-from orbital.store import Projected, Reader, Writer
+from orbital.store import EventStore, Projected, Reader, Writer
 
 #: The modules a text's terms and their keys come from (what the stamp is of).
 _MATCHER = (
@@ -193,35 +193,77 @@ def _taken_out(w: Writer, project: str, name: str, read: Reading, asks: list[Ask
 
 def _marked(w: Writer, project: str, name: str, items: list[tuple[str, str]]) -> None:
     """The asks just filed marked so (:data:`FILED`)."""
-    marks = [(FILED, ASK_PREFIX + ask_id) for ask_id, _ in items]
-    w.file_keys(project, name, [], marks)
+    w.file_keys(project, name, [], [(FILED, ASK_PREFIX + ask_id) for ask_id, _ in items])
 
 
 def caught_up(w: Writer, project: str, reading: ReadingName, lexicon: WordNet) -> MeaningIndex[str]:
     """The family's index, brought up to the asks' head inside ``w``'s transaction first: the
     asks moved since its position taken out of it and the dropped ones filed again by
     :meth:`MeaningIndex.filing` over the lists as the store holds them. Made whole (never
-    made, or by other code), every dropped ask is filed a page of states at a time into an
-    index in memory, its meanings let go after each page, and the lists written once."""
+    made, or by other code: :func:`made_whole`) when :func:`made_ahead` did not make it
+    first, which is the same but holds no lock while it files."""
     name, code, read = family(reading), stamp(reading, lexicon), reading_named(reading, lexicon)
     head, found = behind(w, project, name, ASK_PREFIX, code)
-    if found is not None and found.position >= head:
-        return stored_index(w, project, reading, lexicon)
     if found is None:
-        whole = MeaningIndex[str](reading=read)
-        for moved in w.state_pages(project, ASK_PREFIX, size=STATES_PAGE):
-            dropped = _dropped(moved)
-            whole = _without_meanings(whole.added(dropped))
-            _marked(w, project, name, dropped)
-        _written(w, project, name, whole)
-    else:
+        made = made_whole(w, project, read)
+        _write_whole(w, project, name, code, made)
+        found = Projected(made.position, code, {})
+    if found.position < head:
         for moved in w.state_pages(project, ASK_PREFIX, after=found.position, size=STATES_PAGE):
             _taken_out(w, project, name, read, [a for a in moved.values() if a is not None])
             dropped = _dropped(moved)
             _written(w, project, name, stored_index(w, project, reading, lexicon).added(dropped))
             _marked(w, project, name, dropped)
-    w.keys_at(project, name, Projected(head, code, {}))
+        w.keys_at(project, name, Projected(head, code, {}))
     return stored_index(w, project, reading, lexicon)
+
+
+def made_ahead(store: EventStore, project: str, reading: ReadingName, lexicon: WordNet) -> None:
+    """The family made whole, when it is not there for this code, ahead of a decision that
+    looks in it: every dropped ask filed in a read transaction (minutes at a million events,
+    and the store's writers go on meanwhile), then written in a write transaction of its own
+    that catches it up to the head (:func:`caught_up`). A family another process made in the
+    meantime is kept and this one let go."""
+    name, code, read = family(reading), stamp(reading, lexicon), reading_named(reading, lexicon)
+    with store.reader() as r:
+        found = r.keys_projected(project, name)
+        if found is not None and found.stamp == code:
+            return
+        made = made_whole(r, project, read)
+    with store.writing() as w:
+        found = w.keys_projected(project, name)
+        if found is None or found.stamp != code:
+            w.drop_family(project, name)
+            _write_whole(w, project, name, code, made)
+        caught_up(w, project, reading, lexicon)
+
+
+class Made(NamedTuple):
+    """A family made whole from the asks one transaction read, at their head ``position``:
+    the index (its lists: ``whole``) and the asks it filed."""
+
+    position: int
+    whole: MeaningIndex[str]
+    filed: list[str]
+
+
+def made_whole(r: Reader, project: str, read: Reading) -> Made:
+    """Every dropped ask ``r`` reads filed into an index in memory, a page of states at a
+    time, its meanings let go after each page (a store keeps none)."""
+    position = r.prefix_head(project, ASK_PREFIX)
+    whole, filed = MeaningIndex[str](reading=read), []
+    for moved in r.state_pages(project, ASK_PREFIX, size=STATES_PAGE):
+        dropped = _dropped(moved)
+        whole = _without_meanings(whole.added(dropped))
+        filed += [ask_id for ask_id, _ in dropped]
+    return Made(position, whole, filed)
+
+
+def _write_whole(w: Writer, project: str, name: str, code: str, made: Made) -> None:
+    """A family made whole written (over none), its asks marked filed, at its position."""
+    _written(w, project, name, made.whole)
+    w.file_keys(project, name, [], [(FILED, ASK_PREFIX + ask_id) for ask_id in made.filed])
+    w.keys_at(project, name, Projected(made.position, code, {}))
 
 
 def _dropped(states: dict[str, Ask | None]) -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from orbital.domain.lazy_meanings import ReadingName, build_meaning_index
+from orbital.domain.lazy_meanings import READINGS, ReadingName, build_meaning_index
 from orbital.domain.wordnet import NONE, WordNet
 from orbital.events import Actor
 from orbital.service import Orbital, _meaning_keys, _stream_keys
@@ -96,3 +96,49 @@ def test_the_stamp_is_of_the_files_not_where_they_lie_nor_when_written() -> None
     assert stamp("resembles", here) == stamp("resembles", there)
     assert stamp("resembles", here) != stamp("resembles", other)
     assert stamp("restates", here) == stamp("restates", other) != stamp("resembles", here)
+
+
+def test_a_family_made_ahead_files_with_no_lock_held_and_is_caught_up_to_the_writes_meanwhile(
+    store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's decision makes a family whole before its unit begins: other writers go on
+    while the dropped asks are filed (minutes at a million events), and what they wrote is in
+    the family the decision then reads."""
+    monkeypatch.setenv("ORBITAL_BUSY_TIMEOUT_MS", "300")  # a held lock fails a writer fast
+    texts = list(dict.fromkeys(str(row["dropped"]) for row in _rows()))[:12]
+    root = tmp_path / "project"
+    root.mkdir()
+    with (
+        Orbital.open(store_url, clock=MovingClock(START)) as service,
+        Orbital.open(store_url, clock=MovingClock(START + dt.timedelta(days=1))) as other,
+    ):
+        project = service.init_project(root, timezone="UTC").project_id
+        for text in texts:
+            service.ask_open(project, text, actor=Actor.USER)
+        ids = sorted(every_ask(service, project))
+        for ask_id in ids[:8]:
+            service.ask_close(project, ask_id, "dropped", actor=Actor.USER)
+        with service.store.writing() as w:  # as another version left them: made again whole
+            for reading in READINGS:
+                w.keys_at(project, family(reading), Projected(1, "other code", {}))
+        filing = _meaning_keys.made_whole
+        meanwhile: list[int] = []  # the asks' head after the other process's writes
+
+        def made_while_another_writes(*args: object, **kwargs: object) -> _meaning_keys.Made:
+            made = filing(*args, **kwargs)  # type: ignore[arg-type]
+            if not meanwhile:  # the first family: another process drops one and reopens one
+                other.ask_close(project, ids[8], "dropped", actor=Actor.USER)
+                other.ask_reopen(project, ids[0], "back on", actor=Actor.USER)
+                with other.store.reader() as r:
+                    meanwhile.append(r.prefix_head(project, "ask:"))
+            return made
+
+        monkeypatch.setattr(_meaning_keys, "made_whole", made_while_another_writes)
+        opened = service.ask_open(project, "Order the blue folding chairs", actor=Actor.AGENT)
+        assert opened.events and not opened.refused and len(meanwhile) == 1
+        for reading in READINGS:  # as of the decision: the other's writes filed, not the open
+            with service.store.reader() as r:
+                found = r.keys_projected(project, family(reading))
+            assert found is not None and found.stamp == stamp(reading, _lexicon(reading))
+            assert found.position == meanwhile[0]
+        _assert_finds_as_built(service, project, "restates")
