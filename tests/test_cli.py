@@ -77,7 +77,9 @@ def test_errors_are_one_line_and_exit_1(run: CliRunner, tmp_path: Path) -> None:
 def test_db_upgrade_reports_the_backend(run: CliRunner, backend: str) -> None:
     result = run.invoke(cli, ["db", "upgrade"], obj={})
     assert result.exit_code == 0
-    assert result.output == f"schema up to date ({backend})\n"
+    assert (
+        result.output == f"schema up to date ({backend})\nasks filed by their keys for 0 projects\n"
+    )
 
 
 def test_db_status_says_where_the_store_is(

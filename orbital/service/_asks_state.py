@@ -173,6 +173,15 @@ class AsksState:
             made_ahead(self.ctx.store, project, reading, self.indexing.lexicon(reading))
         self._ready.add(project)
 
+    def make_keys(self, project: str) -> None:
+        """Every family of the project's asks made for this code now, not at the first
+        write that needs one (``orbital db upgrade``: after an upgrade, minutes for a log of
+        a million events)."""
+        with self.ctx.store.writing() as w:
+            catch_up(w, project)
+        self._ready.discard(project)
+        self.ready(project)
+
     def now(self, r: Reader, project: str, *, head: int | None = None) -> AsksNow:
         """The asks as ``r`` reads them (use them inside its transaction): from the store's
         keys (a writer catches them up first), else from every ask's state. ``head``: the

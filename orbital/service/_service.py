@@ -217,6 +217,14 @@ class Orbital(OnFirstUse):
         with self.store.reader() as r:
             return r.projects()
 
+    def make_keys(self) -> list[Project]:
+        """Every project's asks filed by their keys for this Orbital's code now (after an
+        upgrade; else the first write that needs them files them). Returns the projects."""
+        found = self.projects()
+        for project in found:
+            self.units.asks.make_keys(project.project_id)
+        return found
+
     @property
     def store_backend(self) -> str:
         """The store's database: ``sqlite`` or ``postgresql``."""

@@ -142,3 +142,32 @@ def test_a_family_made_ahead_files_with_no_lock_held_and_is_caught_up_to_the_wri
             assert found is not None and found.stamp == stamp(reading, _lexicon(reading))
             assert found.position == meanwhile[0]
         _assert_finds_as_built(service, project, "restates")
+
+
+def test_an_upgrade_files_every_project_s_asks_by_the_keys_of_this_code(
+    store_url: str, tmp_path: Path
+) -> None:
+    """``orbital db upgrade``: the keys another version left are made again for this one
+    there and then, not in the first write that needs them."""
+    with Orbital.open(store_url, clock=MovingClock(START)) as service:
+        projects = []
+        for name in ("one", "two"):
+            (tmp_path / name).mkdir()
+            project = service.init_project(tmp_path / name, timezone="UTC").project_id
+            for text in ("Book the hall", "Print the flyers"):
+                service.ask_open(project, text, actor=Actor.USER)
+            service.ask_close(project, sorted(every_ask(service, project))[0], "dropped",
+                              actor=Actor.USER)  # fmt: skip
+            projects.append(project)
+            with service.store.writing() as w:
+                for kept in (_stream_keys.ASK_KEYS.name, *map(family, READINGS)):
+                    w.keys_at(project, kept, Projected(1, "other code", {}))
+        assert sorted(p.project_id for p in service.make_keys()) == sorted(projects)
+        wanted = {family(reading): stamp(reading, _lexicon(reading)) for reading in READINGS}
+        wanted[_stream_keys.ASK_KEYS.name] = _stream_keys.stamp(_stream_keys.ASK_KEYS)
+        with service.store.reader() as r:
+            for project in projects:
+                head = r.prefix_head(project, "ask:")
+                for kept, code in wanted.items():
+                    found = r.keys_projected(project, kept)
+                    assert found is not None and found[:2] == (head, code)
