@@ -14,8 +14,8 @@ from __future__ import annotations
 import abc
 import functools
 import heapq
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:
     from _typeshed import SupportsRichComparison
@@ -47,6 +47,11 @@ class Many(Mapping[K, V], Generic[K, V]):
     @abc.abstractmethod
     def many(self, keys: list[K]) -> dict[K, V]:
         """The entries of ``keys`` there are."""
+
+    def sizes(self, keys: list[K]) -> dict[K, int]:
+        """How long the values of ``keys`` there are (collections) are: a store that keeps
+        the lengths reads them without the values."""
+        return {k: len(cast(Sized, v)) for k, v in self.many(keys).items()}
 
 
 class Layered(Mapping[K, V], Generic[K, V]):
@@ -80,6 +85,18 @@ class Layered(Mapping[K, V], Generic[K, V]):
             found.update(self._base.many(rest))
         else:
             found.update((k, self._base[k]) for k in rest if k in self._base)
+        return found
+
+    def sizes(self, keys: Iterable[K]) -> dict[K, int]:
+        """How long the values of ``keys`` there are (collections) are, the base's read
+        without the values where it keeps their lengths (:meth:`Many.sizes`)."""
+        wanted = list(dict.fromkeys(keys))
+        found = {k: len(cast(Sized, self._delta[k])) for k in wanted if k in self._delta}
+        rest = [k for k in wanted if k not in found]
+        if isinstance(self._base, Many):
+            found.update(self._base.sizes(rest))
+        else:
+            found.update((k, len(cast(Sized, self._base[k]))) for k in rest if k in self._base)
         return found
 
     @property

@@ -163,9 +163,9 @@ class MeaningIndex(Generic[K]):
         spellings = self.spellings.many(slips)
         lookups = [self._lookup(term, spellings) for term in query.terms]
         keys = {key for found in lookups for key in found}
-        postings, pivots = self.postings.many(keys), self.pivots.many(keys)
+        pivots = self.pivots.many(keys)
         candidates = {i for key in keys for i in pivots.get(key, ())}
-        candidates |= self._covering(query, lookups, postings)
+        candidates |= self._covering(query, lookups)
         meanings = self.meanings.many(candidates)
         found: dict[K, float] = {}
         for item in candidates:
@@ -181,23 +181,27 @@ class MeaningIndex(Generic[K]):
         keys.update("~" + w for w in near)  # the reading's ``matches`` tells a slip
         return keys
 
-    def _covering(
-        self, query: Meaning, lookups: list[set[str]], postings: Mapping[str, tuple[K, ...]]
-    ) -> set[K]:
+    def _covering(self, query: Meaning, lookups: list[set[str]]) -> set[K]:
         """The items with a term matching each needed term of ``query`` (with none needed:
-        the items matching any of its terms)."""
+        the items matching any of its terms). The needed terms are taken shortest postings
+        first, by the lists' lengths alone, and a term's lists are read only when its turn
+        comes: a term nothing is filed under ends it before any long list is read."""
 
         def items(keys: Iterable[str]) -> set[K]:
-            return {item for key in keys for item in postings.get(key, ())}
+            postings = self.postings.many(keys)
+            return {item for key in postings for item in postings[key]}
 
         needed = [(t, keys) for t, keys in zip(query.terms, lookups, strict=True) if not t.generic]
         if not needed:
             return items(k for keys in lookups for k in keys)
-        needed.sort(key=lambda pair: sum(len(postings.get(k, ())) for k in pair[1]))
-        found = items(needed[0][1])
-        for term, keys in needed[1:]:
-            if len(found) > _FEW:
-                found &= items(keys)
+        sizes = self.postings.sizes(k for _, keys in needed for k in keys)
+        needed.sort(key=lambda pair: sum(sizes.get(k, 0) for k in pair[1]))
+        found: set[K] = set()
+        for n, (term, keys) in enumerate(needed):
+            if n == 0 or len(found) > _FEW:
+                if not any(sizes.get(k, 0) for k in keys):
+                    return set()
+                found = items(keys) if n == 0 else found & items(keys)
             else:  # a few left: look at their terms rather than at a long posting list
                 matches, meanings = self.reading.matches, self.meanings.many(found)
                 found = {i for i in found if any(matches(term, u) for u in meanings[i].terms)}

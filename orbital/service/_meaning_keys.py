@@ -120,6 +120,14 @@ class _Items(_Read[tuple[str, ...]]):
         start = len(self._kind)
         return {key[start:]: tuple(items) for key, items in found.items()}
 
+    def sizes(self, keys: list[str]) -> dict[str, int]:
+        """The lengths kept beside the lists, those read already counted."""
+        found = {k: len(v) for k in keys if (v := self._known.get(k)) is not None}
+        unread = [k for k in keys if k not in self._known]
+        kept = self._r.list_sizes(self._project, self._family, (self._kind + k for k in unread))
+        start = len(self._kind)
+        return found | {key[start:]: size for key, size in kept.items()}
+
 
 class _Spellings(_Read[frozenset[str]]):
     """The words kept under a slip key (``s``)."""

@@ -113,6 +113,15 @@ class KeyReads(Transaction):
         found = _probed(self._conn, "l.items", source, keys, {"p": project, "f": family})
         return {key: str(items).split() for key, items in found if items is not None}
 
+    def list_sizes(self, project: str, family: str, keys: Iterable[str]) -> dict[str, int]:
+        """How many items each of ``keys`` that has a list in ``family`` names, read
+        without the lists."""
+        source = (
+            "FROM key_lists AS l WHERE l.project_id = :p AND l.family = :f AND l.key = v.column1"
+        )
+        found = _probed(self._conn, "l.size", source, keys, {"p": project, "f": family})
+        return {key: int(size) for key, size in found if size is not None}
+
     def states_of(self, project: str, streams: Iterable[str]) -> dict[str, Any]:
         """The states of ``streams`` that have one."""
         source = "FROM streams AS s WHERE s.project_id = :p AND s.stream = v.column1"
@@ -168,14 +177,15 @@ class KeyWrites(Transaction):
                 "DELETE FROM key_lists WHERE project_id = :p AND family = :f AND key = :k", gone
             )
         kept = [
-            {"p": project, "f": family, "k": key, "items": " ".join(items)}
+            {"p": project, "f": family, "k": key, "items": " ".join(items), "n": len(items)}
             for key, items in lists.items()
             if items
         ]
         if kept:
             self._conn.executemany(
-                "INSERT INTO key_lists (project_id, family, key, items) VALUES (:p, :f, :k, :items)"
-                " ON CONFLICT (project_id, family, key) DO UPDATE SET items = excluded.items",
+                "INSERT INTO key_lists (project_id, family, key, items, size)"
+                " VALUES (:p, :f, :k, :items, :n) ON CONFLICT (project_id, family, key)"
+                " DO UPDATE SET items = excluded.items, size = excluded.size",
                 kept,
             )
 

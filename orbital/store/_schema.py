@@ -243,6 +243,8 @@ key_lists = sa.Table(
     sa.Column("family", sa.String(32), primary_key=True),
     sa.Column("key", _BYTEWISE, primary_key=True),
     sa.Column("items", sa.Text, nullable=False),
+    #: How many items (a lookup reads the shortest lists first).
+    sa.Column("size", sa.Integer, nullable=False, server_default="0"),
 )
 
 #: The position each family of keys was projected at, and the stamp of the code that made

@@ -4,7 +4,7 @@ and the indexed dropped search finds what a comparison with every dropped ask fi
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -20,7 +20,7 @@ from orbital.domain.asks import (
     index_dropped,
     index_open,
 )
-from orbital.domain.layered import Layered
+from orbital.domain.layered import Layered, Many
 from orbital.domain.meaning_index import MeaningIndex
 from orbital.domain.rephrase import Meaning, Overlap, Term, meaning, overlap
 from orbital.grammar.text import norm
@@ -160,6 +160,46 @@ def test_an_open_compares_only_the_asks_that_could_be_restated(
     # a shorter text whose words one ask covers (it adds context) is that ask
     assert index.restated_by(f"Deploy to {_word(9)}") == {items[9][0]: 0.4}  # 2 of its 5 words
     assert len(compared) == 1
+
+
+class _Counted(Many[str, tuple[str, ...]]):
+    """Posting lists that count the items read (a store's rows)."""
+
+    def __init__(self, lists: dict[str, tuple[str, ...]]) -> None:
+        self.lists, self.read = lists, 0
+
+    def many(self, keys: list[str]) -> dict[str, tuple[str, ...]]:
+        found = {k: self.lists[k] for k in keys if k in self.lists}
+        self.read += sum(map(len, found.values()))
+        return found
+
+    def sizes(self, keys: list[str]) -> dict[str, int]:
+        return {k: len(self.lists[k]) for k in keys if k in self.lists}
+
+    def __getitem__(self, key: str) -> tuple[str, ...]:
+        return self.many([key])[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.lists)
+
+    def __len__(self) -> int:
+        return len(self.lists)
+
+
+def test_a_lookup_reads_the_shortest_posting_lists_first_and_no_long_one_in_vain() -> None:
+    items = [(f"{n:06x}", f"Deploy the service to region {_word(n)} tonight") for n in range(400)]
+    built = MeaningIndex[str]().added(items)
+    lists = _Counted(dict(built.postings.merged))
+    index = MeaningIndex(built.meanings, Layered(lists), built.spellings, Layered(), built.reading)
+    # "staging" is filed under nothing: the 400-long lists of the common words stay unread
+    assert index.restated_by("Deploy the service to staging tonight") == {}
+    assert lists.read == 0
+    # the rare word's lists first (its key and its spelling's: the one item each); the
+    # common words' terms are then looked at in that item's meaning
+    assert index.restated_by(f"Tonight, deploy the service to region {_word(7)}") == {
+        items[7][0]: 1.0
+    }
+    assert lists.read == 2
 
 
 def _word(n: int) -> str:

@@ -235,3 +235,33 @@ def test_0012_admits_calendar_tokens_beside_those_referenced_and_takes_them_back
         engine.dispose()
     assert [tuple(r) for r in upgraded] == [("a1", "agent"), ("c1", "calendar")]
     assert [tuple(r) for r in back] == [("a1", "agent")]
+
+
+def test_0017_counts_the_items_of_the_lists_already_kept(store_url: str) -> None:
+    rows = [("p\x01hall", "a1 b2 c3"), ("s\x01hll", "hall"), ("v\x01chairs", "d4 e5")]
+    engine = create_write_engine(store_url)
+    try:
+        with engine.connect() as conn:
+            command.upgrade(_config(conn), "0016")
+            conn.execute(
+                sa.text(
+                    "INSERT INTO projects (project_id, root, timezone, registered_at) "
+                    "VALUES ('shop', '/home/alice/shop', '', :at)"
+                ),
+                {"at": dt.datetime(2026, 12, 1, 9, 0)},
+            )
+            for key, items in rows:
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO key_lists (project_id, family, key, items)"
+                        " VALUES ('shop', 'asks-restates', :k, :i)"
+                    ),
+                    {"k": key, "i": items},
+                )
+            conn.commit()
+            command.upgrade(_config(conn), "0017")
+            sizes = conn.execute(sa.text("SELECT key, size FROM key_lists ORDER BY key")).all()
+            conn.commit()
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in sizes] == [("p\x01hall", 3), ("s\x01hll", 1), ("v\x01chairs", 2)]
