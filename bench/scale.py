@@ -57,7 +57,8 @@ def ready(keep: Path, total: int) -> tuple[str, str, Path]:
     built there first when missing."""
     done = keep / f"built{total}"
     if not done.exists():
-        for stale in keep.glob(f"*{total}*"):
+        names = (f"history{total}.db*", f"project{total}", f"pg-project{total}")
+        for stale in (found for name in names for found in keep.glob(name)):  # not 10x's
             shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
         started_at = time.perf_counter()
         built = build(keep, total, seed=total)
