@@ -231,19 +231,33 @@ def made_ahead(store: EventStore, project: str, reading: ReadingName, lexicon: W
     looks in it: every dropped ask filed in a read transaction (minutes at a million events,
     and the store's writers go on meanwhile), then written in a write transaction of its own
     that catches it up to the head (:func:`caught_up`). A family another process made in the
-    meantime is kept and this one let go."""
+    meantime is kept and this one let go, and so is this one when the keys were dropped in
+    the meantime (a purge, an import)."""
+    name, code = family(reading), stamp(reading, lexicon)
+    filed = filed_ahead(store, project, reading, lexicon)
+    if filed is None:
+        return
+    drops, made = filed
+    with store.writing() as w:
+        found = w.keys_projected(project, name)
+        # Keys dropped since (a purge: the states read held its text) make it under the lock.
+        if (found is None or found.stamp != code) and w.key_drops(project) == drops:
+            w.drop_family(project, name)
+            _write_whole(w, project, name, code, made)
+        caught_up(w, project, reading, lexicon)
+
+
+def filed_ahead(
+    store: EventStore, project: str, reading: ReadingName, lexicon: WordNet
+) -> tuple[int, Made] | None:
+    """The family made whole in a read transaction, with how many times the project's keys
+    had been dropped then (None: it is there for this code)."""
     name, code, read = family(reading), stamp(reading, lexicon), reading_named(reading, lexicon)
     with store.reader() as r:
         found = r.keys_projected(project, name)
         if found is not None and found.stamp == code:
-            return
-        made = made_whole(r, project, read)
-    with store.writing() as w:
-        found = w.keys_projected(project, name)
-        if found is None or found.stamp != code:
-            w.drop_family(project, name)
-            _write_whole(w, project, name, code, made)
-        caught_up(w, project, reading, lexicon)
+            return None
+        return r.key_drops(project), made_whole(r, project, read)
 
 
 class Made(NamedTuple):

@@ -71,6 +71,10 @@ class KeyReads(Transaction):
         counts = (part.partition("=") for part in str(row[2]).split())
         return Projected(int(row[0]), str(row[1]), {k: int(n) for k, _, n in counts})
 
+    def key_drops(self, project: str) -> int:
+        """How many times the project's keys were all dropped (a purge, an import)."""
+        return _drops(self._conn, project)
+
     def keyed(
         self,
         project: str,
@@ -204,6 +208,26 @@ class KeyWrites(Transaction):
         drop_keys(self._conn, project)
 
 
+#: The ``stream_key_positions`` row that counts how many times a project's keys were all
+#: dropped (its ``position``): a family filed from states read before a drop (a purge's
+#: states held the purged text) must not be written after it.
+DROPS = "dropped"
+
+
 def drop_keys(conn: Conn, project: str) -> None:
+    drops = _drops(conn, project)
     for table in ("stream_keys", "key_lists", "stream_key_positions"):
         conn.run(f"DELETE FROM {table} WHERE project_id = :p", {"p": project})
+    conn.run(
+        "INSERT INTO stream_key_positions (project_id, family, position, stamp, counts)"
+        " VALUES (:p, :f, :n, '', '')",
+        {"p": project, "f": DROPS, "n": drops + 1},
+    )
+
+
+def _drops(conn: Conn, project: str) -> int:
+    found = conn.scalar(
+        "SELECT position FROM stream_key_positions WHERE project_id = :p AND family = :f",
+        {"p": project, "f": DROPS},
+    )
+    return int(found or 0)

@@ -9,8 +9,10 @@ import datetime as dt
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from orbital.domain.lazy_meanings import READINGS, ReadingName, build_meaning_index
 from orbital.domain.wordnet import NONE, WordNet
@@ -18,6 +20,7 @@ from orbital.events import Actor
 from orbital.service import Orbital, _meaning_keys, _stream_keys
 from orbital.service._meaning_keys import caught_up, family, stamp
 from orbital.store import Projected
+from orbital.store._engine import create_write_engine
 from tests.service.test_stored_view import MovingClock, every_ask
 from tests.wordnet_helpers import WORDNET, needs_wordnet
 
@@ -171,3 +174,49 @@ def test_an_upgrade_files_every_project_s_asks_by_the_keys_of_this_code(
                 for kept, code in wanted.items():
                     found = r.keys_projected(project, kept)
                     assert found is not None and found[:2] == (head, code)
+
+
+def test_a_family_filed_before_a_purge_is_not_written_after_it(
+    store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dropped asks are filed in a read transaction; a purge that lands before the lists
+    are written makes them from the purged states instead, under the lock: no key holds the
+    purged text's words."""
+    root = tmp_path / "project"
+    root.mkdir()
+    with (
+        Orbital.open(store_url, clock=MovingClock(START)) as service,
+        Orbital.open(store_url, clock=MovingClock(START + dt.timedelta(days=1))) as other,
+    ):
+        project = service.init_project(root, timezone="UTC").project_id
+        service.ask_open(project, "Call Zanzibarian Trust about the wire", actor=Actor.USER)
+        service.ask_open(project, "Water the plants", actor=Actor.USER)
+        for ask_id in every_ask(service, project):
+            service.ask_close(project, ask_id, "dropped", actor=Actor.USER)
+        filing = _meaning_keys.filed_ahead
+        purged: list[int] = []  # the asks' head after the purge
+
+        def purged_meanwhile(*args: Any, **kwargs: Any) -> tuple[int, _meaning_keys.Made] | None:
+            filed = filing(*args, **kwargs)
+            if not purged:  # lands between the first family's read and its write
+                other.purges.purge(project, text="Zanzibarian", reason="a client's name",
+                                   actor=Actor.USER, state=tmp_path / "s")  # fmt: skip
+                with other.store.reader() as r:
+                    purged.append(r.prefix_head(project, "ask:"))
+            return filed
+
+        monkeypatch.setattr(_meaning_keys, "filed_ahead", purged_meanwhile)
+        service.ask_open(project, "Order the folding chairs", actor=Actor.AGENT)
+        with service.store.reader() as r:
+            assert r.key_drops(project) == 1 and len(purged) == 1
+            for reading in READINGS:
+                found = r.keys_projected(project, family(reading))
+                assert found is not None and found.position == purged[0]
+        engine = create_write_engine(store_url)
+        try:
+            with engine.connect() as conn:
+                rows = conn.execute(sa.text("SELECT key, items FROM key_lists")).all()
+        finally:
+            engine.dispose()
+        assert rows and not any("zanzibar" in f"{key} {items}".lower() for key, items in rows)
+        _assert_finds_as_built(service, project, "restates")
