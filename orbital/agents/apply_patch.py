@@ -13,7 +13,7 @@ Codex edits files with one patch per call (the ``command`` of its ``PreToolUse``
 beside ``*** Add File: P`` (every line ``+``), ``*** Delete File: P`` and ``*** Move to: P``
 after an update header. To route an edit of a memory file through Orbital's write path, the
 hook needs the file as the patch would leave it (:func:`apply_update`), and then a patch that
-writes Orbital's projection instead (:func:`replace_whole`): other files' sections stay as the
+writes Orbital's projection instead (:func:`rewrite`): other files' sections stay as the
 model wrote them. Matching follows Codex: each chunk's old lines are looked for from where the
 previous chunk ended, exactly, then ignoring trailing and then surrounding whitespace; a chunk
 ending in ``*** End of File`` matches at the end.
@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from orbital.agents.edits import smallest_edit
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -167,11 +169,19 @@ def apply_update(current: str, section: Section) -> str | None:
     return "".join(f"{line}\n" for line in lines)
 
 
-def replace_whole(path: str, current: str | None, wanted: str) -> Section:
-    """A section that turns ``current`` (None: no file) into exactly ``wanted``: every old line
-    removed and every new one added in one chunk (Codex ends the file with a newline)."""
-    new = tuple("+" + line for line in wanted.splitlines())
+def rewrite(path: str, current: str | None, wanted: str) -> Section:
+    """A section that turns ``current`` (None: no file) into exactly ``wanted``: the lines
+    that differ (:func:`~orbital.agents.edits.smallest_edit`, found once in ``current``, so
+    Codex's search finds them where they are) removed and the new ones added in one chunk;
+    with no file, every line added (Codex ends the file with a newline)."""
     if current is None:
-        return Section("add", path, new)
-    old = tuple("-" + line for line in current.splitlines())
-    return Section("update", path, ("@@", *old, *new))
+        return Section("add", path, tuple("+" + line for line in _lines(wanted)))
+    old, new = smallest_edit(current, wanted)
+    removed = tuple("-" + line for line in _lines(old))
+    return Section("update", path, ("@@", *removed, *("+" + line for line in _lines(new))))
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines as Codex reads a file: split at newlines, the empty end left out."""
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines

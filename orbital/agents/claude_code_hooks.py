@@ -23,6 +23,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import NamedTuple
 
+from orbital.agents.edits import smallest_edit
+
 #: The longest context Orbital hands Claude Code (its limit is 10,000 characters).
 CONTEXT_LIMIT = 9_500
 #: The file tools whose writes of ``orbital/*.md`` go through Orbital's write path.
@@ -137,9 +139,8 @@ def rewritten_input(
     tool_name: str, tool_input: Mapping[str, object], current: str, wanted: str
 ) -> Json:
     """The tool's input changed so that it writes ``wanted``: a ``Write`` of it, or one edit
-    of ``current`` into it (the tool's own staleness check still runs). The edit is the few
-    whole lines that differ, widened a line at a time until they occur once in ``current``:
-    the answer does not carry a 4 MB ASKS.md back to the tool for the one line it adds."""
+    of ``current`` into it (the tool's own staleness check still runs): the few whole lines
+    that differ, found once in ``current`` (:func:`~orbital.agents.edits.smallest_edit`)."""
     if tool_name == "Write":
         return {**tool_input, "content": wanted}
     old, new = smallest_edit(current, wanted)
@@ -147,56 +148,6 @@ def rewritten_input(
     if tool_name == "MultiEdit":
         return {**tool_input, "edits": [edit]}
     return {**tool_input, **edit}
-
-
-def smallest_edit(current: str, wanted: str) -> tuple[str, str]:
-    """``(old, new)``: ``old`` whole lines of ``current`` found in it once (or all of it),
-    and ``current.replace(old, new, 1) == wanted``."""
-    same_start = _common_length(current, wanted, backwards=False)
-    room = min(len(current), len(wanted)) - same_start
-    same_end = min(_common_length(current, wanted, backwards=True), room)
-    start = current.rfind("\n", 0, same_start) + 1
-    end = current.find("\n", len(current) - same_end)
-    end = len(current) if end < 0 else end + 1
-    later = True  # widened by the next line, then by the line before, and so on
-    while start > 0 or end < len(current):
-        old = current[start:end]
-        if old and current.find(old, start + 1) < 0 and current.rfind(old, 0, end - 1) < 0:
-            break
-        if (later and end < len(current)) or start == 0:
-            end = current.find("\n", end)
-            end = len(current) if end < 0 else end + 1
-        else:
-            start = current.rfind("\n", 0, start - 1) + 1
-        later = not later
-    return current[start:end], wanted[start : len(wanted) - (len(current) - end)]
-
-
-#: Characters compared at a time when looking for where two texts part.
-_BLOCK = 1 << 16
-
-
-def _common_length(a: str, b: str, *, backwards: bool) -> int:
-    """How many characters ``a`` and ``b`` share from their start (or from their end): a
-    block at a time, then halving the block they part in."""
-    limit, same = min(len(a), len(b)), 0
-
-    def part(n: int, size: int) -> tuple[str, str]:
-        if backwards:
-            return a[len(a) - n - size : len(a) - n], b[len(b) - n - size : len(b) - n]
-        return a[n : n + size], b[n : n + size]
-
-    size = _BLOCK
-    while size:
-        size = min(size, limit - same)
-        x, y = part(same, size)
-        if x == y:
-            same += size
-            if same == limit:
-                return same
-        else:
-            size //= 2
-    return same
 
 
 #: What a cut context tells an agent that reaches Orbital over MCP (Codex, Cursor).

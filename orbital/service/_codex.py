@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orbital.agents import codex
-from orbital.agents.apply_patch import Section, parse_patch, replace_whole
+from orbital.agents.apply_patch import Section, parse_patch, rewrite
 from orbital.agents.claude_code_hooks import (
     MCP_MORE,
     Json,
@@ -117,7 +117,7 @@ class CodexHooks:
                 reason = f"Orbital refused this change of orbital/{name}; the file is unchanged."
                 refusals.append(f"{reason}\n{warnings}".rstrip())
                 continue
-            replaced[index] = replace_whole(section.path, current, outcome.content)
+            replaced[index] = rewrite(section.path, current, outcome.content)
             held.append(name)
             if outcome.content != proposal:
                 notes.append(

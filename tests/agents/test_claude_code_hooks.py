@@ -12,17 +12,17 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orbital.agents import claude_code_hooks
+from orbital.agents import edits
 from orbital.agents.claude_code_hooks import (
     fit,
     memory_target,
     parse_payload,
     proposed_content,
     rewritten_input,
-    smallest_edit,
     view_file,
     view_position,
 )
+from orbital.agents.edits import smallest_edit
 from orbital.cli import cli
 from orbital.clock import FixedClock
 from orbital.events import Actor
@@ -110,7 +110,7 @@ def test_the_smallest_edit_writes_what_is_wanted_from_a_string_found_once(
 ) -> None:
     current, wanted = "".join(before), "".join(after)
     with pytest.MonkeyPatch.context() as patch:  # texts part inside a block, and across
-        patch.setattr(claude_code_hooks, "_BLOCK", block)
+        patch.setattr(edits, "_BLOCK", block)
         old, new = smallest_edit(current, wanted)
     assert current.count(old) == 1 or old == current
     assert current.replace(old, new, 1) == wanted

@@ -7,6 +7,8 @@ import json
 import tomllib
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from orbital.agents import codex
 from orbital.agents.apply_patch import (
@@ -14,7 +16,7 @@ from orbital.agents.apply_patch import (
     apply_update,
     parse_patch,
     render_patch,
-    replace_whole,
+    rewrite,
 )
 from orbital.agents.changes import Change, install_section, uninstall_section
 
@@ -151,11 +153,18 @@ def test_an_update_applies_after_its_anchor_and_loosely_on_whitespace() -> None:
     assert apply_update("a\n", append) == "a\ntail\n"
 
 
-def test_replace_whole_turns_the_current_file_into_the_wanted_one() -> None:
-    current, wanted = "one\ntwo\n", "one\n2 <!--id-->\n"
-    section = replace_whole("orbital/X.md", current, wanted)
+def test_a_rewrite_turns_the_current_file_into_the_wanted_one_by_the_lines_that_differ() -> None:
+    current, wanted = "one\ntwo\nthree\n", "one\n2 <!--id-->\nthree\nfour\n"
+    section = rewrite("orbital/X.md", current, wanted)
+    assert section.body == ("@@", "-two", "-three", "+2 <!--id-->", "+three", "+four")
     assert apply_update(current, section) == wanted
-    assert replace_whole("orbital/X.md", None, wanted).kind == "add"
+    assert rewrite("orbital/X.md", None, wanted) == Section(
+        "add", "orbital/X.md", ("+one", "+2 <!--id-->", "+three", "+four")
+    )
+    repeated = "- same\n- same\nend\n"  # the first "- same" would be the wrong one
+    assert apply_update(repeated, rewrite("X", repeated, "- same\n- Same\nend\n")) == (
+        "- same\n- Same\nend\n"
+    )
 
 
 def test_codex_proposes_what_the_section_leaves_and_drops_refused_sections() -> None:
@@ -165,6 +174,15 @@ def test_codex_proposes_what_the_section_leaves_and_drops_refused_sections() -> 
     assert codex.proposed(sections[2], "x") is None  # a delete is left to the tool
     moved = Section("update", "a", ("*** Move to: b", "@@", "-x", "+y"))
     assert codex.proposed(moved, "x\n") is None
-    swap = replace_whole("orbital/DECISIONS.md", "a\n", "b\n")
+    swap = rewrite("orbital/DECISIONS.md", "a\n", "b\n")
     assert codex.rewritten(sections, {1: swap}) == render_patch([sections[0], swap, sections[2]])
     assert codex.rewritten(sections[1:2], {0: None}) is None
+
+
+_LINES = st.lists(st.sampled_from(["- a\n", "- b\n", "- c [x]\n", "\n", " - a\n"]), max_size=12)
+
+
+@given(before=_LINES, after=_LINES)
+def test_a_rewrite_leaves_any_file_as_wanted(before: list[str], after: list[str]) -> None:
+    current, wanted = "".join(before), "".join(after)
+    assert apply_update(current, rewrite("orbital/ASKS.md", current, wanted)) == wanted
