@@ -25,8 +25,11 @@ if TYPE_CHECKING:
     from orbital.domain.meaning_index import MeaningIndex
     from orbital.domain.wordnet import WordNet
 
-#: Rows read per page of a range of keys.
-PAGE = 64
+#: Rows read by the first page of a range of keys (a view shows 10 or 15 of an order); each
+#: page after it reads twice as many, up to :data:`PAGE`.
+FIRST_PAGE = 16
+#: Rows read per page of a range of keys, at most.
+PAGE = 256
 FAMILY = ASK_KEYS.name
 
 
@@ -52,15 +55,20 @@ class Keyed:
         return cls(r, project, moved, found.counts)
 
     def page(
-        self, lo: str, hi: str, descending: bool, after: tuple[str, str] | None
+        self,
+        lo: str,
+        hi: str,
+        descending: bool,
+        after: tuple[str, str] | None,
+        limit: int = PAGE,
     ) -> tuple[list[Ask], tuple[str, str] | None]:
-        """The next page of asks filed in ``[lo, hi)`` after ``after`` (the moved left out),
-        and where the page after it starts (None: this was the last)."""
+        """The next ``limit`` rows' asks filed in ``[lo, hi)`` after ``after`` (the moved
+        left out), and where the page after it starts (None: this was the last)."""
         rows = self.r.keyed(
-            self.project, FAMILY, lo, hi, descending=descending, after=after, limit=PAGE
+            self.project, FAMILY, lo, hi, descending=descending, after=after, limit=limit
         )
         asks = [a for _, _, a in rows if a is not None and a.id not in self.moved]
-        return asks, (rows[-1][0], rows[-1][1]) if len(rows) == PAGE else None
+        return asks, (rows[-1][0], rows[-1][1]) if len(rows) == limit else None
 
     def pages(self, lo: str, hi: str) -> Iterator[Ask]:
         """Every ask filed in ``[lo, hi)`` in key order, a page at a time (the moved left
@@ -99,19 +107,20 @@ class _Order:
         self._lo, self._hi = order_range(n)
         self._len = length
         #: Per direction (descending?): the asks read so far, where the next page starts,
-        #: and whether every page was read.
-        self._read: dict[bool, tuple[list[Ask], tuple[str, str] | None, bool]] = {}
+        #: whether every page was read, and how many pages were.
+        self._read: dict[bool, tuple[list[Ask], tuple[str, str] | None, bool, int]] = {}
 
     def _pages(self, descending: bool) -> Iterator[Ask]:
         seen = 0
         while True:
-            asks, after, done = self._read.get(descending, ([], None, False))
+            asks, after, done, pages = self._read.get(descending, ([], None, False, 0))
             yield from asks[seen:]
             seen = len(asks)
             if done:
                 return
-            more, after = self._keyed.page(self._lo, self._hi, descending, after)
-            self._read[descending] = ([*asks, *more], after, after is None)
+            limit = min(FIRST_PAGE << pages, PAGE)
+            more, after = self._keyed.page(self._lo, self._hi, descending, after, limit)
+            self._read[descending] = ([*asks, *more], after, after is None, pages + 1)
 
     def __iter__(self) -> Iterator[Ask]:
         return self._pages(descending=False)

@@ -90,10 +90,11 @@ def assert_reads_as_spelled_out(store_url: str, clock: MovingClock, project: str
             assert sorted(view) == sorted(plain)
 
 
-@pytest.mark.parametrize("page", [64, 3])
+@pytest.mark.parametrize(("first", "page"), [(16, 256), (1, 3)])
 def test_the_stored_orders_read_as_every_ask_sorted(
-    store_url: str, tmp_path: Path, page: int, monkeypatch: pytest.MonkeyPatch
+    store_url: str, tmp_path: Path, first: int, page: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(_stored_asks, "FIRST_PAGE", first)  # 1: pages of 1, 2, then 3 rows
     monkeypatch.setattr(_stored_asks, "PAGE", page)  # 3: an order read over many pages
     rng = random.Random(11)
     with started(store_url, tmp_path / "project", 3) as (service, project, clock):
