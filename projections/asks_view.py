@@ -16,6 +16,7 @@ not listed again under the dropped ones.
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
@@ -40,15 +41,16 @@ _QUOTE_MARKS = "\"'\u201c\u201d\u2018\u2019\u300c\u300d\u300e\u300f"
 
 class ViewAsks(Mapping[str, Ask]):
     """The asks (read like the mapping they are) in the orders the view reads them: open
-    ones with a due by due date, open ones without by when they were opened, the others by
-    when they last changed (each then by ``seq``: :func:`view_key`). Built with a sort from
-    a mapping (:meth:`of`), or over the store's keys (``orbital/service/_stored_asks.py``),
-    so the view reads its first open asks and its newest closes, never the rest of a long
-    log."""
+    ones with a due by due date, open ones without by when they were opened, done ones and
+    dropped ones each by when they last changed (each then by ``seq``: :func:`view_key`).
+    Built with a sort from a mapping (:meth:`of`), or over the store's keys
+    (``orbital/service/_stored_asks.py``), so the view reads its first open asks and its
+    newest closes, never the rest of a long log: the dropped ones apart, as the view shows
+    the newest 15 of them however many asks were done since."""
 
     __slots__ = ("_asks", "_orders")
 
-    def __init__(self, asks: Asks, orders: tuple[Ordered[Ask], Ordered[Ask], Ordered[Ask]]) -> None:
+    def __init__(self, asks: Asks, orders: tuple[Ordered[Ask], ...]) -> None:
         self._asks, self._orders = asks, orders
 
     @classmethod
@@ -56,11 +58,10 @@ class ViewAsks(Mapping[str, Ask]):
         """``asks`` in the view's orders (themselves when they are a :class:`ViewAsks`)."""
         if isinstance(asks, ViewAsks):
             return asks
-        placed: tuple[list[Ask], list[Ask], list[Ask]] = ([], [], [])
+        placed: tuple[list[Ask], ...] = tuple([] for _ in range(ORDERS))
         for a in asks.values():
             placed[order_of(a)].append(a)
-        dated, undated, closed = (Ordered.of(placed[n], view_key) for n in range(3))
-        return cls(asks, (dated, undated, closed))
+        return cls(asks, tuple(Ordered.of(placed[n], view_key) for n in range(ORDERS)))
 
     @property
     def open_count(self) -> int:
@@ -73,11 +74,20 @@ class ViewAsks(Mapping[str, Ask]):
         found = list(itertools.islice(dated.ascending(), first))
         return found + list(itertools.islice(undated.descending(), max(first - len(found), 0)))
 
-    def newest_closed(self, first: int, since: dt.date, chosen: Callable[[Ask], bool]) -> list[Ask]:
+    def newest_closed(
+        self,
+        first: int,
+        since: dt.date,
+        chosen: Callable[[Ask], bool],
+        *,
+        dropped_only: bool = False,
+    ) -> list[Ask]:
         """The newest ``first`` asks not open that ``chosen`` keeps, changed on ``since`` or
-        later, newest first."""
+        later, newest first (``dropped_only``: of the dropped ones, their order alone read)."""
+        orders = self._orders[3:] if dropped_only else self._orders[2:]
+        newest = heapq.merge(*(o.descending() for o in orders), key=_changed, reverse=True)
         found: list[Ask] = []
-        for ask in self._orders[2].descending():
+        for ask in newest:
             if ask.updated < since or len(found) == first:
                 break
             if chosen(ask):
@@ -102,10 +112,22 @@ class ViewAsks(Mapping[str, Ask]):
 _SEP = "\x01"
 
 
+#: How many orders a :class:`ViewAsks` keeps (:func:`order_of`).
+ORDERS = 4
+
+
 def order_of(a: Ask) -> int:
     """Which of a :class:`ViewAsks`' orders holds ``a``: dated open asks (0), undated open
-    asks (1), the others (2)."""
-    return 2 if a.state != "open" else 0 if a.due else 1
+    asks (1), done ones (2), dropped ones (3)."""
+    if a.state == "open":
+        return 0 if a.due else 1
+    return 3 if a.state == "dropped" else 2
+
+
+def _changed(a: Ask) -> tuple[dt.date, int]:
+    """Where a closed ask stands among closed ones (the done and the dropped merged): as
+    :func:`view_key` orders each."""
+    return a.updated, a.seq
 
 
 def view_key(a: Ask) -> str:
@@ -126,7 +148,7 @@ def order_range(n: int) -> tuple[str, str]:
 def recent_dropped(asks: Asks, today: dt.date) -> list[Ask]:
     """Asks dropped (by anyone) in the last 60 days, newest first, at most 15."""
     since = today - dt.timedelta(days=DROPPED_DAYS)
-    return ViewAsks.of(asks).newest_closed(DROPPED_CAP, since, lambda a: a.state == "dropped")
+    return ViewAsks.of(asks).newest_closed(DROPPED_CAP, since, lambda a: True, dropped_only=True)
 
 
 def dropped_texts(asks: Asks, today: dt.date, recent: bool = True) -> list[str]:

@@ -19,7 +19,7 @@ from orbital.domain.layered import Layered, Ordered
 from orbital.domain.lazy_meanings import IndexBuilder, LazyMeaningIndex, ReadingName
 from orbital.service._stream_keys import ASK_KEYS, count, index_key, index_range, stamp
 from orbital.store import Projected, Reader, Writer
-from projections.asks_view import ViewAsks, order_of, order_range, view_key
+from projections.asks_view import ORDERS, ViewAsks, order_of, order_range, view_key
 
 if TYPE_CHECKING:
     from orbital.domain.meaning_index import MeaningIndex
@@ -162,18 +162,18 @@ def stored_view(keyed: Keyed) -> ViewAsks:
     moved = [ASK_PREFIX + ask_id for ask_id in keyed.moved]
     counts = dict(keyed.counts)  # less the moved asks' rows (the delta holds them)
     count(counts, (key for _, key in keyed.r.keys_of(keyed.project, FAMILY, moved)), -1)
-    placed: tuple[list[Ask], list[Ask], list[Ask]] = ([], [], [])
+    placed: tuple[list[Ask], ...] = tuple([] for _ in range(ORDERS))
     for ask in keyed.moved.values():
         placed[order_of(ask)].append(ask)
-    dated, undated, closed = (
+    orders = tuple(
         Ordered(
             _Order(keyed, n, counts.get(order_range(n)[0], 0)),
             view_key,
             sorted(placed[n], key=view_key),
         )
-        for n in range(3)
+        for n in range(ORDERS)
     )
-    return ViewAsks(StoredAsks(keyed), (dated, undated, closed))
+    return ViewAsks(StoredAsks(keyed), orders)
 
 
 class _OpenByText(Mapping[str, Mapping[str, Ask]]):

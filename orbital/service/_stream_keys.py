@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from orbital.catalogue import ASK_PREFIX
 from orbital.domain.asks import Ask, filed
 from orbital.store import Projected, Writer
-from projections.asks_view import order_range, view_key
+from projections.asks_view import ORDERS, order_range, view_key
 
 
 class Family(NamedTuple):
@@ -63,7 +63,7 @@ ASK_KEYS = Family(
     ASK_PREFIX,
     _ask_keys,
     ("projections.asks_view", "orbital.domain.asks", "orbital.grammar.text"),
-    tuple(order_range(n)[0] for n in range(3)),
+    tuple(order_range(n)[0] for n in range(ORDERS)),
 )
 
 
