@@ -5,9 +5,11 @@ WordNet's files, not where the files lie nor when they were written."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +103,17 @@ def test_the_stamp_is_of_the_files_not_where_they_lie_nor_when_written() -> None
     assert stamp("restates", here) == stamp("restates", other) != stamp("resembles", here)
 
 
+@contextlib.contextmanager
+def _two_processes(store_url: str, root: Path) -> Iterator[tuple[Orbital, Orbital, str]]:
+    """Two services on one store (a day apart), as two processes, and a new project."""
+    root.mkdir()
+    with (
+        Orbital.open(store_url, clock=MovingClock(START)) as service,
+        Orbital.open(store_url, clock=MovingClock(START + dt.timedelta(days=1))) as other,
+    ):
+        yield service, other, service.init_project(root, timezone="UTC").project_id
+
+
 def test_a_family_made_ahead_files_with_no_lock_held_and_is_caught_up_to_the_writes_meanwhile(
     store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -109,13 +122,7 @@ def test_a_family_made_ahead_files_with_no_lock_held_and_is_caught_up_to_the_wri
     the family the decision then reads."""
     monkeypatch.setenv("ORBITAL_BUSY_TIMEOUT_MS", "300")  # a held lock fails a writer fast
     texts = list(dict.fromkeys(str(row["dropped"]) for row in _rows()))[:12]
-    root = tmp_path / "project"
-    root.mkdir()
-    with (
-        Orbital.open(store_url, clock=MovingClock(START)) as service,
-        Orbital.open(store_url, clock=MovingClock(START + dt.timedelta(days=1))) as other,
-    ):
-        project = service.init_project(root, timezone="UTC").project_id
+    with _two_processes(store_url, tmp_path / "project") as (service, other, project):
         for text in texts:
             service.ask_open(project, text, actor=Actor.USER)
         ids = sorted(every_ask(service, project))
@@ -182,13 +189,7 @@ def test_a_family_filed_before_a_purge_is_not_written_after_it(
     """The dropped asks are filed in a read transaction; a purge that lands before the lists
     are written makes them from the purged states instead, under the lock: no key holds the
     purged text's words."""
-    root = tmp_path / "project"
-    root.mkdir()
-    with (
-        Orbital.open(store_url, clock=MovingClock(START)) as service,
-        Orbital.open(store_url, clock=MovingClock(START + dt.timedelta(days=1))) as other,
-    ):
-        project = service.init_project(root, timezone="UTC").project_id
+    with _two_processes(store_url, tmp_path / "project") as (service, other, project):
         service.ask_open(project, "Call Zanzibarian Trust about the wire", actor=Actor.USER)
         service.ask_open(project, "Water the plants", actor=Actor.USER)
         for ask_id in every_ask(service, project):
