@@ -18,7 +18,9 @@ def smallest_edit(current: str, wanted: str) -> tuple[str, str]:
     end = current.find("\n", len(current) - same_end)
     end = len(current) if end < 0 else end + 1
     later = True  # widened by the next line, then by the line before, and so on
-    while start > 0 or end < len(current):
+    for _ in range(_WIDENINGS):
+        if start == 0 and end == len(current):
+            break
         old = current[start:end]
         if old and current.find(old, start + 1) < 0 and current.rfind(old, 0, end - 1) < 0:
             break
@@ -28,7 +30,14 @@ def smallest_edit(current: str, wanted: str) -> tuple[str, str]:
         else:
             start = current.rfind("\n", 0, start - 1) + 1
         later = not later
+    else:  # lines that repeat all around (each step searched the file): the whole file
+        start, end = 0, len(current)
     return current[start:end], wanted[start : len(wanted) - (len(current) - end)]
+
+
+#: Lines an edit is widened by, at most, before it is the whole file: each widening searches
+#: the file, and a real memory file's lines (ids, dates) occur once long before.
+_WIDENINGS = 64
 
 
 #: Characters compared at a time when looking for where two texts part.

@@ -257,7 +257,10 @@ def filed_ahead(
         found = r.keys_projected(project, name)
         if found is not None and found.stamp == code:
             return None
-        return r.key_drops(project), made_whole(r, project, read)
+        # The drops are counted before a state is read: on PostgreSQL a reader's statements
+        # each see what was committed before them, so a purge after this count is caught.
+        drops = r.key_drops(project)
+        return drops, made_whole(r, project, read)
 
 
 class Made(NamedTuple):

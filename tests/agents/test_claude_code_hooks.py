@@ -99,18 +99,27 @@ def test_an_edit_is_widened_until_its_lines_occur_once() -> None:
     assert smallest_edit(current, "- same\n- Same\nend\n") == ("- same\nend\n", "- Same\nend\n")
     assert smallest_edit("", "new\n") == ("", "new\n")  # nothing to find: the whole file
     assert smallest_edit("x\nx\n", "x\n") == ("x\nx\n", "x\n")  # no line occurs once
+    # lines repeated all around: widened a bounded number of times, then the whole file
+    repeated = "x\n" * 5000
+    assert smallest_edit(repeated, repeated + "y\n") == (repeated, repeated + "y\n")
 
 
 _LINES = st.lists(st.sampled_from(["- a\n", "- b\n", "- c [x]\n", "\n", "- ä"]), max_size=12)
 
 
-@given(before=_LINES, after=_LINES, block=st.sampled_from([1, 2, 3, 1 << 16]))
+@given(
+    before=_LINES,
+    after=_LINES,
+    block=st.sampled_from([1, 2, 3, 1 << 16]),
+    widenings=st.sampled_from([0, 1, 2, 64]),
+)
 def test_the_smallest_edit_writes_what_is_wanted_from_a_string_found_once(
-    before: list[str], after: list[str], block: int
+    before: list[str], after: list[str], block: int, widenings: int
 ) -> None:
     current, wanted = "".join(before), "".join(after)
     with pytest.MonkeyPatch.context() as patch:  # texts part inside a block, and across
         patch.setattr(edits, "_BLOCK", block)
+        patch.setattr(edits, "_WIDENINGS", widenings)  # 0: always the whole file
         old, new = smallest_edit(current, wanted)
     assert current.count(old) == 1 or old == current
     assert current.replace(old, new, 1) == wanted
