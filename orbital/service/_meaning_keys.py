@@ -21,7 +21,7 @@ import importlib.util
 import os
 import sys
 import unicodedata
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
@@ -199,9 +199,9 @@ def _taken_out(w: Writer, project: str, name: str, read: Reading, asks: list[Ask
     w.put_lists(project, name, {k: [i for i in v if i not in gone] for k, v in found.items()})
 
 
-def _marked(w: Writer, project: str, name: str, items: list[tuple[str, str]]) -> None:
+def _marked(w: Writer, project: str, name: str, ask_ids: Iterable[str]) -> None:
     """The asks just filed marked so (:data:`FILED`)."""
-    w.file_keys(project, name, [], [(FILED, ASK_PREFIX + ask_id) for ask_id, _ in items])
+    w.file_keys(project, name, [], [(FILED, ASK_PREFIX + ask_id) for ask_id in ask_ids])
 
 
 def caught_up(w: Writer, project: str, reading: ReadingName, lexicon: WordNet) -> MeaningIndex[str]:
@@ -221,7 +221,7 @@ def caught_up(w: Writer, project: str, reading: ReadingName, lexicon: WordNet) -
             _taken_out(w, project, name, read, [a for a in moved.values() if a is not None])
             dropped = _dropped(moved)
             _written(w, project, name, stored_index(w, project, reading, lexicon).added(dropped))
-            _marked(w, project, name, dropped)
+            _marked(w, project, name, (ask_id for ask_id, _ in dropped))
         w.keys_at(project, name, Projected(head, code, {}))
     return stored_index(w, project, reading, lexicon)
 
@@ -287,7 +287,7 @@ def made_whole(r: Reader, project: str, read: Reading) -> Made:
 def _write_whole(w: Writer, project: str, name: str, code: str, made: Made) -> None:
     """A family made whole written (over none), its asks marked filed, at its position."""
     _written(w, project, name, made.whole)
-    w.file_keys(project, name, [], [(FILED, ASK_PREFIX + ask_id) for ask_id in made.filed])
+    _marked(w, project, name, made.filed)
     w.keys_at(project, name, Projected(made.position, code, {}))
 
 

@@ -24,6 +24,10 @@ _KEYED = (
 )
 
 
+#: A family's list under a wanted key (``v.column1``: :func:`_probed`).
+_LIST = "FROM key_lists AS l WHERE l.project_id = :p AND l.family = :f AND l.key = v.column1"
+
+
 class Projected(NamedTuple):
     """Where a family of keys was projected: the position, the stamp of the code that made
     its keys, and how many rows it holds under each counted prefix of keys."""
@@ -111,19 +115,13 @@ class KeyReads(Transaction):
 
     def lists(self, project: str, family: str, keys: Iterable[str]) -> dict[str, list[str]]:
         """The lists of ``family`` kept under each of ``keys`` that has one."""
-        source = (
-            "FROM key_lists AS l WHERE l.project_id = :p AND l.family = :f AND l.key = v.column1"
-        )
-        found = _probed(self._conn, "l.items", source, keys, {"p": project, "f": family})
+        found = _probed(self._conn, "l.items", _LIST, keys, {"p": project, "f": family})
         return {key: str(items).split() for key, items in found if items is not None}
 
     def list_sizes(self, project: str, family: str, keys: Iterable[str]) -> dict[str, int]:
         """How many items each of ``keys`` that has a list in ``family`` names, read
         without the lists."""
-        source = (
-            "FROM key_lists AS l WHERE l.project_id = :p AND l.family = :f AND l.key = v.column1"
-        )
-        found = _probed(self._conn, "l.size", source, keys, {"p": project, "f": family})
+        found = _probed(self._conn, "l.size", _LIST, keys, {"p": project, "f": family})
         return {key: int(size) for key, size in found if size is not None}
 
     def states_of(self, project: str, streams: Iterable[str]) -> dict[str, Any]:

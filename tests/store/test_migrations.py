@@ -31,6 +31,17 @@ def _config(conn: sa.Connection) -> Config:
     return config
 
 
+def _register_shop(conn: sa.Connection) -> None:
+    """The project ``shop`` as the early schemas registered one."""
+    conn.execute(
+        sa.text(
+            "INSERT INTO projects (project_id, root, timezone, registered_at) "
+            "VALUES ('shop', '/home/alice/shop', '', :at)"
+        ),
+        {"at": dt.datetime(2026, 12, 1, 9, 0)},
+    )
+
+
 def test_the_chain_has_a_single_head() -> None:
     script = ScriptDirectory(str(migrations_dir()))
     assert len(script.get_heads()) == 1
@@ -115,13 +126,7 @@ def test_0006_makes_each_project_a_checkout_of_this_machine_with_its_checkpoints
     try:
         with engine.connect() as conn:
             command.upgrade(_config(conn), "0005")
-            conn.execute(
-                sa.text(
-                    "INSERT INTO projects (project_id, root, timezone, registered_at) "
-                    "VALUES ('shop', '/home/alice/shop', '', :at)"
-                ),
-                row,
-            )
+            _register_shop(conn)
             conn.execute(
                 sa.text(
                     "INSERT INTO checkpoints (project_id, name, position, sha256, size, "
@@ -161,13 +166,7 @@ def test_0009_stores_ask_states_as_rows_and_back(store_url: str) -> None:
     try:
         with engine.connect() as conn:
             command.upgrade(_config(conn), "0008")
-            conn.execute(
-                sa.text(
-                    "INSERT INTO projects (project_id, root, timezone, registered_at) "
-                    "VALUES ('shop', '/home/alice/shop', '', :at)"
-                ),
-                {"at": dt.datetime(2026, 12, 1, 9, 0)},
-            )
+            _register_shop(conn)
             for stream, value in (("ask:a1b2c3", state), ("ask:d4e5f6", opened), ("x:y", "{}")):
                 conn.execute(
                     sa.text(
@@ -243,13 +242,7 @@ def test_0017_counts_the_items_of_the_lists_already_kept(store_url: str) -> None
     try:
         with engine.connect() as conn:
             command.upgrade(_config(conn), "0016")
-            conn.execute(
-                sa.text(
-                    "INSERT INTO projects (project_id, root, timezone, registered_at) "
-                    "VALUES ('shop', '/home/alice/shop', '', :at)"
-                ),
-                {"at": dt.datetime(2026, 12, 1, 9, 0)},
-            )
+            _register_shop(conn)
             for key, items in rows:
                 conn.execute(
                     sa.text(
